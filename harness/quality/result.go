@@ -1,0 +1,41 @@
+package quality
+
+// Result is the quality verdict of one response. Each check has a Checked
+// flag so that "not checked" is never read as "failed" or "passed".
+type Result struct {
+	JSONChecked bool `json:"json_checked,omitempty"`
+	JSONValid   bool `json:"json_valid,omitempty"`
+	// JSONLenient: the body parsed only after lenient stripping (a ```json
+	// fence or surrounding prose); counted apart from strict passes.
+	JSONLenient bool `json:"json_lenient,omitempty"`
+
+	SchemaChecked bool   `json:"schema_checked,omitempty"`
+	SchemaValid   bool   `json:"schema_valid,omitempty"`
+	SchemaError   string `json:"schema_error,omitempty"` // instance path and violated keyword
+
+	MatchChecked bool   `json:"match_checked,omitempty"`
+	Matched      bool   `json:"matched,omitempty"`
+	Expected     string `json:"expected,omitempty"` // for display, cut short
+	Got          string `json:"got,omitempty"`      // for display, cut short
+	Detail       string `json:"detail,omitempty"`   // why it did not match
+
+	// Truncated: the answer was cut by max_tokens (finish_reason "length").
+	Truncated bool `json:"truncated,omitempty"`
+}
+
+// Pass reports whether every check that ran passed.
+func (r *Result) Pass() bool {
+	if r == nil {
+		return true
+	}
+	if r.JSONChecked && !r.JSONValid {
+		return false
+	}
+	if r.SchemaChecked && !r.SchemaValid {
+		return false
+	}
+	if r.MatchChecked && !r.Matched {
+		return false
+	}
+	return !r.Truncated
+}

@@ -1,0 +1,104 @@
+package harness
+
+import (
+	"time"
+
+	"github.com/llmsla/llmsla/harness/quality"
+)
+
+// TokenSource says where a sample's output token count came from.
+type TokenSource string
+
+const (
+	TokensUsage     TokenSource = "usage"     // the server's usage.completion_tokens
+	TokensEstimated TokenSource = "estimated" // counted token-bearing chunks
+)
+
+// Sample is one timed request: everything METRICS.md defines per request.
+// Durations are measured from t0 on the monotonic clock; a zero TTFT means no
+// token arrived. Samples are plain data: they are written as JSONL, merged
+// across runs and shards, and every report is computed from them.
+type Sample struct {
+	Scenario    string `json:"scenario"`
+	Endpoint    string `json:"endpoint"`
+	Model       string `json:"model,omitempty"`
+	Concurrency int    `json:"concurrency,omitempty"`
+	Seq         int    `json:"seq"`            // order of sending within the run
+	ID          string `json:"id,omitempty"`   // the response id, to find it in server logs
+	Case        string `json:"case,omitempty"` // fixture case id
+	Cold        bool   `json:"cold,omitempty"` // first request to the endpoint in the run
+	Warmup      bool   `json:"warmup,omitempty"`
+
+	// Start is t0, kept for ordering and wall-time windows; it is not
+	// serialised as a monotonic reading, so use Offset across processes.
+	Start  time.Time     `json:"-"`
+	Offset time.Duration `json:"offset_ns"` // t0 − start of the run
+	// Lag is t0 − tsched for open-loop load (coordinated omission); zero
+	// in closed loop.
+	Lag time.Duration `json:"lag_ns,omitempty"`
+
+	DNS     time.Duration `json:"dns_ns,omitempty"`
+	Connect time.Duration `json:"connect_ns,omitempty"`
+	TLS     time.Duration `json:"tls_ns,omitempty"`
+	Reused  bool          `json:"reused"`
+
+	TTFB  time.Duration `json:"ttfb_ns,omitempty"`
+	TTFT  time.Duration `json:"ttft_ns,omitempty"`
+	TTFA  time.Duration `json:"ttfa_ns,omitempty"`
+	Total time.Duration `json:"total_ns"`
+
+	OutputTokens int         `json:"output_tokens"`
+	PromptTokens int         `json:"prompt_tokens,omitempty"`
+	TokenSource  TokenSource `json:"token_source,omitempty"`
+	Chunks       int         `json:"chunks"` // token-bearing chunks
+	// Gaps are the inter-token latencies: every gap between consecutive
+	// token-bearing chunks.
+	Gaps []time.Duration `json:"gaps_ns,omitempty"`
+
+	Finish     string    `json:"finish"` // finish_reason, or the error kind
+	Status     int       `json:"status,omitempty"`
+	ErrKind    ErrorKind `json:"error_kind,omitempty"`
+	Err        string    `json:"error,omitempty"`
+	RetryAfter string    `json:"retry_after,omitempty"`
+
+	// Content is the answer text (reasoning excluded), kept for quality
+	// checks; ContentCut says it was cut at the capture limit.
+	Content    string `json:"content,omitempty"`
+	ContentCut bool   `json:"content_cut,omitempty"`
+	Reasoning  int    `json:"reasoning_bytes,omitempty"`
+
+	Quality *quality.Result `json:"quality,omitempty"`
+	Server  *ServerTimings  `json:"server,omitempty"`
+}
+
+// OK reports whether the request succeeded.
+func (s *Sample) OK() bool { return s.ErrKind == KindNone }
+
+// TPOT is (total − ttft) / (output_tokens − 1); ok is false when it is
+// undefined (one token or fewer, or a failed request).
+func (s *Sample) TPOT() (tpot time.Duration, ok bool) {
+	if !s.OK() || s.OutputTokens <= 1 || s.TTFT == 0 {
+		return 0, false
+	}
+	return (s.Total - s.TTFT) / time.Duration(s.OutputTokens-1), true
+}
+
+// DecodeRate is (output_tokens − 1) / (total − ttft) in tokens per second.
+func (s *Sample) DecodeRate() (float64, bool) {
+	tpot, ok := s.TPOT()
+	if !ok || tpot <= 0 {
+		return 0, false
+	}
+	return float64(time.Second) / float64(tpot), true
+}
+
+// ServerTimings are the endpoint's own timings where it reports them
+// (Ollama's native API), recorded beside the client's.
+type ServerTimings struct {
+	Load       time.Duration `json:"load_ns"`
+	PromptEval time.Duration `json:"prompt_eval_ns"`
+	PromptN    int           `json:"prompt_eval_count"`
+	Eval       time.Duration `json:"eval_ns"`
+	EvalN      int           `json:"eval_count"`
+	Total      time.Duration `json:"total_ns"`
+}
