@@ -22,7 +22,7 @@ func TestPercentileMatchesNumpy(t *testing.T) {
 		"1..20 p50":   {seq(20), 50, 10.5},
 		"p0 is min":   {[]float64{3, 5, 9}, 0, 3},
 		"p100 is max": {[]float64{3, 5, 9}, 100, 9},
-		"uneven p95 ": {[]float64{10, 20, 30, 1000}, 95, 855},
+		"uneven p95":  {[]float64{10, 20, 30, 1000}, 95, 854.5},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
