@@ -3,6 +3,9 @@ package quality
 // Result is the quality verdict of one response. Each check has a Checked
 // flag so that "not checked" is never read as "failed" or "passed".
 type Result struct {
+	// Case is the fixture case id, so that a Tally can name failing cases.
+	Case string `json:"case,omitempty"`
+
 	JSONChecked bool `json:"json_checked,omitempty"`
 	JSONValid   bool `json:"json_valid,omitempty"`
 	// JSONLenient: the body parsed only after lenient stripping (a ```json
