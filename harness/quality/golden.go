@@ -1,0 +1,282 @@
+package quality
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Golden compares got with the golden file at path, or with update writes it.
+// JSON is compared canonically when both sides parse (key order and spacing
+// do not matter); anything else is compared as text. On a mismatch it
+// writes path+".got" beside the golden file, reports a line diff with
+// t.Errorf and returns false; on a match it removes a stale .got. It never
+// writes content holding the value of a *_API_KEY or *_TOKEN environment
+// variable. Call Scrub first on recorded responses.
+func Golden(t testing.TB, path string, got []byte, update bool) bool {
+	t.Helper()
+	if update {
+		if err := writeFileSafe(path, got); err != nil {
+			t.Errorf("golden %s: %v", path, err)
+			return false
+		}
+		removeStale(t, path)
+		return true
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Errorf("golden %s: %v (run with -update to create it)", path, err)
+		writeGot(t, path, got)
+		return false
+	}
+	wantText, gotText := string(want), string(got)
+	if cw, cg, ok := canonicalPair(want, got); ok {
+		wantText, gotText = cw, cg
+	}
+	if wantText == gotText {
+		removeStale(t, path)
+		return true
+	}
+	writeGot(t, path, got)
+	t.Errorf("golden %s differs (- want, + got; got written to %s.got, rerun with -update to accept):\n%s",
+		path, path, LineDiff(wantText, gotText))
+	return false
+}
+
+func removeStale(t testing.TB, path string) {
+	t.Helper()
+	if err := os.Remove(path + ".got"); err != nil && !os.IsNotExist(err) {
+		t.Errorf("golden %s: removing stale .got: %v", path, err)
+	}
+}
+
+func writeGot(t testing.TB, path string, got []byte) {
+	t.Helper()
+	if err := writeFileSafe(path+".got", got); err != nil {
+		t.Errorf("golden %s.got: %v", path, err)
+	}
+}
+
+// canonicalPair pretty-prints both sides canonically if both are JSON, so
+// the diff shows only real changes, one per line.
+func canonicalPair(a, b []byte) (string, string, bool) {
+	va, errA := decodeOne(string(bytes.TrimSpace(a)))
+	vb, errB := decodeOne(string(bytes.TrimSpace(b)))
+	if errA != nil || errB != nil {
+		return "", "", false
+	}
+	ca, errA := marshalCanonical(va, "  ")
+	cb, errB := marshalCanonical(vb, "  ")
+	if errA != nil || errB != nil {
+		return "", "", false
+	}
+	return string(ca) + "\n", string(cb) + "\n", true
+}
+
+// ErrSecret is returned when content to be written holds a secret.
+type ErrSecret struct{ Var string }
+
+func (e *ErrSecret) Error() string {
+	return "refusing to write: content holds the value of $" + e.Var
+}
+
+// findSecret names an environment variable whose value appears in content.
+// Short values are skipped: "true" is not a secret and would match anything.
+func findSecret(content []byte) string {
+	for _, kv := range os.Environ() {
+		name, val, ok := strings.Cut(kv, "=")
+		if !ok || len(val) < 8 {
+			continue
+		}
+		if (strings.HasSuffix(name, "_API_KEY") || strings.HasSuffix(name, "_TOKEN")) && bytes.Contains(content, []byte(val)) {
+			return name
+		}
+	}
+	return ""
+}
+
+// writeFileSafe refuses secrets, then writes atomically (temp file + rename)
+// so that an interrupted -update never leaves half a golden file.
+func writeFileSafe(path string, content []byte) error {
+	if name := findSecret(content); name != "" {
+		return &ErrSecret{name}
+	}
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(content)
+	cerr := f.Close()
+	if werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Chmod(f.Name(), 0o644)
+	}
+	if werr == nil {
+		werr = os.Rename(f.Name(), path)
+	}
+	if werr != nil {
+		os.Remove(f.Name())
+	}
+	return werr
+}
+
+// volatile reports whether a JSON key holds a value that changes on every
+// run: response ids, creation times, backend fingerprints, timestamps.
+func volatile(key string) bool {
+	switch strings.ToLower(key) {
+	case "id", "created", "system_fingerprint", "timestamp":
+		return true
+	}
+	// Suffixes catch created_at, expires_at, response_time and the like;
+	// bare "date" and "time" are left alone: an invoice has a date.
+	k := strings.ToLower(key)
+	return strings.HasSuffix(k, "_at") || strings.HasSuffix(k, "_timestamp") || strings.HasSuffix(k, "_time")
+}
+
+// Scrub removes volatile fields from JSON content so that a golden file
+// records only what should be stable. A document that is one JSON value
+// comes back canonical and indented; otherwise each line that is JSON, or an
+// SSE "data: " line carrying JSON, is scrubbed in place, and other lines are
+// kept as they are.
+func Scrub(content []byte) []byte {
+	if v, err := decodeOne(string(bytes.TrimSpace(content))); err == nil {
+		if out, err := marshalCanonical(scrubValue(v), "  "); err == nil {
+			return append(out, '\n')
+		}
+	}
+	lines := bytes.Split(content, []byte("\n"))
+	for i, line := range lines {
+		prefix, body := []byte(nil), line
+		if rest, ok := bytes.CutPrefix(line, []byte("data: ")); ok {
+			prefix, body = []byte("data: "), rest
+		}
+		v, err := decodeOne(string(body))
+		if err != nil {
+			continue
+		}
+		if out, err := marshalCanonical(scrubValue(v), ""); err == nil {
+			lines[i] = append(prefix, out...)
+		}
+	}
+	return bytes.Join(lines, []byte("\n"))
+}
+
+func scrubValue(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			if volatile(k) {
+				delete(x, k)
+				continue
+			}
+			x[k] = scrubValue(e)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = scrubValue(e)
+		}
+	}
+	return v
+}
+
+// LineDiff returns a unified-style diff of two texts: hunks of changed lines
+// with three lines of context, "-" for want and "+" for got.
+func LineDiff(want, got string) string {
+	a, b := splitLines(want), splitLines(got)
+	ops := diffOps(a, b)
+	var out strings.Builder
+	const context = 3
+	for i := 0; i < len(ops); {
+		if ops[i].kind == ' ' {
+			i++
+			continue
+		}
+		start := max(i-context, 0)
+		end := i
+		// Extend the hunk while changes are within 2*context of each other.
+		for j := i; j < len(ops); j++ {
+			if ops[j].kind != ' ' {
+				end = j
+			} else if j-end > 2*context {
+				break
+			}
+		}
+		end = min(end+context, len(ops)-1)
+		fmt.Fprintf(&out, "@@ -%d +%d @@\n", ops[start].ai+1, ops[start].bi+1)
+		for _, op := range ops[start : end+1] {
+			out.WriteByte(op.kind)
+			out.WriteString(op.text)
+			out.WriteByte('\n')
+		}
+		i = end + 1
+	}
+	return out.String()
+}
+
+type diffOp struct {
+	kind   byte // ' ', '-', '+'
+	text   string
+	ai, bi int // line index in want and got where the op sits
+}
+
+func splitLines(s string) []string {
+	s = strings.TrimSuffix(s, "\n")
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, "\n")
+}
+
+// diffOps is a longest-common-subsequence line diff. Quadratic, which is
+// fine for golden files; beyond a few thousand lines it degrades to "all
+// removed, all added" rather than use unbounded memory.
+func diffOps(a, b []string) []diffOp {
+	var ops []diffOp
+	if len(a)*len(b) > 4_000_000 {
+		for i, s := range a {
+			ops = append(ops, diffOp{'-', s, i, 0})
+		}
+		for j, s := range b {
+			ops = append(ops, diffOp{'+', s, len(a), j})
+		}
+		return ops
+	}
+	// lcs[i][j] = LCS length of a[i:] and b[j:].
+	lcs := make([][]int32, len(a)+1)
+	for i := range lcs {
+		lcs[i] = make([]int32, len(b)+1)
+	}
+	for i := len(a) - 1; i >= 0; i-- {
+		for j := len(b) - 1; j >= 0; j-- {
+			if a[i] == b[j] {
+				lcs[i][j] = lcs[i+1][j+1] + 1
+			} else {
+				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
+			}
+		}
+	}
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		switch {
+		case i < len(a) && j < len(b) && a[i] == b[j]:
+			ops = append(ops, diffOp{' ', a[i], i, j})
+			i, j = i+1, j+1
+		case j < len(b) && (i == len(a) || lcs[i][j+1] >= lcs[i+1][j]):
+			ops = append(ops, diffOp{'+', b[j], i, j})
+			j++
+		default:
+			ops = append(ops, diffOp{'-', a[i], i, j})
+			i++
+		}
+	}
+	return ops
+}

@@ -1,0 +1,129 @@
+package quality
+
+import "math"
+
+// DefaultKeepFailures is how many failing cases a Tally keeps when
+// KeepFailures is zero: enough to see a pattern, few enough for a report.
+const DefaultKeepFailures = 10
+
+// Failure is one failing case as a report shows it.
+type Failure struct {
+	Case     string `json:"case"`
+	Expected string `json:"expected,omitempty"`
+	Got      string `json:"got,omitempty"`
+	Detail   string `json:"detail,omitempty"`
+}
+
+// Tally adds up Results. It is plain data: copy it, serialise it, Merge
+// tallies from shards or endpoints. Each rate's denominator counts only the
+// responses where that check ran; a rate with no denominator is NaN, not 0,
+// because "never checked" is not "always failed".
+type Tally struct {
+	Responses int `json:"responses"`
+	Passed    int `json:"passed"` // every check that ran passed (Result.Pass)
+	Truncated int `json:"truncated"`
+
+	JSONChecked int `json:"json_checked"`
+	JSONValid   int `json:"json_valid"`   // strict passes only
+	JSONLenient int `json:"json_lenient"` // passes only after lenient stripping
+
+	SchemaChecked int `json:"schema_checked"`
+	SchemaValid   int `json:"schema_valid"`
+
+	MatchChecked int `json:"match_checked"`
+	Matched      int `json:"matched"`
+
+	// Failures are the first KeepFailures results that did not pass.
+	Failures     []Failure `json:"failures,omitempty"`
+	KeepFailures int       `json:"keep_failures,omitempty"` // 0: DefaultKeepFailures
+}
+
+// Add counts one result.
+func (t *Tally) Add(r Result) {
+	t.Responses++
+	if r.Truncated {
+		t.Truncated++
+	}
+	if r.JSONChecked {
+		t.JSONChecked++
+		switch {
+		case r.JSONValid && r.JSONLenient:
+			t.JSONLenient++
+		case r.JSONValid:
+			t.JSONValid++
+		}
+	}
+	if r.SchemaChecked {
+		t.SchemaChecked++
+		if r.SchemaValid {
+			t.SchemaValid++
+		}
+	}
+	if r.MatchChecked {
+		t.MatchChecked++
+		if r.Matched {
+			t.Matched++
+		}
+	}
+	if r.Pass() {
+		t.Passed++
+		return
+	}
+	if len(t.Failures) < t.keep() {
+		t.Failures = append(t.Failures, Failure{
+			Case: r.Case, Expected: r.Expected, Got: r.Got,
+			Detail: cut(join(r.Detail, r.SchemaError)),
+		})
+	}
+}
+
+func (t *Tally) keep() int {
+	if t.KeepFailures > 0 {
+		return t.KeepFailures
+	}
+	return DefaultKeepFailures
+}
+
+// Merge adds another tally's counts; its failures fill what room is left.
+func (t *Tally) Merge(o Tally) {
+	t.Responses += o.Responses
+	t.Passed += o.Passed
+	t.Truncated += o.Truncated
+	t.JSONChecked += o.JSONChecked
+	t.JSONValid += o.JSONValid
+	t.JSONLenient += o.JSONLenient
+	t.SchemaChecked += o.SchemaChecked
+	t.SchemaValid += o.SchemaValid
+	t.MatchChecked += o.MatchChecked
+	t.Matched += o.Matched
+	for _, f := range o.Failures {
+		if len(t.Failures) >= t.keep() {
+			break
+		}
+		t.Failures = append(t.Failures, f)
+	}
+}
+
+func rate(n, d int) float64 {
+	if d == 0 {
+		return math.NaN()
+	}
+	return float64(n) / float64(d)
+}
+
+// JSONValidRate is strict JSON passes / responses checked for JSON, in
+// [0, 1]. Lenient passes are not in it: see JSONLenientRate.
+func (t Tally) JSONValidRate() float64 { return rate(t.JSONValid, t.JSONChecked) }
+
+// JSONLenientRate is passes that needed lenient stripping / responses
+// checked for JSON. JSONValidRate + JSONLenientRate is the lenient pass rate.
+func (t Tally) JSONLenientRate() float64 { return rate(t.JSONLenient, t.JSONChecked) }
+
+// SchemaValidRate is schema passes / responses checked against a schema.
+func (t Tally) SchemaValidRate() float64 { return rate(t.SchemaValid, t.SchemaChecked) }
+
+// AccuracyRate is matched / responses whose answer was matched.
+func (t Tally) AccuracyRate() float64 { return rate(t.Matched, t.MatchChecked) }
+
+// PassRate is responses passing every check that ran / responses.
+func (t Tally) PassRate() float64 { return rate(t.Passed, t.Responses) }
