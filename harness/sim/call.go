@@ -1,0 +1,284 @@
+package sim
+
+import (
+	"context"
+	"encoding/json"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// call is one request in flight. It lives on the handler's goroutine only,
+// so nothing in it is locked; per-token work is one append into a reused
+// buffer, one Write, one Flush and one timer Reset.
+type call struct {
+	s   *Server
+	cfg *Config
+	tr  *Truth
+	req *openai.ChatCompletionRequest
+	w   http.ResponseWriter
+	rc  *http.ResponseController
+	ctx context.Context
+
+	tpot      *rand.Rand
+	timer     *time.Timer
+	next      time.Time // when the next token is due
+	nl        string    // line ending
+	base      []byte    // `{"id":…,"object":…,"created":…,"model":…,` shared by every chunk
+	buf       []byte
+	headers   bool // the response has begun: pings are allowed, status is fixed
+	reasoning []string
+	answer    []string
+	sent      []string // content tokens sent, for Truth.Answer
+	finish    string
+	failed    bool // a write or flush failed: the client is gone
+}
+
+func newCall(s *Server, cfg *Config, tr *Truth, req *openai.ChatCompletionRequest, w http.ResponseWriter, r *http.Request) *call {
+	c := &call{
+		s: s, cfg: cfg, tr: tr, req: req, w: w, ctx: r.Context(),
+		rc:    http.NewResponseController(w),
+		tpot:  draw(cfg.Seed, tr.Index, streamTPOT),
+		timer: time.NewTimer(time.Hour),
+		nl:    "\n",
+		buf:   make([]byte, 0, 512),
+	}
+	c.timer.Stop()
+	if cfg.CRLF {
+		c.nl = "\r\n"
+	}
+	model := req.Model
+	if model == "" {
+		model = "sim"
+	}
+	c.base = append(c.base, `{"id":"`+tr.ID+`","object":"chat.completion.chunk","created":`...)
+	c.base = strconv.AppendInt(c.base, tr.Received.Unix(), 10)
+	c.base = append(c.base, `,"model":`...)
+	c.base = appendJSONString(c.base, model)
+	c.base = append(c.base, ',')
+	return c
+}
+
+// run plans the answer and the delays, then plays the request out.
+func (c *call) run() {
+	defer c.timer.Stop()
+	defer func() { c.tr.Answer = strings.Join(c.sent, "") }()
+	c.plan()
+	switch c.tr.Fault {
+	case FaultTimeoutHeaders:
+		// A queue that never answers; if the client is patient, it ends
+		// up being served, late.
+		if !c.sleepUntil(c.tr.Received.Add(holdHeaders)) {
+			return
+		}
+		c.next = time.Now().Add(c.tr.TTFTDelay)
+	case FaultConnectionReset:
+		c.reset()
+		return
+	case FaultRateLimited, FaultServerError, FaultServerErrorJSON, FaultClientError, FaultAuth:
+		c.statusFault()
+		return
+	case FaultProtocolContentType:
+		// The wrong shape for what was asked: JSON to a stream request,
+		// an event stream to a plain one.
+		if c.req.Stream {
+			c.complete()
+		} else {
+			c.stream()
+		}
+		return
+	}
+	if c.req.Stream {
+		c.stream()
+	} else {
+		c.complete()
+	}
+}
+
+func (c *call) plan() {
+	cfg, tr := c.cfg, c.tr
+	var text string
+	tr.Wrong = cfg.WrongRate > 0 && draw(cfg.Seed, tr.Index, streamWrong).Float64() < cfg.WrongRate
+	switch {
+	case tr.Wrong && cfg.Wrong != nil:
+		text = cfg.Wrong(c.req)
+	case tr.Wrong:
+		text = "I don't know"
+	case cfg.Answer != nil:
+		text = cfg.Answer(c.req)
+	default:
+		c.answer = loremTokens(cfg.OutputTokens, 0)
+	}
+	tr.InvalidJSON = cfg.InvalidJSONRate > 0 && draw(cfg.Seed, tr.Index, streamInvalid).Float64() < cfg.InvalidJSONRate
+	if c.answer == nil {
+		if tr.InvalidJSON {
+			text = breakJSON(text)
+		}
+		c.answer = splitTokens(text)
+	} else if tr.InvalidJSON {
+		c.answer = splitTokens(breakJSON(strings.Join(c.answer, "")))
+	}
+	c.reasoning = loremTokens(cfg.ReasoningTokens, 7)
+	c.finish = "stop"
+	if limit := tr.MaxTokens; limit > 0 && len(c.reasoning)+len(c.answer) > limit {
+		c.reasoning = c.reasoning[:min(len(c.reasoning), limit)]
+		c.answer = c.answer[:limit-len(c.reasoning)]
+		c.finish = "length"
+	}
+
+	scale := cfg.Scale
+	if scale == 0 {
+		scale = 1
+	}
+	base := cfg.TTFT + time.Duration(tr.PromptTokens)*cfg.PrefillPerToken
+	f := scale * jitter(draw(cfg.Seed, tr.Index, streamTTFT), cfg.TTFTJitter) * c.slowdown()
+	tr.TTFTDelay = scaled(base, f)
+	c.next = tr.Received.Add(tr.TTFTDelay)
+}
+
+// slowdown models a server that shares its compute between the requests
+// in flight at the moment a delay is decided.
+func (c *call) slowdown() float64 {
+	if c.cfg.Slowdown == 0 {
+		return 1
+	}
+	return 1 + c.cfg.Slowdown*float64(c.s.InFlight()-1)
+}
+
+// tokenDue moves the schedule on by one TPOT. The schedule is kept on
+// deadlines so that timer lateness does not add up over a long answer, but
+// a late token resets it to now so that lateness never turns into a burst.
+func (c *call) tokenDue() {
+	d := scaled(c.cfg.TPOT, jitter(c.tpot, c.cfg.TPOTJitter)*c.slowdown())
+	c.next = c.next.Add(d)
+	if now := time.Now(); c.next.Before(now) {
+		c.next = now
+	}
+}
+
+// sleepUntil waits for t, sending keep-alive comments meanwhile once the
+// response has begun. It returns false as soon as the client is gone.
+func (c *call) sleepUntil(t time.Time) bool {
+	for {
+		if c.failed || c.ctx.Err() != nil {
+			return false
+		}
+		d := time.Until(t)
+		if d <= 0 {
+			return true
+		}
+		ping := c.headers && c.cfg.KeepAlive > 0 && d > c.cfg.KeepAlive
+		if ping {
+			d = c.cfg.KeepAlive
+		}
+		c.timer.Reset(d)
+		select {
+		case <-c.ctx.Done():
+			c.timer.Stop()
+			return false
+		case <-c.timer.C:
+		}
+		if ping {
+			c.raw(": ping" + c.nl + c.nl)
+		}
+	}
+}
+
+// raw writes and flushes s and stamps Truth.Last.
+func (c *call) raw(s string) time.Time {
+	c.buf = append(c.buf[:0], s...)
+	return c.flushBuf()
+}
+
+func (c *call) flushBuf() time.Time {
+	if c.failed {
+		return time.Time{}
+	}
+	_, err := c.w.Write(c.buf)
+	if err == nil {
+		err = c.rc.Flush()
+	}
+	now := time.Now()
+	if err != nil {
+		c.failed = true
+		return now
+	}
+	c.tr.Last = now
+	return now
+}
+
+// begin sends the status line and headers of a 200 response.
+func (c *call) begin(contentType string) {
+	h := c.w.Header()
+	h.Set("Content-Type", contentType)
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Request-Id", c.tr.ID)
+	c.w.WriteHeader(http.StatusOK)
+	c.tr.Status = http.StatusOK
+	c.headers = true
+	if err := c.rc.Flush(); err != nil {
+		c.failed = true
+	}
+	c.tr.Headers = time.Now()
+	c.tr.Last = c.tr.Headers
+}
+
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	for i := 0; i < len(s); i++ {
+		ch := s[i]
+		switch {
+		case ch == '"' || ch == '\\':
+			b = append(b, '\\', ch)
+		case ch == '\n':
+			b = append(b, '\\', 'n')
+		case ch == '\r':
+			b = append(b, '\\', 'r')
+		case ch == '\t':
+			b = append(b, '\\', 't')
+		case ch < 0x20:
+			b = append(b, '\\', 'u', '0', '0', hex[ch>>4], hex[ch&0xf])
+		default:
+			b = append(b, ch)
+		}
+	}
+	return append(b, '"')
+}
+
+// usage is the OpenAI usage object; reasoning tokens are part of
+// completion_tokens, as OpenAI counts them.
+type usage struct {
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+	TotalTokens      int `json:"total_tokens"`
+	Details          *struct {
+		ReasoningTokens int `json:"reasoning_tokens"`
+	} `json:"completion_tokens_details,omitempty"`
+}
+
+func (c *call) usage() usage {
+	u := usage{
+		PromptTokens:     c.tr.PromptTokens,
+		CompletionTokens: c.tr.OutputTokens,
+		TotalTokens:      c.tr.PromptTokens + c.tr.OutputTokens,
+	}
+	if len(c.reasoning) > 0 {
+		u.Details = &struct {
+			ReasoningTokens int `json:"reasoning_tokens"`
+		}{len(c.reasoning)}
+	}
+	return u
+}
+
+func mustJSON(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err) // only plain structs are marshalled here
+	}
+	return b
+}

@@ -1,0 +1,157 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// Config is the simulated endpoint: its latency model, its SSE framing quirks,
+// the faults it injects and the answers it gives. The zero value is a valid,
+// instant, fault-free endpoint with no output; Default is the usual start.
+type Config struct {
+	// Latency model. The time to first token is
+	// (TTFT + PrefillPerToken*prompt tokens) * Scale * jitter * slowdown,
+	// counted from the handler's entry; each following token comes TPOT *
+	// jitter * slowdown after the one before.
+	TTFT            time.Duration
+	PrefillPerToken time.Duration // prompt tokens = whitespace-separated words of all messages
+	TTFTJitter      float64       // relative sd of a mean-1 lognormal factor; 0 = none
+	TPOT            time.Duration
+	TPOTJitter      float64
+	OutputTokens    int     // answer length in tokens (lorem words) when there is no Answer hook; max_tokens caps it
+	Slowdown        float64 // every delay is multiplied by 1+Slowdown*(inflight-1)
+	Scale           float64 // multiplies TTFT and prefill, to simulate a regression; 0 means 1
+
+	// Framing.
+	RoleChunk       bool          // a first chunk with only delta.role, sent right after the headers
+	EmptyContent    bool          // a chunk with content "" right after the headers (and the role chunk)
+	KeepAlive       time.Duration // ": ping" comments while waiting longer than this; 0 = never
+	NoUsage         bool          // no usage chunk even when stream_options.include_usage is set
+	CRLF            bool          // \r\n line endings
+	ReasoningTokens int           // delta.reasoning_content tokens before the answer
+	NoDone          bool          // end after finish_reason without "data: [DONE]"
+
+	// Faults maps a fault kind (see FaultKinds) to its probability. The kind
+	// of request i depends only on Seed and i, so a run repeats exactly.
+	Faults map[string]float64
+
+	// Quality. Answer gives the answer text (nil = lorem); Wrong gives a
+	// deliberately wrong one (nil = "I don't know"). WrongRate and
+	// InvalidJSONRate are probabilities decided from Seed and the index like
+	// faults; an invalid-JSON answer loses its last '}' or, with none, its
+	// second half.
+	Answer          func(req *openai.ChatCompletionRequest) string
+	Wrong           func(req *openai.ChatCompletionRequest) string
+	WrongRate       float64
+	InvalidJSONRate float64
+
+	Seed int64
+}
+
+// Default is fast but realistic, so that suites run in well under a second
+// per scenario while still exercising jitter and the role chunk.
+func Default() Config {
+	return Config{
+		TTFT:         20 * time.Millisecond,
+		TPOT:         2 * time.Millisecond,
+		TTFTJitter:   0.1,
+		TPOTJitter:   0.1,
+		OutputTokens: 24,
+		RoleChunk:    true,
+		Seed:         1,
+	}
+}
+
+// The fault kinds. Most share their name with the harness error kind a
+// client should report for them; the variants (server_error_json,
+// protocol_*, midstream_error_*, truncated_abort) are different wire shapes
+// of the same kind, because clients tend to parse each shape differently.
+const (
+	FaultTimeoutHeaders       = "timeout_headers"        // no headers for 30 s or until the client leaves
+	FaultTimeoutIdle          = "timeout_idle"           // a few tokens, then nothing until the client leaves
+	FaultTimeoutTotal         = "timeout_total"          // tokens every TPOT (at least 1 ms) until the client leaves
+	FaultConnectionReset      = "connection_reset"       // TCP RST before any response
+	FaultRateLimited          = "rate_limited"           // 429 with Retry-After and x-ratelimit-* headers
+	FaultServerError          = "server_error"           // 503 with an HTML body
+	FaultServerErrorJSON      = "server_error_json"      // 500 with an OpenAI error body
+	FaultClientError          = "client_error"           // 400 with an OpenAI error body
+	FaultAuth                 = "auth"                   // 401 with an OpenAI error body
+	FaultProtocolContentType  = "protocol_content_type"  // 200 application/json to a stream request
+	FaultProtocolBadChunk     = "protocol_bad_chunk"     // a few tokens, then "data: {not json"
+	FaultProtocolLongLine     = "protocol_long_line"     // a 2 MiB data line with no end, held open
+	FaultMidstreamError       = "midstream_error"        // a few tokens, then data: {"error":{...}}
+	FaultMidstreamErrorSpaced = "midstream_error_spaced" // the same, as data: { "error": {...}}
+	FaultMidstreamErrorVLLM   = "midstream_error_vllm"   // the same, in vLLM's {"object":"error",...} shape
+	FaultTruncated            = "truncated"              // a few tokens, then a clean end of the HTTP body
+	FaultTruncatedAbort       = "truncated_abort"        // a few tokens, then the connection is dropped mid-body
+)
+
+// FaultKinds lists every fault kind; the order fixes how a uniform draw maps
+// to a kind, so it must only ever grow at the end.
+var FaultKinds = []string{
+	FaultTimeoutHeaders, FaultTimeoutIdle, FaultTimeoutTotal, FaultConnectionReset,
+	FaultRateLimited, FaultServerError, FaultServerErrorJSON, FaultClientError,
+	FaultAuth, FaultProtocolContentType, FaultProtocolBadChunk, FaultProtocolLongLine,
+	FaultMidstreamError, FaultMidstreamErrorSpaced, FaultMidstreamErrorVLLM,
+	FaultTruncated, FaultTruncatedAbort,
+}
+
+// ErrConfig is wrapped by every error from Validate and ParseSpec.
+var ErrConfig = errors.New("sim: bad config")
+
+// Validate reports the first setting that cannot be simulated.
+func (c Config) Validate() error {
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("%w: %s", ErrConfig, fmt.Sprintf(format, a...))
+	}
+	for name, d := range map[string]time.Duration{
+		"ttft": c.TTFT, "prefill": c.PrefillPerToken, "tpot": c.TPOT, "keepalive": c.KeepAlive,
+	} {
+		if d < 0 {
+			return bad("%s=%v is negative", name, d)
+		}
+	}
+	for name, v := range map[string]float64{
+		"ttft_jitter": c.TTFTJitter, "tpot_jitter": c.TPOTJitter,
+		"slowdown": c.Slowdown, "scale": c.Scale,
+	} {
+		if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+			return bad("%s=%v must be a finite number >= 0", name, v)
+		}
+	}
+	if c.OutputTokens < 0 || c.ReasoningTokens < 0 {
+		return bad("tokens=%d, reasoning=%d: must be >= 0", c.OutputTokens, c.ReasoningTokens)
+	}
+	if !isProb(c.WrongRate) || !isProb(c.InvalidJSONRate) {
+		return bad("wrong=%v, invalid_json=%v: rates must be in [0,1]", c.WrongRate, c.InvalidJSONRate)
+	}
+	sum := 0.0
+	for kind, p := range c.Faults {
+		if !isFault(kind) {
+			return bad("unknown fault kind %q (allowed: %v)", kind, FaultKinds)
+		}
+		if !isProb(p) {
+			return bad("fault=%s:%v: probability must be in [0,1]", kind, p)
+		}
+		sum += p
+	}
+	if sum > 1+1e-9 {
+		return bad("fault probabilities sum to %v > 1", sum)
+	}
+	return nil
+}
+
+func isProb(p float64) bool { return p >= 0 && p <= 1 }
+
+func isFault(kind string) bool {
+	for _, k := range FaultKinds {
+		if k == kind {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,223 @@
+package sim
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// Truth is what the simulator did for one request, timed on the same
+// monotonic clock as an in-process client. Each instant is taken right after
+// the corresponding write and Flush returned, so a client's reading of the
+// same event can only be later, never earlier.
+type Truth struct {
+	Index int
+	ID    string // also the chunks' "id" and the X-Request-Id header: "chatcmpl-sim-<Index>"
+
+	Received    time.Time // handler entry
+	Headers     time.Time // after WriteHeader+Flush (zero for connection_reset and timeout_headers cut short)
+	FirstToken  time.Time // first token-bearing chunk (reasoning or content)
+	FirstAnswer time.Time // first content chunk
+	Last        time.Time // after the last byte the handler wrote ([DONE], or the fault's last write)
+
+	PromptTokens int
+	OutputTokens int // token-bearing chunks sent; equals the usage.completion_tokens sent
+	TTFTDelay    time.Duration
+
+	Status int    // HTTP status sent; 0 if none (connection_reset, client gone first)
+	Stream bool   // stream: true in the request
+	Finish string // finish_reason sent: "stop", "length", or "" when none was
+	Fault  string // injected fault kind, "" if none
+	Wrong  bool
+	// InvalidJSON: the answer was broken on purpose (see Config.InvalidJSONRate).
+	InvalidJSON bool
+	Answer      string // content text sent, reasoning excluded
+
+	Model       string
+	MaxTokens   int      // max_completion_tokens, else max_tokens, as received
+	Temperature *float64 // nil when absent, so that 0 is told apart
+	Seed        *int
+
+	Done bool // the handler has returned; a record is final only then
+}
+
+// Server is the simulated endpoint; it implements http.Handler for
+// POST /v1/chat/completions (streaming or not) and GET /v1/models.
+type Server struct {
+	mu       sync.Mutex
+	cfg      Config
+	gen      int // bumped by Reset so that requests begun before it are not recorded after it
+	records  []Truth
+	inflight int
+	idle     chan struct{} // closed while inflight == 0
+}
+
+// New returns a server simulating cfg. It panics if cfg.Validate fails: a
+// broken config is a programming error, and ParseSpec already reports it as
+// an error for specs that come from users.
+func New(cfg Config) *Server {
+	s := &Server{idle: make(chan struct{})}
+	close(s.idle)
+	s.SetConfig(cfg)
+	return s
+}
+
+// SetConfig changes the simulation for requests that arrive after it.
+func (s *Server) SetConfig(cfg Config) {
+	if err := cfg.Validate(); err != nil {
+		panic(err)
+	}
+	s.mu.Lock()
+	s.cfg = cfg
+	s.mu.Unlock()
+}
+
+// Reset forgets all records and restarts request indices at 0, so the next
+// run meets the same faults and jitter as the first.
+func (s *Server) Reset() {
+	s.mu.Lock()
+	s.gen++
+	s.records = nil
+	s.mu.Unlock()
+}
+
+// InFlight is the number of requests whose handler has not returned.
+func (s *Server) InFlight() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.inflight
+}
+
+// truthGrace bounds how long Truth waits for handlers still running: a
+// client sees [DONE] a moment before the handler records Last and returns.
+const truthGrace = 200 * time.Millisecond
+
+// Truth returns a copy of all records so far, in arrival order. It first
+// waits up to 200 ms for in-flight requests to finish, because a client that
+// has just read the end of its stream can be ahead of the handler's
+// bookkeeping; records of requests still running after that have Done false.
+func (s *Server) Truth() []Truth {
+	s.WaitIdle(truthGrace)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Truth(nil), s.records...)
+}
+
+// WaitIdle waits until no request is in flight or d has passed, and says
+// whether the server is idle.
+func (s *Server) WaitIdle(d time.Duration) bool {
+	s.mu.Lock()
+	idle := s.idle
+	s.mu.Unlock()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-idle:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
+// begin registers a request and returns its record, the config it runs
+// under and the generation it belongs to.
+func (s *Server) begin(received time.Time) (Truth, Config, int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.inflight == 0 {
+		s.idle = make(chan struct{})
+	}
+	s.inflight++
+	i := len(s.records)
+	tr := Truth{Index: i, ID: "chatcmpl-sim-" + strconv.Itoa(i), Received: received}
+	s.records = append(s.records, tr)
+	return tr, s.cfg, s.gen
+}
+
+func (s *Server) end(tr *Truth, gen int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	tr.Done = true
+	if gen == s.gen && tr.Index < len(s.records) {
+		s.records[tr.Index] = *tr
+	}
+	s.inflight--
+	if s.inflight == 0 {
+		close(s.idle)
+	}
+}
+
+// ServeHTTP routes by path suffix, so a base URL with or without /v1 works.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	switch {
+	case strings.HasSuffix(r.URL.Path, "/chat/completions"):
+		if r.Method != http.MethodPost {
+			writeError(w, http.StatusMethodNotAllowed, "use POST", "invalid_request_error", "")
+			return
+		}
+		s.chat(w, r)
+	case strings.HasSuffix(r.URL.Path, "/models") && r.Method == http.MethodGet:
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"object":"list","data":[{"id":"sim","object":"model","created":0,"owned_by":"llmsla"}]}`)
+	default:
+		writeError(w, http.StatusNotFound, "no route for "+r.Method+" "+r.URL.Path, "invalid_request_error", "")
+	}
+}
+
+// FaultHeader, set on a request, forces that request's fault kind ("none"
+// for none) regardless of Config.Faults, so a test can hit one kind exactly.
+const FaultHeader = "X-Sim-Fault"
+
+// rawParams are read apart from openai.ChatCompletionRequest, whose float32
+// temperature with omitempty cannot tell 0 from absent.
+type rawParams struct {
+	Temperature *float64 `json:"temperature"`
+	Seed        *int     `json:"seed"`
+}
+
+func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
+	tr, cfg, gen := s.begin(time.Now())
+	defer s.end(&tr, gen)
+
+	body, err := io.ReadAll(io.LimitReader(r.Body, 32<<20))
+	var req openai.ChatCompletionRequest
+	var raw rawParams
+	if err == nil {
+		err = json.Unmarshal(body, &req)
+	}
+	if err == nil {
+		err = json.Unmarshal(body, &raw)
+	}
+	if err != nil {
+		tr.Status = http.StatusBadRequest
+		writeError(w, tr.Status, "could not parse the JSON body: "+err.Error(), "invalid_request_error", "")
+		return
+	}
+	tr.Model, tr.Stream = req.Model, req.Stream
+	tr.MaxTokens = req.MaxCompletionTokens
+	if tr.MaxTokens == 0 {
+		tr.MaxTokens = req.MaxTokens
+	}
+	tr.Temperature, tr.Seed = raw.Temperature, raw.Seed
+	tr.PromptTokens = promptTokens(&req)
+	tr.Fault = cfg.pickFault(tr.Index)
+	if f := r.Header.Get(FaultHeader); f == "none" {
+		tr.Fault = ""
+	} else if f != "" {
+		tr.Fault = f
+	}
+	if tr.Fault != "" && !isFault(tr.Fault) {
+		tr.Status = http.StatusBadRequest
+		writeError(w, tr.Status, "unknown "+FaultHeader+" "+tr.Fault, "invalid_request_error", "")
+		return
+	}
+
+	c := newCall(s, &cfg, &tr, &req, w, r)
+	c.run()
+}

@@ -1,0 +1,203 @@
+package sim
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// specKeys are the keys ParseSpec accepts, in the order String writes them.
+var specKeys = []string{
+	"ttft", "prefill", "tpot", "tokens", "jitter", "ttft_jitter", "tpot_jitter",
+	"slowdown", "scale", "role", "empty", "keepalive", "nousage", "crlf",
+	"reasoning", "nodone", "fault", "wrong", "invalid_json", "seed",
+}
+
+// ParseSpec reads a comma-separated spec such as
+//
+//	ttft=50ms,tpot=5ms,tokens=24,jitter=0.1,role,fault=rate_limited:0.1,seed=1
+//
+// on top of Default(). A flag key alone (role, empty, nousage, crlf, nodone)
+// means true; key=false turns it off. fault=kind:p may repeat; jitter sets
+// both ttft_jitter and tpot_jitter. Unknown keys and bad values are errors
+// that name the key, so a typo never silently runs a different endpoint.
+func ParseSpec(spec string) (Config, error) {
+	c := Default()
+	for _, item := range strings.Split(spec, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		key, val, hasVal := strings.Cut(item, "=")
+		key, val = strings.TrimSpace(key), strings.TrimSpace(val)
+		if err := c.set(key, val, hasVal); err != nil {
+			return Config{}, fmt.Errorf("%w: spec item %q: %v", ErrConfig, item, err)
+		}
+	}
+	if err := c.Validate(); err != nil {
+		return Config{}, err
+	}
+	return c, nil
+}
+
+func (c *Config) set(key, val string, hasVal bool) error {
+	var err error
+	dur := func(d *time.Duration) { *d, err = time.ParseDuration(val) }
+	num := func(f *float64) { *f, err = strconv.ParseFloat(val, 64) }
+	integer := func(n *int) { *n, err = strconv.Atoi(val) }
+	flag := func(b *bool) {
+		*b = true
+		if hasVal {
+			*b, err = strconv.ParseBool(val)
+		}
+	}
+	if !hasVal && knownKey(key) && !isFlag(key) {
+		return fmt.Errorf("key %q needs a value (%s=...)", key, key)
+	}
+	switch key {
+	case "ttft":
+		dur(&c.TTFT)
+	case "prefill":
+		dur(&c.PrefillPerToken)
+	case "tpot":
+		dur(&c.TPOT)
+	case "keepalive":
+		dur(&c.KeepAlive)
+	case "tokens":
+		integer(&c.OutputTokens)
+	case "reasoning":
+		integer(&c.ReasoningTokens)
+	case "jitter":
+		num(&c.TTFTJitter)
+		c.TPOTJitter = c.TTFTJitter
+	case "ttft_jitter":
+		num(&c.TTFTJitter)
+	case "tpot_jitter":
+		num(&c.TPOTJitter)
+	case "slowdown":
+		num(&c.Slowdown)
+	case "scale":
+		num(&c.Scale)
+	case "wrong":
+		num(&c.WrongRate)
+	case "invalid_json":
+		num(&c.InvalidJSONRate)
+	case "role":
+		flag(&c.RoleChunk)
+	case "empty":
+		flag(&c.EmptyContent)
+	case "nousage":
+		flag(&c.NoUsage)
+	case "crlf":
+		flag(&c.CRLF)
+	case "nodone":
+		flag(&c.NoDone)
+	case "seed":
+		c.Seed, err = strconv.ParseInt(val, 10, 64)
+	case "fault":
+		kind, p, ok := strings.Cut(val, ":")
+		if !ok {
+			return fmt.Errorf("fault needs kind:probability, e.g. fault=truncated:0.05")
+		}
+		if !isFault(kind) {
+			return fmt.Errorf("unknown fault kind %q (allowed: %s)", kind, strings.Join(FaultKinds, ", "))
+		}
+		var f float64
+		if f, err = strconv.ParseFloat(p, 64); err == nil {
+			if c.Faults == nil {
+				c.Faults = map[string]float64{}
+			}
+			c.Faults[kind] = f
+		}
+	default:
+		return fmt.Errorf("unknown key %q (allowed: %s)", key, strings.Join(specKeys, ", "))
+	}
+	return err
+}
+
+func isFlag(key string) bool {
+	switch key {
+	case "role", "empty", "nousage", "crlf", "nodone":
+		return true
+	}
+	return false
+}
+
+func knownKey(key string) bool {
+	for _, k := range specKeys {
+		if k == key {
+			return true
+		}
+	}
+	return false
+}
+
+// String is the spec of c relative to Default(), so that
+// ParseSpec(c.String()) gives back c (hooks excepted: functions have no spec).
+func (c Config) String() string {
+	d := Default()
+	var out []string
+	add := func(key, val string) { out = append(out, key+"="+val) }
+	durs := []struct {
+		key  string
+		v, d time.Duration
+	}{{"ttft", c.TTFT, d.TTFT}, {"prefill", c.PrefillPerToken, d.PrefillPerToken}, {"tpot", c.TPOT, d.TPOT}}
+	for _, x := range durs {
+		if x.v != x.d {
+			add(x.key, x.v.String())
+		}
+	}
+	if c.OutputTokens != d.OutputTokens {
+		add("tokens", strconv.Itoa(c.OutputTokens))
+	}
+	ff := func(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+	switch {
+	case c.TTFTJitter == c.TPOTJitter && c.TTFTJitter != d.TTFTJitter:
+		add("jitter", ff(c.TTFTJitter))
+	case c.TTFTJitter != c.TPOTJitter:
+		add("ttft_jitter", ff(c.TTFTJitter))
+		add("tpot_jitter", ff(c.TPOTJitter))
+	}
+	if c.Slowdown != d.Slowdown {
+		add("slowdown", ff(c.Slowdown))
+	}
+	if c.Scale != d.Scale {
+		add("scale", ff(c.Scale))
+	}
+	flag := func(key string, v, dv bool) {
+		switch {
+		case v == dv:
+		case v:
+			out = append(out, key)
+		default:
+			add(key, "false")
+		}
+	}
+	flag("role", c.RoleChunk, d.RoleChunk)
+	flag("empty", c.EmptyContent, d.EmptyContent)
+	if c.KeepAlive != d.KeepAlive {
+		add("keepalive", c.KeepAlive.String())
+	}
+	flag("nousage", c.NoUsage, d.NoUsage)
+	flag("crlf", c.CRLF, d.CRLF)
+	if c.ReasoningTokens != d.ReasoningTokens {
+		add("reasoning", strconv.Itoa(c.ReasoningTokens))
+	}
+	flag("nodone", c.NoDone, d.NoDone)
+	for _, kind := range FaultKinds {
+		if p, ok := c.Faults[kind]; ok {
+			add("fault", kind+":"+ff(p))
+		}
+	}
+	if c.WrongRate != d.WrongRate {
+		add("wrong", ff(c.WrongRate))
+	}
+	if c.InvalidJSONRate != d.InvalidJSONRate {
+		add("invalid_json", ff(c.InvalidJSONRate))
+	}
+	if c.Seed != d.Seed {
+		add("seed", strconv.FormatInt(c.Seed, 10))
+	}
+	return strings.Join(out, ",")
+}

@@ -1,0 +1,223 @@
+package sim
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// fewTokens is how many tokens the mid-stream faults let through first, so
+// that a client has a TTFT to measure before the failure.
+const fewTokens = 3
+
+// stream answers with an event stream, playing out the mid-stream faults.
+func (c *call) stream() {
+	c.begin("text/event-stream")
+	if c.cfg.RoleChunk {
+		c.chunk(`"choices":[{"index":0,"delta":{"role":"assistant"},"finish_reason":null}]}`)
+	}
+	if c.cfg.EmptyContent {
+		c.chunk(`"choices":[{"index":0,"delta":{"content":""},"finish_reason":null}]}`)
+	}
+	if c.tr.Fault == FaultProtocolLongLine {
+		c.longLine()
+		return
+	}
+	limit := -1
+	switch c.tr.Fault {
+	case FaultTimeoutIdle, FaultTimeoutTotal, FaultProtocolBadChunk, FaultMidstreamError,
+		FaultMidstreamErrorSpaced, FaultMidstreamErrorVLLM, FaultTruncated, FaultTruncatedAbort:
+		limit = fewTokens
+	}
+	if !c.tokens(limit) {
+		return
+	}
+	switch c.tr.Fault {
+	case FaultTimeoutIdle:
+		c.sleepUntil(time.Now().Add(holdStall))
+	case FaultTimeoutTotal:
+		c.forever()
+	case FaultProtocolBadChunk:
+		c.raw("data: {not json" + c.nl + c.nl)
+	case FaultMidstreamError:
+		c.raw(`data: {"error":{"message":"overloaded","type":"server_error","param":null,"code":null}}` + c.nl + c.nl)
+	case FaultMidstreamErrorSpaced:
+		c.raw(`data: { "error": { "message": "overloaded", "type": "server_error" } }` + c.nl + c.nl)
+	case FaultMidstreamErrorVLLM:
+		c.raw(`data: {"object":"error","message":"overloaded","type":"InternalServerError","param":null,"code":500}` + c.nl + c.nl)
+	case FaultTruncated:
+		// Returning ends the chunked body properly: the client reads a
+		// clean EOF with no finish_reason and no [DONE].
+	case FaultTruncatedAbort:
+		c.abort()
+	default:
+		c.end()
+	}
+}
+
+// chunk sends one event whose JSON is c.base followed by rest.
+func (c *call) chunk(rest string) time.Time {
+	c.buf = append(c.buf[:0], "data: "...)
+	c.buf = append(c.buf, c.base...)
+	c.buf = append(c.buf, rest...)
+	c.buf = append(c.buf, c.nl+c.nl...)
+	return c.flushBuf()
+}
+
+// token sends one token-bearing chunk and counts it.
+func (c *call) token(text string, reasoning bool) {
+	c.buf = append(c.buf[:0], "data: "...)
+	c.buf = append(c.buf, c.base...)
+	if reasoning {
+		c.buf = append(c.buf, `"choices":[{"index":0,"delta":{"reasoning_content":`...)
+	} else {
+		c.buf = append(c.buf, `"choices":[{"index":0,"delta":{"content":`...)
+	}
+	c.buf = appendJSONString(c.buf, text)
+	c.buf = append(c.buf, `},"finish_reason":null}]}`...)
+	c.buf = append(c.buf, c.nl+c.nl...)
+	now := c.flushBuf()
+	if c.failed {
+		return
+	}
+	c.tr.OutputTokens++
+	if c.tr.FirstToken.IsZero() {
+		c.tr.FirstToken = now
+	}
+	if !reasoning {
+		c.sent = append(c.sent, text)
+		if c.tr.FirstAnswer.IsZero() {
+			c.tr.FirstAnswer = now
+		}
+	}
+}
+
+// tokens sends the planned reasoning and answer tokens on schedule, at most
+// limit of them (limit < 0: all). It reports whether the client is still there.
+func (c *call) tokens(limit int) bool {
+	n := 0
+	for _, part := range [2][]string{c.reasoning, c.answer} {
+		reasoning := n < len(c.reasoning)
+		for _, tok := range part {
+			if n == limit {
+				return true
+			}
+			if n > 0 {
+				c.tokenDue()
+			}
+			if !c.sleepUntil(c.next) {
+				return false
+			}
+			c.token(tok, reasoning)
+			n++
+		}
+	}
+	return !c.failed
+}
+
+// end sends the normal termination: finish_reason, usage, [DONE].
+func (c *call) end() {
+	c.tr.Finish = c.finish
+	c.chunk(`"choices":[{"index":0,"delta":{},"finish_reason":"` + c.finish + `"}]}`)
+	if so := c.req.StreamOptions; so != nil && so.IncludeUsage && !c.cfg.NoUsage {
+		c.chunk(`"choices":[],"usage":` + string(mustJSON(c.usage())) + `}`)
+	}
+	if !c.cfg.NoDone {
+		c.raw("data: [DONE]" + c.nl + c.nl)
+	}
+}
+
+// How long the stalling faults hold on when the client does not give up.
+// They are bounds, not behaviour: a client under test always leaves first.
+const (
+	holdHeaders = 30 * time.Second
+	holdStall   = 5 * time.Minute
+)
+
+// forever streams content steadily, never idle for more than TPOT, so only
+// a client's total timeout can end it.
+func (c *call) forever() {
+	every := max(c.cfg.TPOT, time.Millisecond)
+	stop := time.Now().Add(holdStall)
+	for k := 0; c.sleepUntil(c.next) && c.next.Before(stop); k++ {
+		c.token(lorem[k%len(lorem)]+" ", false)
+		c.next = c.next.Add(every)
+	}
+}
+
+// longLine starts a 2 MiB data line and never ends it, to find clients
+// whose line reader grows without bound or gives up with a clear error.
+func (c *call) longLine() {
+	c.raw("data: ")
+	piece := strings.Repeat("x", 64<<10)
+	for i := 0; i < 32 && !c.failed && c.ctx.Err() == nil; i++ {
+		c.raw(piece)
+	}
+	c.sleepUntil(time.Now().Add(holdStall))
+}
+
+// complete answers with one chat.completion JSON once the whole answer
+// would have been generated.
+func (c *call) complete() {
+	for range max(len(c.reasoning)+len(c.answer)-1, 0) {
+		c.tokenDue()
+	}
+	if !c.sleepUntil(c.next) {
+		return
+	}
+	plainFault := isStreamFault(c.tr.Fault)
+	if !plainFault {
+		c.tr.OutputTokens = len(c.reasoning) + len(c.answer)
+		c.tr.Finish = c.finish
+		c.sent = c.answer
+	}
+	msg := map[string]any{"role": "assistant", "content": strings.Join(c.answer, "")}
+	if len(c.reasoning) > 0 {
+		msg["reasoning_content"] = strings.Join(c.reasoning, "")
+	}
+	body := mustJSON(map[string]any{
+		"id": c.tr.ID, "object": "chat.completion", "created": c.tr.Received.Unix(),
+		"model": c.req.Model, "usage": c.usage(),
+		"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": c.finish}},
+	})
+	c.w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	c.begin("application/json")
+	if plainFault {
+		c.streamFaultPlain(body)
+		return
+	}
+	c.buf = append(c.buf[:0], body...)
+	now := c.flushBuf()
+	c.tr.FirstToken, c.tr.FirstAnswer = now, now
+}
+
+// streamFaultPlain plays a mid-stream fault on a non-stream response: the
+// stalls send headers and then nothing; the others send half the body.
+func (c *call) streamFaultPlain(body []byte) {
+	switch c.tr.Fault {
+	case FaultTimeoutIdle, FaultTimeoutTotal, FaultProtocolLongLine:
+		c.sleepUntil(time.Now().Add(holdStall))
+		return
+	}
+	c.buf = append(c.buf[:0], body[:len(body)/2]...)
+	c.flushBuf()
+	// Content-Length promised more, so net/http closes the connection and
+	// the client reads an unexpected EOF: a truncated body either way.
+	if c.tr.Fault == FaultTruncatedAbort {
+		c.abort()
+	}
+}
+
+// isStreamFault says whether kind needs a response under way to happen.
+func isStreamFault(kind string) bool {
+	switch kind {
+	case FaultTimeoutIdle, FaultTimeoutTotal, FaultProtocolBadChunk, FaultProtocolLongLine,
+		FaultMidstreamError, FaultMidstreamErrorSpaced, FaultMidstreamErrorVLLM,
+		FaultTruncated, FaultTruncatedAbort:
+		return true
+	}
+	return false
+}
+
+var _ http.Handler = (*Server)(nil)
