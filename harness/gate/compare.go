@@ -1,0 +1,283 @@
+package gate
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/perf/benchfmt"
+	"golang.org/x/perf/benchmath"
+	"golang.org/x/perf/benchproc"
+	"golang.org/x/perf/benchunit"
+)
+
+// CompareOptions are benchstat's table flags. Empty fields take
+// benchstat's defaults.
+type CompareOptions struct {
+	Col    string // columns, default ".file"
+	Row    string // rows, default ".fullname"
+	Filter string // benchfilter query, default "*"
+	// Alpha is the per-cell significance level for "~", default 0.05.
+	// The table is descriptive, as in benchstat: it is not corrected for
+	// multiple comparisons. Gate is.
+	Alpha float64
+}
+
+type cellKey struct {
+	unit     string
+	row, col benchproc.Key
+}
+
+// table collects one unit's cells.
+type table struct {
+	unit       string
+	rows, cols []benchproc.Key
+	seenRow    map[benchproc.Key]bool
+	seenCol    map[benchproc.Key]bool
+}
+
+// Compare writes a benchstat-style table of srcs to w, one table per unit:
+// median ± 95% CI per cell, and for each column after the first the delta
+// against the first with the U-test p and n.
+func Compare(w io.Writer, opts CompareOptions, srcs ...Source) error {
+	opts = compareDefaults(opts)
+	filter, err := parseFilter(opts.Filter)
+	if err != nil {
+		return err
+	}
+	var parser benchproc.ProjectionParser
+	rowBy, err := parser.Parse(opts.Row, filter)
+	if err != nil {
+		return fmt.Errorf("-row %q: %w", opts.Row, err)
+	}
+	colBy, err := parser.Parse(opts.Col, filter)
+	if err != nil {
+		return fmt.Errorf("-col %q: %w", opts.Col, err)
+	}
+
+	var units []*table
+	byUnit := map[string]*table{}
+	cells := map[cellKey][]float64{}
+	_, err = load(srcs, filter, func(_ int, res *benchfmt.Result) {
+		row, col := rowBy.Project(res), colBy.Project(res)
+		for _, v := range res.Values {
+			u := unitOf(v)
+			t := byUnit[u]
+			if t == nil {
+				t = &table{unit: u, seenRow: map[benchproc.Key]bool{}, seenCol: map[benchproc.Key]bool{}}
+				byUnit[u] = t
+				units = append(units, t)
+			}
+			if !t.seenRow[row] {
+				t.seenRow[row] = true
+				t.rows = append(t.rows, row)
+			}
+			if !t.seenCol[col] {
+				t.seenCol[col] = true
+				t.cols = append(t.cols, col)
+			}
+			k := cellKey{u, row, col}
+			cells[k] = append(cells[k], valueOf(v))
+		}
+	})
+	if err != nil {
+		return err
+	}
+	if len(units) == 0 {
+		return fmt.Errorf("%w: no benchmark results match -filter %q", ErrUnusable, opts.Filter)
+	}
+	thr := &benchmath.Thresholds{CompareAlpha: opts.Alpha}
+	for i, t := range units {
+		if i > 0 {
+			if _, err := fmt.Fprintln(w); err != nil {
+				return err
+			}
+		}
+		benchproc.SortKeys(t.rows)
+		benchproc.SortKeys(t.cols)
+		if err := t.render(w, cells, thr); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func compareDefaults(o CompareOptions) CompareOptions {
+	if o.Col == "" {
+		o.Col = ".file"
+	}
+	if o.Row == "" {
+		o.Row = ".fullname"
+	}
+	if o.Alpha == 0 {
+		o.Alpha = 0.05
+	}
+	return o
+}
+
+// render lays the table out as benchstat does: a header of column keys and
+// the unit, then per row "center ± ci" for each column and, after the
+// first, "delta (p=… n=…)". Warnings become numbered footnotes.
+func (t *table) render(w io.Writer, cells map[cellKey][]float64, thr *benchmath.Thresholds) error {
+	var notes []string
+	note := func(errs []error) string {
+		var marks []string
+		for _, e := range errs {
+			marks = append(marks, superscript(len(notes)+1))
+			notes = append(notes, e.Error())
+		}
+		return strings.Join(marks, " ")
+	}
+	grid := [][]string{}
+	for _, row := range t.rows {
+		line := []string{row.StringValues()}
+		var vals []float64
+		sums := make([]*benchmath.Summary, len(t.cols))
+		samples := make([]*benchmath.Sample, len(t.cols))
+		for i, col := range t.cols {
+			xs, ok := cells[cellKey{t.unit, row, col}]
+			if !ok {
+				continue
+			}
+			samples[i] = benchmath.NewSample(append([]float64(nil), xs...), thr)
+			s := benchmath.AssumeNothing.Summary(samples[i], 0.95)
+			sums[i] = &s
+			vals = append(vals, s.Center)
+		}
+		scale := benchunit.CommonScale(vals, benchunit.ClassOf(t.unit))
+		for i := range t.cols {
+			cellsFor := 2
+			if i > 0 {
+				cellsFor = 4
+			}
+			if sums[i] == nil {
+				line = append(line, make([]string, cellsFor)...)
+				continue
+			}
+			line = append(line, scale.Format(sums[i].Center), strings.TrimSpace(sums[i].PctRangeString()+" "+note(sums[i].Warnings)))
+			if i == 0 {
+				continue
+			}
+			if sums[0] == nil {
+				line = append(line, "", "")
+				continue
+			}
+			c := benchmath.AssumeNothing.Compare(samples[0], samples[i])
+			line = append(line, c.FormatDelta(sums[0].Center, sums[i].Center), strings.TrimSpace("("+c.String()+") "+note(c.Warnings)))
+		}
+		grid = append(grid, line)
+	}
+	if err := t.write(w, grid); err != nil {
+		return err
+	}
+	for i, n := range notes {
+		if _, err := fmt.Fprintf(w, "%s %s\n", superscript(i+1), n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// write pads grid into aligned columns under a two-line header.
+func (t *table) write(w io.Writer, grid [][]string) error {
+	ncell := 1 + 2 + 4*(len(t.cols)-1)
+	width := make([]int, ncell)
+	for _, line := range grid {
+		for i, s := range line {
+			width[i] = max(width[i], utf8.RuneCountInString(s))
+		}
+	}
+	// start(i) is the first physical cell of logical column i; a logical
+	// column is as wide as its cells and separators, or its header.
+	start := func(i int) int {
+		if i == 0 {
+			return 1
+		}
+		return 3 + 4*(i-1)
+	}
+	logical := make([]int, len(t.cols))
+	for i, col := range t.cols {
+		l := width[start(i)] + 3 + width[start(i)+1]
+		if i > 0 {
+			l += 2 + width[start(i)+2] + 1 + width[start(i)+3]
+		}
+		head := utf8.RuneCountInString(col.StringValues())
+		sub := utf8.RuneCountInString(t.unit)
+		if i > 0 {
+			sub += 2 + len("vs base")
+		}
+		need := max(head, sub)
+		if need > l {
+			// Widen the first cell, which is right-aligned.
+			width[start(i)] += need - l
+			l = need
+		}
+		logical[i] = l
+	}
+	var b strings.Builder
+	b.WriteString(strings.Repeat(" ", width[0]))
+	for i, col := range t.cols {
+		b.WriteString(" │ " + center(col.StringValues(), logical[i]))
+	}
+	b.WriteString(" │\n" + strings.Repeat(" ", width[0]))
+	for i := range t.cols {
+		sub := center(t.unit, width[start(i)]+3+width[start(i)+1])
+		if i > 0 {
+			sub += "  " + pad("vs base", logical[i]-utf8.RuneCountInString(sub)-2, false)
+		}
+		b.WriteString(" │ " + sub)
+	}
+	b.WriteString(" │\n")
+	for _, line := range grid {
+		b.WriteString(pad(line[0], width[0], false))
+		for i := range t.cols {
+			s := start(i)
+			b.WriteString("   " + pad(line[s], width[s], true))
+			sep := " ± "
+			if line[s] == "" {
+				sep = "   "
+			}
+			b.WriteString(sep + pad(line[s+1], width[s+1], true))
+			if i > 0 {
+				b.WriteString("  " + pad(line[s+2], width[s+2], true) + " " + pad(line[s+3], width[s+3], false))
+			}
+		}
+		b.WriteString("\n")
+	}
+	for _, l := range strings.SplitAfter(b.String(), "\n") {
+		if _, err := io.WriteString(w, strings.TrimRight(l, " \n")+strings.Repeat("\n", strings.Count(l, "\n"))); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func pad(s string, w int, right bool) string {
+	n := w - utf8.RuneCountInString(s)
+	if n <= 0 {
+		return s
+	}
+	if right {
+		return strings.Repeat(" ", n) + s
+	}
+	return s + strings.Repeat(" ", n)
+}
+
+func center(s string, w int) string {
+	n := w - utf8.RuneCountInString(s)
+	if n <= 0 {
+		return s
+	}
+	return strings.Repeat(" ", n/2) + s + strings.Repeat(" ", n-n/2)
+}
+
+var superDigits = []rune("⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+func superscript(i int) string {
+	var out []rune
+	for ; i > 0; i /= 10 {
+		out = append([]rune{superDigits[i%10]}, out...)
+	}
+	return string(out)
+}

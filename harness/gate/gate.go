@@ -1,0 +1,279 @@
+package gate
+
+import (
+	"fmt"
+	"strings"
+
+	"golang.org/x/perf/benchfmt"
+	"golang.org/x/perf/benchmath"
+)
+
+// Options configures Gate. The zero value uses α = 0.05, the default
+// tolerances and no filter.
+type Options struct {
+	// Alpha is the family-wise significance level; 0 means 0.05.
+	Alpha float64
+	// Tolerance overrides DefaultTolerances per unit name or glob.
+	Tolerance map[string]Tolerance
+	// Filter is a benchfilter query, as benchstat's -filter.
+	Filter string
+}
+
+// Finding is one (benchmark, unit) whose change was judged significant.
+type Finding struct {
+	Benchmark, Unit string
+	// Old and New are the medians of the base and new samples.
+	Old, New float64
+	// P is the raw Mann-Whitney p-value, PAdj the Holm-adjusted one
+	// that was compared with α.
+	P, PAdj float64
+	// N1 and N2 are the runs on each side.
+	N1, N2 int
+	// Tolerance is the one the change exceeded.
+	Tolerance Tolerance
+}
+
+// DeltaPct is the relative change of medians in percent.
+func (f Finding) DeltaPct() float64 { return pct(f.Old, f.New) }
+
+// Report is the outcome of Gate.
+type Report struct {
+	Base, New string
+	Alpha     float64
+	// Compared is the family size Holm–Bonferroni corrected for.
+	Compared     int
+	Regressions  []Finding
+	Improvements []Finding
+	// Unchanged counts comparisons that were neither.
+	Unchanged int
+	// Warnings are caveats that did not stop the decision.
+	Warnings []string
+}
+
+// Failed reports whether any figure regressed.
+func (r *Report) Failed() bool { return len(r.Regressions) > 0 }
+
+type sampleKey struct{ bench, unit string }
+
+// side holds one file's samples in first-seen order.
+type side struct {
+	vals    map[sampleKey][]float64
+	order   []sampleKey
+	benches map[string]bool
+}
+
+func (s *side) add(res *benchfmt.Result) {
+	bench := res.Name.String()
+	s.benches[bench] = true
+	for _, v := range res.Values {
+		k := sampleKey{bench, unitOf(v)}
+		if _, ok := s.vals[k]; !ok {
+			s.order = append(s.order, k)
+		}
+		s.vals[k] = append(s.vals[k], valueOf(v))
+	}
+}
+
+// comparison is one (benchmark, unit) pair under test.
+type comparison struct {
+	Finding
+	better int
+}
+
+// Gate compares new against base and reports regressions. It returns an
+// error wrapping ErrUnusable when no judgement can be made.
+func Gate(base, new Source, opts Options) (*Report, error) {
+	if opts.Alpha == 0 {
+		opts.Alpha = 0.05
+	}
+	if opts.Alpha < 0 || opts.Alpha >= 1 {
+		return nil, fmt.Errorf("alpha %g: must be in (0, 1)", opts.Alpha)
+	}
+	filter, err := parseFilter(opts.Filter)
+	if err != nil {
+		return nil, err
+	}
+	sides := [2]*side{{vals: map[sampleKey][]float64{}, benches: map[string]bool{}}, {vals: map[sampleKey][]float64{}, benches: map[string]bool{}}}
+	units, err := load([]Source{base, new}, filter, func(i int, res *benchfmt.Result) { sides[i].add(res) })
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{Base: base.Name, New: new.Name, Alpha: opts.Alpha}
+	if err := checkCommon(rep, sides, opts.Filter); err != nil {
+		return nil, err
+	}
+	cmps := pair(rep, sides, units)
+	if err := checkRuns(rep, cmps); err != nil {
+		return nil, err
+	}
+	judge(rep, cmps, opts)
+	return rep, nil
+}
+
+// checkCommon warns for benchmarks on one side only and fails when none is
+// on both: then nothing was compared and a pass would be a lie.
+func checkCommon(rep *Report, sides [2]*side, filter string) error {
+	common := 0
+	for b := range sides[0].benches {
+		if sides[1].benches[b] {
+			common++
+		}
+	}
+	for i, s := range sides {
+		other, name := sides[1-i], [2]string{rep.Base, rep.New}[i]
+		for _, k := range s.order {
+			if !other.benches[k.bench] && k.unit == s.firstUnit(k.bench) {
+				rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s only in %s; not compared", k.bench, name))
+			}
+		}
+	}
+	if common > 0 {
+		return nil
+	}
+	if len(sides[0].benches) == 0 || len(sides[1].benches) == 0 {
+		return fmt.Errorf("%w: no benchmark results match -filter %q in %s and %s; widen the filter", ErrUnusable, filter, rep.Base, rep.New)
+	}
+	return fmt.Errorf("%w: %s and %s have no benchmark in common; names must match exactly, including sub-benchmark keys and the -N GOMAXPROCS suffix: record both with the same suite on the same machine shape", ErrUnusable, rep.Base, rep.New)
+}
+
+func (s *side) firstUnit(bench string) string {
+	for _, k := range s.order {
+		if k.bench == bench {
+			return k.unit
+		}
+	}
+	return ""
+}
+
+// pair builds the comparisons for (benchmark, unit) pairs on both sides
+// whose direction is known. A pair whose pooled values are all equal (err-%
+// at 0 everywhere) carries no evidence either way and is counted unchanged
+// without entering the Holm family; leaving it out is valid because the
+// pooled values are the same whatever the labels.
+func pair(rep *Report, sides [2]*side, units benchfmt.UnitMetadataMap) []comparison {
+	var cmps []comparison
+	warned := map[string]bool{}
+	for _, k := range sides[0].order {
+		newVals, ok := sides[1].vals[k]
+		if !ok {
+			if sides[1].benches[k.bench] {
+				rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s: unit %s only in %s; not compared", k.bench, k.unit, rep.Base))
+			}
+			continue
+		}
+		better := direction(units, k.unit)
+		if better == 0 {
+			if !warned[k.unit] {
+				warned[k.unit] = true
+				rep.Warnings = append(rep.Warnings, fmt.Sprintf("unit %s: direction unknown, not gated; declare it with \"Unit %s better=lower\" (or higher) in the bench output", k.unit, k.unit))
+			}
+			continue
+		}
+		oldVals := sides[0].vals[k]
+		if allEqual(oldVals, newVals) {
+			rep.Unchanged++
+			continue
+		}
+		cmps = append(cmps, comparison{Finding: Finding{Benchmark: k.bench, Unit: k.unit, N1: len(oldVals), N2: len(newVals)}, better: better})
+	}
+	for k := range sides[1].vals {
+		if _, ok := sides[0].vals[k]; !ok && sides[0].benches[k.bench] {
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s: unit %s only in %s; not compared", k.bench, k.unit, rep.New))
+		}
+	}
+	for i := range cmps {
+		c := &cmps[i]
+		k := sampleKey{c.Benchmark, c.Unit}
+		thr := &benchmath.Thresholds{CompareAlpha: rep.Alpha}
+		s1 := benchmath.NewSample(append([]float64(nil), sides[0].vals[k]...), thr)
+		s2 := benchmath.NewSample(append([]float64(nil), sides[1].vals[k]...), thr)
+		c.Old = benchmath.AssumeNothing.Summary(s1, 0.95).Center
+		c.New = benchmath.AssumeNothing.Summary(s2, 0.95).Center
+		c.P = benchmath.AssumeNothing.Compare(s1, s2).P
+	}
+	return cmps
+}
+
+// checkRuns fails when the sample sizes make significance impossible, so a
+// gate that cannot see a regression does not pass quietly. Mann-Whitney's
+// smallest p-value depends only on the run counts; Holm's first step needs
+// p ≤ α/m.
+func checkRuns(rep *Report, cmps []comparison) error {
+	rep.Compared = len(cmps)
+	if len(cmps) == 0 {
+		return nil
+	}
+	m := float64(len(cmps))
+	needPlain, needHolm := runsNeeded(rep.Alpha), runsNeeded(rep.Alpha/m)
+	blindHolm := 0
+	for _, c := range cmps {
+		if minP(c.N1, c.N2) > rep.Alpha {
+			return fmt.Errorf("%w: %s %s has %d runs in %s and %d in %s; the Mann-Whitney test at alpha %g can never be significant with so few: need ≥ %d runs per side (≥ %d for %d comparisons under Holm–Bonferroni); raise go test -count",
+				ErrUnusable, c.Benchmark, c.Unit, c.N1, rep.Base, c.N2, rep.New, rep.Alpha, needPlain, needHolm, len(cmps))
+		}
+		if minP(c.N1, c.N2) > rep.Alpha/m {
+			blindHolm++
+		}
+	}
+	if blindHolm == len(cmps) {
+		return fmt.Errorf("%w: %d comparisons under Holm–Bonferroni need p ≤ %.2g at the first step, which needs ≥ %d runs per side; raise go test -count, or narrow -filter",
+			ErrUnusable, len(cmps), rep.Alpha/m, needHolm)
+	}
+	if blindHolm > 0 {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%d of %d comparisons have fewer than %d runs per side and can be flagged only after another is; raise go test -count", blindHolm, len(cmps), needHolm))
+	}
+	return nil
+}
+
+// judge applies Holm–Bonferroni, the direction and the tolerance.
+func judge(rep *Report, cmps []comparison, opts Options) {
+	ps := make([]float64, len(cmps))
+	for i, c := range cmps {
+		ps[i] = c.P
+	}
+	for i, adj := range HolmAdjust(ps) {
+		c := cmps[i]
+		c.PAdj = adj
+		c.Tolerance = toleranceFor(c.Unit, opts.Tolerance)
+		if adj > rep.Alpha || !c.Tolerance.exceeded(c.Old, c.New) {
+			rep.Unchanged++
+			continue
+		}
+		worse := (c.New-c.Old)*float64(c.better) < 0
+		if worse {
+			rep.Regressions = append(rep.Regressions, c.Finding)
+		} else {
+			rep.Improvements = append(rep.Improvements, c.Finding)
+		}
+	}
+}
+
+// direction is +1 when higher is better, -1 when lower is, 0 if unknown.
+// Declared metadata wins; the fallbacks follow the project's unit names.
+func direction(units benchfmt.UnitMetadataMap, unit string) int {
+	if units.Get(unit, "better") != nil {
+		return units.GetBetter(unit)
+	}
+	switch {
+	case strings.HasSuffix(unit, "-ms"), unit == "ns/op", unit == "sec/op":
+		return -1
+	case strings.HasPrefix(unit, "err"):
+		return -1
+	case strings.HasSuffix(unit, "/s"), strings.HasSuffix(unit, "-%"):
+		return 1
+	}
+	return units.GetBetter(unit)
+}
+
+func allEqual(a, b []float64) bool {
+	for _, x := range append(a[1:], b...) {
+		if x != a[0] {
+			return false
+		}
+	}
+	return true
+}
+
+func pct(old, new float64) float64 {
+	return (new/old - 1) * 100
+}

@@ -1,0 +1,51 @@
+package gate
+
+import (
+	"math"
+	"sort"
+)
+
+// HolmAdjust returns Holm–Bonferroni adjusted p-values, in the order of p.
+// Rejecting every hypothesis whose adjusted p is ≤ α bounds the family-wise
+// error rate at α, whatever the dependence between the tests.
+//
+// With the m p-values sorted ascending, p(1) ≤ … ≤ p(m), the adjusted value
+// of p(k) is max over j ≤ k of min(1, (m−j+1)·p(j)). The running max is what
+// makes the procedure step down: once one hypothesis is kept, every larger
+// p-value is kept too.
+func HolmAdjust(p []float64) []float64 {
+	m := len(p)
+	idx := make([]int, m)
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return p[idx[a]] < p[idx[b]] })
+	adj := make([]float64, m)
+	running := 0.0
+	for k, i := range idx {
+		running = math.Max(running, math.Min(1, float64(m-k)*p[i]))
+		adj[i] = running
+	}
+	return adj
+}
+
+// minP is the smallest two-sided p-value the exact Mann-Whitney U test can
+// give for samples of n1 and n2 values without ties: the two most extreme
+// of the C(n1+n2, n1) equally likely orderings.
+func minP(n1, n2 int) float64 {
+	// log C(n1+n2, n1), via lgamma to stay finite for large counts.
+	a, _ := math.Lgamma(float64(n1 + n2 + 1))
+	b, _ := math.Lgamma(float64(n1 + 1))
+	c, _ := math.Lgamma(float64(n2 + 1))
+	return math.Min(1, 2*math.Exp(-(a-b-c)))
+}
+
+// runsNeeded is the smallest equal number of runs per side with which the
+// U test can reach p ≤ alpha at all.
+func runsNeeded(alpha float64) int {
+	n := 1
+	for minP(n, n) > alpha && n < 1000 {
+		n++
+	}
+	return n
+}

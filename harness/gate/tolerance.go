@@ -1,0 +1,93 @@
+package gate
+
+import (
+	"fmt"
+	"math"
+	"path"
+	"strconv"
+	"strings"
+)
+
+// Tolerance is how far a median may move before the move matters. Rel is a
+// fraction of the base median (0.10 = 10%), Abs is in the unit itself (1 =
+// one point for a *-% unit). A zero field is not checked; when both are set
+// the change must exceed both.
+type Tolerance struct {
+	Rel, Abs float64
+}
+
+// DefaultTolerances apply to units that Options.Tolerance does not match.
+// Keys are path.Match globs over unit names. Latency percentiles and
+// throughput wobble by several percent between honest runs; a quality rate
+// measured over a fixture set moves in whole points.
+var DefaultTolerances = map[string]Tolerance{
+	"*-ms": {Rel: 0.10},
+	"*/s":  {Rel: 0.10},
+	"*-%":  {Abs: 1},
+}
+
+// exceeded reports whether the change from old to new is beyond t.
+func (t Tolerance) exceeded(old, new float64) bool {
+	d := math.Abs(new - old)
+	if t.Rel > 0 && d <= t.Rel*math.Abs(old) {
+		return false
+	}
+	if t.Abs > 0 && d <= t.Abs {
+		return false
+	}
+	return d > 0
+}
+
+func (t Tolerance) String() string {
+	switch {
+	case t.Rel > 0 && t.Abs > 0:
+		return fmt.Sprintf("%g%% and %g", 100*t.Rel, t.Abs)
+	case t.Rel > 0:
+		return fmt.Sprintf("%g%%", 100*t.Rel)
+	case t.Abs > 0:
+		return fmt.Sprintf("%g", t.Abs)
+	}
+	return "0"
+}
+
+// toleranceFor looks unit up: an exact name in over, then the longest
+// matching glob in over, then the same in DefaultTolerances. The longest
+// pattern wins because it is the most specific ("ttft-*-ms" over "*-ms").
+func toleranceFor(unit string, over map[string]Tolerance) Tolerance {
+	for _, m := range []map[string]Tolerance{over, DefaultTolerances} {
+		if t, ok := m[unit]; ok {
+			return t
+		}
+		best, found := "", false
+		for pat := range m {
+			if ok, _ := path.Match(pat, unit); ok && (!found || len(pat) > len(best) || len(pat) == len(best) && pat < best) {
+				best, found = pat, true
+			}
+		}
+		if found {
+			return m[best]
+		}
+	}
+	return Tolerance{}
+}
+
+// ParseTolerance parses the -tolerance flag syntax: "unit=10%" is relative,
+// "unit=1" absolute, unit may be a glob ("ttft-*-ms=15%").
+func ParseTolerance(s string) (unit string, t Tolerance, err error) {
+	unit, val, ok := strings.Cut(s, "=")
+	if !ok || unit == "" || val == "" {
+		return "", t, fmt.Errorf("tolerance %q: want unit=10%% (relative) or unit=1 (absolute)", s)
+	}
+	if _, err := path.Match(unit, ""); err != nil {
+		return "", t, fmt.Errorf("tolerance %q: bad unit pattern: %v", s, err)
+	}
+	num, rel := strings.CutSuffix(val, "%")
+	x, err := strconv.ParseFloat(num, 64)
+	if err != nil || x < 0 || math.IsInf(x, 0) || math.IsNaN(x) {
+		return "", t, fmt.Errorf("tolerance %q: %q is not a non-negative number", s, val)
+	}
+	if rel {
+		return unit, Tolerance{Rel: x / 100}, nil
+	}
+	return unit, Tolerance{Abs: x}, nil
+}
