@@ -3,6 +3,7 @@ module github.com/llmsla/llmsla
 go 1.26.0
 
 require (
+	github.com/aclements/go-moremath v0.0.0-20210112150236-f10218a38794 // indirect
 	github.com/santhosh-tekuri/jsonschema/v5 v5.3.1 // indirect
 	github.com/sashabaranov/go-openai v1.43.0 // indirect
 	github.com/stretchr/testify v1.12.1 // indirect
