@@ -1,0 +1,107 @@
+package sim
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseSpec(t *testing.T) {
+	cases := map[string]struct {
+		spec string
+		want func(*Config)
+	}{
+		"empty is default": {"", func(*Config) {}},
+		"the brief's example": {
+			"ttft=50ms,tpot=5ms,tokens=24,jitter=0.1,slowdown=0.01,scale=1.25,role,keepalive=10ms," +
+				"crlf,reasoning=4,nousage,fault=rate_limited:0.1,fault=truncated:0.05,seed=1",
+			func(c *Config) {
+				c.TTFT, c.TPOT, c.OutputTokens = 50*time.Millisecond, 5*time.Millisecond, 24
+				c.TTFTJitter, c.TPOTJitter, c.Slowdown, c.Scale = 0.1, 0.1, 0.01, 1.25
+				c.RoleChunk, c.KeepAlive, c.CRLF, c.ReasoningTokens, c.NoUsage = true, 10*time.Millisecond, true, 4, true
+				c.Faults = map[string]float64{FaultRateLimited: 0.1, FaultTruncated: 0.05}
+				c.Seed = 1
+			}},
+		"flags off and split jitter": {
+			" role=false , empty, nodone=true, ttft_jitter=0, tpot_jitter=0.3, prefill=1ms ",
+			func(c *Config) {
+				c.RoleChunk, c.EmptyContent, c.NoDone = false, true, true
+				c.TTFTJitter, c.TPOTJitter, c.PrefillPerToken = 0, 0.3, time.Millisecond
+			}},
+		"quality": {"wrong=0.2,invalid_json=0.1,seed=-3", func(c *Config) {
+			c.WrongRate, c.InvalidJSONRate, c.Seed = 0.2, 0.1, -3
+		}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got, err := ParseSpec(tc.spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := Default()
+			tc.want(&want)
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("ParseSpec(%q) =\n%+v\nwant\n%+v", tc.spec, got, want)
+			}
+			again, err := ParseSpec(got.String())
+			if err != nil || !reflect.DeepEqual(again, got) {
+				t.Errorf("round trip through %q = %+v, %v", got.String(), again, err)
+			}
+		})
+	}
+}
+
+func TestParseSpecErrors(t *testing.T) {
+	cases := map[string]struct {
+		spec string
+		says []string // substrings the message must have
+	}{
+		"unknown key":        {"ttft=5ms,tfft=5ms", []string{`"tfft"`, "allowed:", "ttft", "tpot", "fault"}},
+		"bad duration":       {"ttft=fast", []string{`"ttft=fast"`, "invalid duration"}},
+		"value missing":      {"tpot", []string{`"tpot"`, "needs a value"}},
+		"bad flag":           {"role=maybe", []string{`"role=maybe"`}},
+		"unknown fault":      {"fault=gremlins:0.1", []string{`"gremlins"`, "truncated"}},
+		"fault without p":    {"fault=truncated", []string{"kind:probability"}},
+		"fault p > 1":        {"fault=auth:2", []string{"auth", "[0,1]"}},
+		"faults sum > 1":     {"fault=auth:0.6,fault=truncated:0.6", []string{"sum"}},
+		"negative tokens":    {"tokens=-1", []string{"tokens=-1"}},
+		"negative ttft":      {"ttft=-1ms", []string{"ttft=-1ms"}},
+		"rate out of bounds": {"wrong=1.5", []string{"wrong=1.5"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, err := ParseSpec(tc.spec)
+			if !errors.Is(err, ErrConfig) {
+				t.Fatalf("ParseSpec(%q) error = %v, want ErrConfig", tc.spec, err)
+			}
+			for _, s := range tc.says {
+				if !strings.Contains(err.Error(), s) {
+					t.Errorf("error %q does not mention %q", err, s)
+				}
+			}
+		})
+	}
+}
+
+func TestSplitTokens(t *testing.T) {
+	cases := map[string]struct {
+		in   string
+		want []string
+	}{
+		"words":        {"a bb  c", []string{"a ", "bb  ", "c"}},
+		"leading":      {" a", []string{" a"}},
+		"long word":    {"abcdefghijk", []string{"abcdefgh", "ijk"}},
+		"runes intact": {"ééééééééé x", []string{"éééééééé", "é ", "x"}},
+		"empty":        {"", nil},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := splitTokens(tc.in)
+			if !reflect.DeepEqual(got, tc.want) || strings.Join(got, "") != tc.in {
+				t.Errorf("splitTokens(%q) = %q, want %q", tc.in, got, tc.want)
+			}
+		})
+	}
+}
