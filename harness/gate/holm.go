@@ -33,11 +33,13 @@ func HolmAdjust(p []float64) []float64 {
 // give for samples of n1 and n2 values without ties: the two most extreme
 // of the C(n1+n2, n1) equally likely orderings.
 func minP(n1, n2 int) float64 {
-	// log C(n1+n2, n1), via lgamma to stay finite for large counts.
-	a, _ := math.Lgamma(float64(n1 + n2 + 1))
-	b, _ := math.Lgamma(float64(n1 + 1))
-	c, _ := math.Lgamma(float64(n2 + 1))
-	return math.Min(1, 2*math.Exp(-(a-b-c)))
+	// C(n1+n2, n1) as a running product: exact for the small counts that
+	// matter, and +Inf (p = 0) long after any alpha is reachable.
+	c := 1.0
+	for i := 1; i <= n1; i++ {
+		c = c * float64(n2+i) / float64(i)
+	}
+	return math.Min(1, 2/c)
 }
 
 // runsNeeded is the smallest equal number of runs per side with which the
