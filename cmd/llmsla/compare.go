@@ -1,0 +1,46 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/llmsla/llmsla/harness/gate"
+)
+
+// runCompare prints a benchstat-style table of recorded runs. It is
+// descriptive and never fails on a regression; that is runGate's job.
+func runCompare(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var opts gate.CompareOptions
+	fs.StringVar(&opts.Col, "col", ".file", "split results into columns by distinct values of `projection` (e.g. /endpoint)")
+	fs.StringVar(&opts.Row, "row", ".fullname", "split results into rows by distinct values of `projection`")
+	fs.StringVar(&opts.Filter, "filter", "*", "use only benchmarks matching benchfilter `query`")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), `usage: llmsla compare [flags] FILE...
+
+Median ± 95% CI per benchmark and unit, and for each column after the
+first the change against it (Mann-Whitney p, n). With one file, pick a
+column key: llmsla compare -col /endpoint results/latest.txt
+
+`)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() == 0 {
+		fs.Usage()
+		return 2
+	}
+	var srcs []gate.Source
+	for _, p := range fs.Args() {
+		srcs = append(srcs, gate.File(p))
+	}
+	if err := gate.Compare(stdout, opts, srcs...); err != nil {
+		fmt.Fprintf(stderr, "llmsla compare: %v\n", err)
+		return 2
+	}
+	return 0
+}
