@@ -227,6 +227,7 @@ func spawn(c config, dir string) (*Server, error) {
 // orphaned. The watchdog, a shell in the server's group, reads its stdin
 // until EOF, which comes when the test process exits however it exits, and
 // then kills the group. Without /bin/sh the server still runs, unguarded.
+// (No "--" before the negative id: dash, Debian's sh, rejects it.)
 func (s *Server) startWatchdog() {
 	r, w, err := os.Pipe()
 	if err != nil {
@@ -234,7 +235,7 @@ func (s *Server) startWatchdog() {
 	}
 	defer r.Close()
 	pgid := s.cmd.Process.Pid
-	wd := exec.Command("/bin/sh", "-c", `trap '' INT HUP; read _; kill -KILL -- -"$1"`,
+	wd := exec.Command("/bin/sh", "-c", `trap '' INT HUP; read _; kill -KILL -"$1"`,
 		"llmsla-ollama-watchdog", strconv.Itoa(pgid))
 	wd.Stdin = r
 	wd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pgid: pgid}
