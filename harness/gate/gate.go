@@ -57,14 +57,22 @@ type sampleKey struct{ bench, unit string }
 
 // side holds one file's samples in first-seen order.
 type side struct {
-	vals    map[sampleKey][]float64
-	order   []sampleKey
-	benches map[string]bool
+	vals       map[sampleKey][]float64
+	order      []sampleKey
+	benches    map[string]bool
+	benchOrder []string
+}
+
+func newSide() *side {
+	return &side{vals: map[sampleKey][]float64{}, benches: map[string]bool{}}
 }
 
 func (s *side) add(res *benchfmt.Result) {
 	bench := res.Name.String()
-	s.benches[bench] = true
+	if !s.benches[bench] {
+		s.benches[bench] = true
+		s.benchOrder = append(s.benchOrder, bench)
+	}
 	for _, v := range res.Values {
 		k := sampleKey{bench, unitOf(v)}
 		if _, ok := s.vals[k]; !ok {
@@ -93,7 +101,7 @@ func Gate(base, new Source, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	sides := [2]*side{{vals: map[sampleKey][]float64{}, benches: map[string]bool{}}, {vals: map[sampleKey][]float64{}, benches: map[string]bool{}}}
+	sides := [2]*side{newSide(), newSide()}
 	units, err := load([]Source{base, new}, filter, func(i int, res *benchfmt.Result) { sides[i].add(res) })
 	if err != nil {
 		return nil, err
@@ -121,9 +129,9 @@ func checkCommon(rep *Report, sides [2]*side, filter string) error {
 	}
 	for i, s := range sides {
 		other, name := sides[1-i], [2]string{rep.Base, rep.New}[i]
-		for _, k := range s.order {
-			if !other.benches[k.bench] && k.unit == s.firstUnit(k.bench) {
-				rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s only in %s; not compared", k.bench, name))
+		for _, b := range s.benchOrder {
+			if !other.benches[b] {
+				rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s only in %s; not compared", b, name))
 			}
 		}
 	}
@@ -134,15 +142,6 @@ func checkCommon(rep *Report, sides [2]*side, filter string) error {
 		return fmt.Errorf("%w: no benchmark results match -filter %q in %s and %s; widen the filter", ErrUnusable, filter, rep.Base, rep.New)
 	}
 	return fmt.Errorf("%w: %s and %s have no benchmark in common; names must match exactly, including sub-benchmark keys and the -N GOMAXPROCS suffix: record both with the same suite on the same machine shape", ErrUnusable, rep.Base, rep.New)
-}
-
-func (s *side) firstUnit(bench string) string {
-	for _, k := range s.order {
-		if k.bench == bench {
-			return k.unit
-		}
-	}
-	return ""
 }
 
 // pair builds the comparisons for (benchmark, unit) pairs on both sides
@@ -176,7 +175,7 @@ func pair(rep *Report, sides [2]*side, units benchfmt.UnitMetadataMap) []compari
 		}
 		cmps = append(cmps, comparison{Finding: Finding{Benchmark: k.bench, Unit: k.unit, N1: len(oldVals), N2: len(newVals)}, better: better})
 	}
-	for k := range sides[1].vals {
+	for _, k := range sides[1].order {
 		if _, ok := sides[0].vals[k]; !ok && sides[0].benches[k.bench] {
 			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s: unit %s only in %s; not compared", k.bench, k.unit, rep.New))
 		}

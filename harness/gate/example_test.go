@@ -1,0 +1,48 @@
+package gate_test
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/llmsla/llmsla/harness/gate"
+)
+
+// bench renders six runs with p95 TTFT around ttft ms and throughput
+// around tok tokens/s.
+func bench(ttft, tok float64) string {
+	var b strings.Builder
+	b.WriteString("Unit ttft-p95-ms better=lower\nUnit out-tok/s better=higher\n")
+	for i := range 6 {
+		fmt.Fprintf(&b, "BenchmarkChat/endpoint=prod-2 20 0 ns/op %.1f ttft-p95-ms %.1f out-tok/s\n",
+			ttft+float64(i), tok+float64(i))
+	}
+	return b.String()
+}
+
+func ExampleGate() {
+	base := gate.Stream("baseline.txt", strings.NewReader(bench(200, 400)))
+	cand := gate.Stream("latest.txt", strings.NewReader(bench(250, 480)))
+	rep, err := gate.Gate(base, cand, gate.Options{})
+	if err != nil {
+		fmt.Println(err) // errors.Is(err, gate.ErrUnusable): exit 2
+		return
+	}
+	rep.WriteText(os.Stdout)
+	fmt.Println("failed:", rep.Failed())
+	// Output:
+	// gate FAIL: latest.txt vs baseline.txt — 1 regressed, 1 improved, 0 unchanged (2 comparisons, Holm–Bonferroni α=0.05)
+	// REGRESSED  Chat/endpoint=prod-2  ttft-p95-ms  202.5 → 252.5  +24.7%  (p=0.00433 n=6+6, tolerance 10%)
+	// improved   Chat/endpoint=prod-2  out-tok/s    402.5 → 482.5  +19.9%  (p=0.00433 n=6+6, tolerance 10%)
+	// failed: true
+}
+
+func ExampleParseTolerance() {
+	for _, flag := range []string{"ttft-p99-ms=20%", "accuracy-%=2"} {
+		unit, t, _ := gate.ParseTolerance(flag)
+		fmt.Printf("%s: %s (Rel %g, Abs %g)\n", unit, t, t.Rel, t.Abs)
+	}
+	// Output:
+	// ttft-p99-ms: 20% (Rel 0.2, Abs 0)
+	// accuracy-%: 2 (Rel 0, Abs 2)
+}
