@@ -16,8 +16,9 @@
 //
 // For every (benchmark, unit) present in both the base and the new file,
 // the direction comes from "Unit <unit> better=lower|higher" metadata; a
-// unit without it is inferred (*-ms and ns/op lower, err-% lower, */s and
-// other *-% higher) or skipped with a warning. The two samples are compared
+// unit without it is inferred (*-ms lower, err-% lower, */s and other *-%
+// higher) or skipped with a warning. ns/op, which the harness reports as 0
+// to hide it, is dropped on reading. The two samples are compared
 // with the Mann-Whitney U test, which assumes no distribution: latency
 // percentiles are skewed and the run count is small.
 //
