@@ -4,7 +4,10 @@
 #
 # It reuses $LLMSLA_OLLAMA, $(go env GOPATH)/bin/ollama or an ollama on PATH
 # when that binary is v0.11.4, and otherwise builds it from the Go module
-# proxy (cgo, CPU only; ~1-3 min on 2 cores). Running it twice is cheap.
+# proxy (cgo, CPU only; ~1-3 min on 2 cores, ~6 min on 2 busy ones).
+# Running it twice is cheap. In CI:
+#
+#	export LLMSLA_OLLAMA=$(.ci/install-ollama.sh)
 #
 # Why not trust `ollama -v` alone: a plain `go install` leaves
 # version.Version at its default "0.0.0", and -v first asks a server on
