@@ -76,10 +76,11 @@ func canonicalPair(a, b []byte) (string, string, bool) {
 	return string(ca) + "\n", string(cb) + "\n", true
 }
 
-// ErrSecret is returned when content to be written holds a secret.
-type ErrSecret struct{ Var string }
+// SecretError is returned when content to be written holds the value of a
+// secret environment variable; it names the variable, never the value.
+type SecretError struct{ Var string }
 
-func (e *ErrSecret) Error() string {
+func (e *SecretError) Error() string {
 	return "refusing to write: content holds the value of $" + e.Var
 }
 
@@ -102,7 +103,7 @@ func findSecret(content []byte) string {
 // so that an interrupted -update never leaves half a golden file.
 func writeFileSafe(path string, content []byte) error {
 	if name := findSecret(content); name != "" {
-		return &ErrSecret{name}
+		return &SecretError{name}
 	}
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {

@@ -105,7 +105,7 @@ func TestGoldenRefusesSecrets(t *testing.T) {
 	if _, err := os.Stat(path + ".got"); !os.IsNotExist(err) {
 		t.Error(".got holding a secret written")
 	}
-	var es *ErrSecret
+	var es *SecretError
 	if err := writeFileSafe(path, []byte("sk-test-1234567890")); !errors.As(err, &es) || es.Var != "LLMSLA_TEST_API_KEY" {
 		t.Errorf("writeFileSafe = %v", err)
 	}
