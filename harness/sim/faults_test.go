@@ -17,7 +17,7 @@ import (
 // faultResult is what a raw client saw of one faulty request.
 type faultResult struct {
 	resp *http.Response
-	err  error // from Do
+	err  error  // from Do
 	body string // a non-SSE body
 	evs  []event
 	end  error // what ended the body
