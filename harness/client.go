@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptrace"
+	"net/url"
 	"strings"
 	"syscall"
 	"time"
@@ -33,10 +34,22 @@ type Endpoint struct {
 	// Kind is "openai" (default) or "ollama" (enables the native-timing
 	// breakdown).
 	Kind string
+	// KeyEnv names the environment variable the API key is read from.
+	KeyEnv string
 }
 
 func (e Endpoint) String() string {
-	return fmt.Sprintf("%s (%s, model %s)", e.Name, e.BaseURL, e.Model)
+	return fmt.Sprintf("%s (%s, model %s)", e.Name, RedactURL(e.BaseURL), e.Model)
+}
+
+// RedactURL drops what may hold a secret (user info, query) from a URL.
+func RedactURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	u.User, u.RawQuery, u.Fragment = nil, "", ""
+	return u.String()
 }
 
 // Timeouts bound one request. Zero means no limit.

@@ -29,9 +29,9 @@ type Sample struct {
 	Cold        bool   `json:"cold,omitempty"` // first request to the endpoint in the run
 	Warmup      bool   `json:"warmup,omitempty"`
 
-	// Start is t0, kept for ordering and wall-time windows; it is not
-	// serialised as a monotonic reading, so use Offset across processes.
-	Start  time.Time     `json:"-"`
+	// Start is t0. In memory it carries the monotonic reading; written out
+	// it is wall-clock time, good for windows within one run.
+	Start  time.Time     `json:"t0"`
 	Offset time.Duration `json:"offset_ns"` // t0 − start of the run
 	// Lag is t0 − tsched for open-loop load (coordinated omission); zero
 	// in closed loop.

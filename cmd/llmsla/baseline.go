@@ -1,0 +1,89 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"golang.org/x/perf/benchfmt"
+
+	"github.com/llmsla/llmsla/harness"
+)
+
+// runBaseline promotes a recorded run to the baseline the gate compares
+// against, but only a run that met its SLAs and has enough runs per
+// benchmark to ever show a significant change.
+func runBaseline(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("baseline", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	from := fs.String("from", "results/latest.txt", "recorded run (benchfmt)")
+	samples := fs.String("samples", "", "its samples (default: FROM with .samples.jsonl)")
+	to := fs.String("to", "golden/baseline.txt", "baseline to write")
+	minCount := fs.Int("min-count", 6, "runs needed per benchmark")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if *samples == "" {
+		*samples = strings.TrimSuffix(*from, ".txt") + ".samples.jsonl"
+	}
+	counts, err := runCounts(*from)
+	if err != nil {
+		fmt.Fprintf(stderr, "llmsla baseline: %v (run `make bench` first)\n", err)
+		return 2
+	}
+	if len(counts) == 0 {
+		fmt.Fprintf(stderr, "llmsla baseline: %s has no benchmark results\n", *from)
+		return 2
+	}
+	for name, n := range counts {
+		if n < *minCount {
+			fmt.Fprintf(stderr, "llmsla baseline: %s has %d runs of %s, need ≥ %d: run `make bench` with -count %d\n", *from, n, name, *minCount, *minCount)
+			return 2
+		}
+	}
+	cfg, err := harness.LoadConfig()
+	if err != nil {
+		fmt.Fprintf(stderr, "llmsla baseline: %v\n", err)
+		return 2
+	}
+	if code := verdicts(cfg, *samples, stdout, stderr); code != 0 {
+		fmt.Fprintf(stderr, "llmsla baseline: not promoting %s: it did not meet its SLAs\n", *from)
+		return code
+	}
+	b, err := os.ReadFile(*from)
+	if err == nil {
+		err = harness.WriteFileAtomic(*to, b)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "llmsla baseline: %v\n", err)
+		return 2
+	}
+	fmt.Fprintf(stdout, "promoted %s to %s\n", *from, *to)
+	return 0
+}
+
+// runCounts counts the results of each benchmark in a benchfmt file.
+func runCounts(path string) (map[string]int, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	counts := map[string]int{}
+	r := benchfmt.NewReader(f, path)
+	for r.Scan() {
+		switch rec := r.Result().(type) {
+		case *benchfmt.Result:
+			counts[string(rec.Name.Full())]++
+		case *benchfmt.SyntaxError:
+			return nil, rec
+		}
+	}
+	if err := r.Err(); err != nil {
+		return nil, errors.New(err.Error())
+	}
+	return counts, nil
+}

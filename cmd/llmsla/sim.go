@@ -1,0 +1,41 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+
+	"github.com/llmsla/llmsla/harness/sim"
+)
+
+// runSim serves the built-in simulator, e.g. to point another tool at it.
+func runSim(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("sim", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on")
+	spec := fs.String("spec", "", `latency model and faults, e.g. "ttft=50ms,tpot=5ms,tokens=64,fault=rate_limited:0.05"`)
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	cfg := sim.Default()
+	if *spec != "" {
+		var err error
+		if cfg, err = sim.ParseSpec(*spec); err != nil {
+			fmt.Fprintf(stderr, "llmsla sim: -spec: %v\n", err)
+			return 2
+		}
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		fmt.Fprintf(stderr, "llmsla sim: %v\n", err)
+		return 2
+	}
+	fmt.Fprintf(stdout, "simulator serving http://%s/v1 (OPENAI_BASE_URL=http://%s/v1 LLMSLA_MODEL=sim)\n", ln.Addr(), ln.Addr())
+	if err := http.Serve(ln, sim.New(cfg)); err != nil {
+		fmt.Fprintf(stderr, "llmsla sim: %v\n", err)
+		return 2
+	}
+	return 0
+}

@@ -1,0 +1,105 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/llmsla/llmsla/harness/sim"
+	"github.com/llmsla/llmsla/harness/stats"
+)
+
+// truthTolerance is how far a measured percentile may be from the truth.
+// The truth of an event is the instant the simulator finished writing it
+// (same process, same monotonic clock), measured from the client's own t0:
+// what the server did, timed from when the client started. The difference is
+// then the measurement error alone: the chunk's trip across loopback and the
+// client's reading of it. The time the request spends reaching the handler is
+// latency the endpoint really has (a busy server accepts late), not error, so
+// it is in both.
+const truthTolerance = 2.0 // ms
+
+func hello() Prompts {
+	return func(i int) Prompt {
+		return Prompt{Request: Request{Messages: []openai.ChatCompletionMessage{{Role: "user", Content: fmt.Sprintf("hello %d", i)}}}}
+	}
+}
+
+// TestMeasuredEqualsTruth compares the client's ttft, ttfa, total and tpot
+// percentiles with what the simulator recorded for the same requests.
+func TestMeasuredEqualsTruth(t *testing.T) {
+	base := sim.Config{TTFT: 30 * time.Millisecond, TTFTJitter: 0.3, TPOT: 8 * time.Millisecond, TPOTJitter: 0.2, OutputTokens: 12, Seed: 7}
+	framings := map[string]func(*sim.Config){
+		"plain":     func(*sim.Config) {},
+		"role":      func(c *sim.Config) { c.RoleChunk, c.EmptyContent = true, true },
+		"keepalive": func(c *sim.Config) { c.KeepAlive = 5 * time.Millisecond },
+		"crlf":      func(c *sim.Config) { c.CRLF = true },
+		"reasoning": func(c *sim.Config) { c.ReasoningTokens = 4 },
+	}
+	for name, frame := range framings {
+		for _, conc := range []int{1, 100} {
+			t.Run(fmt.Sprintf("framing=%s/concurrency=%d", name, conc), func(t *testing.T) {
+				cfg := base
+				frame(&cfg)
+				srv, url := sim.Start(t, cfg)
+				c := NewClient(Endpoint{Name: "sim", BaseURL: url, Model: "m"})
+				defer c.CloseIdle()
+				n := 40
+				if conc > 1 {
+					n = 200
+				}
+				samples := NewRunner(Concurrency(conc), Warmup(conc)).Run(context.Background(), c, hello(), n)
+				samples = warmOnly(samples)
+				compareWithTruth(t, samples, srv.Truth(), cfg.ReasoningTokens > 0)
+			})
+		}
+	}
+}
+
+func compareWithTruth(t *testing.T, samples []Sample, truth []sim.Truth, reasoning bool) {
+	t.Helper()
+	byID := map[string]sim.Truth{}
+	for _, tr := range truth {
+		byID[tr.ID] = tr
+	}
+	var got, want [4][]float64 // ttft, ttfa, total, tpot
+	for _, s := range samples {
+		require.True(t, s.OK(), "sample %d failed: %s", s.Seq, s.Err)
+		tr, ok := byID[s.ID]
+		require.True(t, ok, "no truth for response id %q", s.ID)
+		require.Equal(t, tr.OutputTokens, s.OutputTokens, "output tokens of %s", s.ID)
+		require.Equal(t, TokensUsage, s.TokenSource)
+		tpot, ok := s.TPOT()
+		require.True(t, ok)
+		got[0], want[0] = append(got[0], ms(s.TTFT)), append(want[0], ms(tr.FirstToken.Sub(s.Start)))
+		got[1], want[1] = append(got[1], ms(s.TTFA)), append(want[1], ms(tr.FirstAnswer.Sub(s.Start)))
+		got[2], want[2] = append(got[2], ms(s.Total)), append(want[2], ms(tr.Last.Sub(s.Start)))
+		got[3], want[3] = append(got[3], ms(tpot)), append(want[3], ms(tr.Last.Sub(tr.FirstToken))/float64(tr.OutputTokens-1))
+		if reasoning {
+			assert.Greater(t, s.TTFA, s.TTFT, "reasoning comes before the answer")
+		} else {
+			assert.Equal(t, s.TTFT, s.TTFA)
+		}
+	}
+	for i, name := range []string{"ttft", "ttfa", "total", "tpot"} {
+		g, w := stats.Summarize(got[i]), stats.Summarize(want[i])
+		t.Logf("%s p50 %.2f (truth %.2f) p95 %.2f (truth %.2f) ms, n=%d", name, g.P50, w.P50, g.P95, w.P95, g.N)
+		assert.InDelta(t, w.P50, g.P50, truthTolerance, "%s p50", name)
+		assert.InDelta(t, w.P95, g.P95, truthTolerance, "%s p95", name)
+	}
+}
+
+func warmOnly(samples []Sample) []Sample {
+	out := samples[:0:0]
+	for _, s := range samples {
+		if !s.Warmup && !s.Cold {
+			out = append(out, s)
+		}
+	}
+	return out
+}

@@ -1,0 +1,190 @@
+package harness
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"sync"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/llmsla/llmsla/harness/sim"
+)
+
+// EnvSamples names the JSONL file every sample is appended to, so that a
+// report can be computed from the raw data after the run.
+const EnvSamples = "LLMSLA_SAMPLES"
+
+// session is the per-process state shared by all scenarios: the loaded
+// configuration, one client per endpoint (so connections are pooled across
+// scenarios), the simulators, and which endpoints have had their cold
+// request and which scenarios their warm-up.
+type session struct {
+	cfg     *Config
+	clients map[string]*Client
+	sims    map[string]*sim.Server
+	answers *answerBook
+	sink    *SampleFile
+
+	mu     sync.Mutex
+	cold   map[string]bool // endpoint → cold request sent
+	warmed map[string]bool // scenario/endpoint → warm-up sent
+}
+
+var current = sync.OnceValues(newSession)
+
+func newSession() (*session, error) {
+	cfg, err := LoadConfig()
+	if err != nil {
+		return nil, err
+	}
+	s := &session{cfg: cfg, clients: map[string]*Client{}, sims: map[string]*sim.Server{},
+		answers: newAnswerBook(), cold: map[string]bool{}, warmed: map[string]bool{}}
+	for i := range cfg.Endpoints {
+		ep := &cfg.Endpoints[i]
+		if ep.Simulated {
+			simCfg, err := simConfigFor(cfg, ep.Name)
+			if err != nil {
+				return nil, err
+			}
+			simCfg.Answer, simCfg.Wrong = s.answers.right, s.answers.wrong
+			srv := sim.New(simCfg)
+			s.sims[ep.Name] = srv
+			// The test binary's exit closes it; a leak check in a test uses
+			// its own simulator, not the session's.
+			ep.BaseURL = httptest.NewServer(srv).URL + "/v1"
+		}
+		s.clients[ep.Name] = NewClient(*ep)
+	}
+	if path := os.Getenv(EnvSamples); path != "" {
+		if s.sink, err = OpenSampleFile(path); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+func simConfigFor(cfg *Config, name string) (sim.Config, error) {
+	spec := cfg.SimSpecs[name]
+	if strings.TrimSpace(spec) == "" {
+		return sim.Default(), nil
+	}
+	c, err := sim.ParseSpec(spec)
+	if err != nil {
+		return c, fmt.Errorf("%s: simulator spec of endpoint %s: %w", cfg.Source, name, err)
+	}
+	return c, nil
+}
+
+func validSimSpec(spec string) error {
+	if strings.TrimSpace(spec) == "" {
+		return nil
+	}
+	_, err := sim.ParseSpec(spec)
+	return err
+}
+
+// run measures one scenario on one endpoint at one concurrency level.
+func (s *session) run(ctx context.Context, name string, ep Endpoint, conf ScenarioConfig, c, n int, prompts Prompts) []Sample {
+	s.mu.Lock()
+	cold := !s.cold[ep.Name]
+	s.cold[ep.Name] = true
+	warm := 0
+	if key := name + "/" + ep.Name; !s.warmed[key] {
+		s.warmed[key] = true
+		warm = conf.Warmup
+	}
+	s.mu.Unlock()
+	opts := []Option{Labels(name), Concurrency(c), Warmup(warm), ColdFirst(cold)}
+	if s.sink != nil {
+		opts = append(opts, Sink(s.sink.Write))
+	}
+	withMax := func(i int) Prompt {
+		p := prompts(i)
+		p.Request.MaxTokens = conf.MaxTokens
+		return p
+	}
+	return NewRunner(opts...).Run(ctx, s.clients[ep.Name], withMax, n)
+}
+
+// answerBook tells the simulator what to answer: the reference answer of
+// the fixture case whose messages it was sent, so that quality checks pass
+// on a healthy simulator and fail exactly where it injects a wrong answer.
+type answerBook struct {
+	mu   sync.RWMutex
+	byQ  map[string][2]string // last user message → right, wrong
+	none [2]string
+}
+
+func newAnswerBook() *answerBook { return &answerBook{byQ: map[string][2]string{}} }
+
+func (a *answerBook) add(question, right, wrong string) {
+	a.mu.Lock()
+	a.byQ[question] = [2]string{right, wrong}
+	a.mu.Unlock()
+}
+
+func (a *answerBook) lookup(req *openai.ChatCompletionRequest) ([2]string, bool) {
+	if len(req.Messages) == 0 {
+		return a.none, false
+	}
+	a.mu.RLock()
+	defer a.mu.RUnlock()
+	v, ok := a.byQ[req.Messages[len(req.Messages)-1].Content]
+	return v, ok
+}
+
+func (a *answerBook) right(req *openai.ChatCompletionRequest) string {
+	if v, ok := a.lookup(req); ok && v[0] != "" {
+		return v[0]
+	}
+	return lorem
+}
+
+func (a *answerBook) wrong(req *openai.ChatCompletionRequest) string {
+	if v, ok := a.lookup(req); ok && v[1] != "" {
+		return v[1]
+	}
+	return "I don't know."
+}
+
+const lorem = "Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua."
+
+// SampleFile appends samples as JSON lines. Each line goes out in one write
+// on an O_APPEND file, so an interrupted run leaves every finished sample
+// readable (at most the last line is cut, and readers skip it).
+type SampleFile struct {
+	mu sync.Mutex
+	f  *os.File
+}
+
+// OpenSampleFile opens path for appending.
+func OpenSampleFile(path string) (*SampleFile, error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", EnvSamples, err)
+	}
+	return &SampleFile{f: f}, nil
+}
+
+// Write appends one sample; an error is reported once on stderr, not fatal,
+// because the run's own verdict does not depend on the file.
+func (w *SampleFile) Write(s *Sample) {
+	b, err := json.Marshal(s)
+	if err != nil {
+		return
+	}
+	b = append(b, '\n')
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.f == nil {
+		return
+	}
+	if _, err := w.f.Write(b); err != nil {
+		fmt.Fprintf(os.Stderr, "llmsla: writing samples: %v\n", err)
+		w.f = nil
+	}
+}

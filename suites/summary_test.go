@@ -1,0 +1,17 @@
+package suites
+
+import (
+	"testing"
+
+	"github.com/llmsla/llmsla/harness"
+)
+
+// summary: long input, where prefill dominates the time to first token.
+var summary = harness.Scenario{
+	Name:    "summary",
+	Fixture: "fixtures/summarize.jsonl",
+	System:  "Summarise the text in at most three sentences.",
+}
+
+func TestSummary(t *testing.T)      { harness.Run(t, summary) }
+func BenchmarkSummary(b *testing.B) { harness.Bench(b, summary) }
