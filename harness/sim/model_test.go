@@ -96,7 +96,7 @@ func TestQuality(t *testing.T) {
 		"invalid json drops the last brace": {func(c *Config) { c.Answer, c.InvalidJSONRate = answer, 1 },
 			`{"a": {"b": 1}`, false, false},
 		"invalid lorem is cut in half": {func(c *Config) { c.OutputTokens, c.InvalidJSONRate = 4, 1 },
-			"lorem ipsu", false, false},
+			"lorem ipsum", false, false},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
