@@ -38,6 +38,10 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	fmt.Fprintln(stdout, cfg.Describe())
+	// The test binary runs in the package's directory: give it absolute paths.
+	if abs, err := filepath.Abs(*out); err == nil {
+		*out = abs
+	}
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		fmt.Fprintf(stderr, "llmsla: %v\n", err)
 		return 2
