@@ -69,16 +69,25 @@ func promptTokens(req *openai.ChatCompletionRequest) int {
 	return n
 }
 
-var lorem = strings.Fields(`lorem ipsum dolor sit amet consectetur adipiscing elit sed do
+var lorem = spaced(strings.Fields(`lorem ipsum dolor sit amet consectetur adipiscing elit sed do
 eiusmod tempor incididunt ut labore et dolore magna aliqua ut enim ad minim veniam
-quis nostrud exercitation ullamco laboris nisi ut aliquip ex ea commodo consequat`)
+quis nostrud exercitation ullamco laboris nisi ut aliquip ex ea commodo consequat`))
+
+// spaced gives each word the space that follows it, once, so that handing
+// out lorem tokens allocates nothing per token.
+func spaced(words []string) []string {
+	for i, w := range words {
+		words[i] = w + " "
+	}
+	return words
+}
 
 // loremTokens is n words, one token each, with the space that follows it so
 // the concatenated content reads like text.
 func loremTokens(n, offset int) []string {
 	toks := make([]string, n)
 	for k := range toks {
-		toks[k] = lorem[(k+offset)%len(lorem)] + " "
+		toks[k] = lorem[(k+offset)%len(lorem)]
 	}
 	return toks
 }

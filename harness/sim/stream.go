@@ -24,6 +24,7 @@ func (c *call) stream() {
 		c.longLine()
 		return
 	}
+	c.sent = make([]string, 0, len(c.answer))
 	limit := -1
 	switch c.tr.Fault {
 	case FaultTimeoutIdle, FaultTimeoutTotal, FaultProtocolBadChunk, FaultMidstreamError,
@@ -140,9 +141,14 @@ const (
 func (c *call) forever() {
 	every := max(c.cfg.TPOT, time.Millisecond)
 	stop := time.Now().Add(holdStall)
-	for k := 0; c.sleepUntil(c.next) && c.next.Before(stop); k++ {
-		c.token(lorem[k%len(lorem)]+" ", false)
-		c.next = c.next.Add(every)
+	for k := 0; ; k++ {
+		if c.next = c.next.Add(every); c.next.Before(time.Now()) {
+			c.next = time.Now() // late: carry on steadily rather than burst
+		}
+		if c.next.After(stop) || !c.sleepUntil(c.next) {
+			return
+		}
+		c.token(lorem[k%len(lorem)], false)
 	}
 }
 
