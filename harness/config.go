@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
 )
 
 // Config is the parsed SLA file: the endpoints to measure and, per scenario,

@@ -36,9 +36,36 @@ type Scenario struct {
 // Run measures the scenario on every selected endpoint at every configured
 // concurrency level, as subtests (TestChat/endpoint=prod/concurrency=5), and
 // fails one line per objective not met.
-func Run(t *testing.T, sc Scenario) {
+func Run(t *testing.T, sc Scenario) []*Stats {
 	t.Helper()
-	s, prompts := setup(t, sc)
+	return session(t).Run(t, sc)
+}
+
+// Bench measures the scenario as benchmarks, one iteration one request
+// (BenchmarkChat/endpoint=prod/concurrency=5), reporting the run's figures
+// in the units of METRICS.md.
+func Bench(b *testing.B, sc Scenario) {
+	b.Helper()
+	session(b).Bench(b, sc)
+}
+
+// session returns the environment's session or stops the test with the
+// configuration error, before any request is sent.
+func session(t testing.TB) *Session {
+	t.Helper()
+	s, err := current()
+	if err != nil {
+		t.Fatalf("configuration: %v", err)
+	}
+	return s
+}
+
+// Run is the package-level Run on this session's endpoints; it returns the
+// stats of every run, in order, for tests that look further.
+func (s *Session) Run(t *testing.T, sc Scenario) []*Stats {
+	t.Helper()
+	prompts := s.mustPrompts(t, sc)
+	var all []*Stats
 	for _, ep := range s.cfg.Endpoints {
 		t.Run("endpoint="+NameValue(ep.Name), func(t *testing.T) {
 			if ep.Simulated {
@@ -49,6 +76,7 @@ func Run(t *testing.T, sc Scenario) {
 				t.Run(fmt.Sprintf("concurrency=%d", c), func(t *testing.T) {
 					samples := s.run(context.Background(), sc.Name, ep, conf, c, conf.Samples, prompts)
 					st := Summarize(samples, conf.SLA)
+					all = append(all, st)
 					t.Log(st.Line())
 					for _, v := range conf.SLA.Check(st) {
 						t.Errorf("%s endpoint=%s concurrency=%d: %s", sc.Name, ep.Name, c, v)
@@ -60,14 +88,13 @@ func Run(t *testing.T, sc Scenario) {
 			}
 		})
 	}
+	return all
 }
 
-// Bench measures the scenario as benchmarks, one iteration one request
-// (BenchmarkChat/endpoint=prod/concurrency=5), reporting the run's figures
-// in the units of METRICS.md.
-func Bench(b *testing.B, sc Scenario) {
+// Bench is the package-level Bench on this session's endpoints.
+func (s *Session) Bench(b *testing.B, sc Scenario) {
 	b.Helper()
-	s, prompts := setup(b, sc)
+	prompts := s.mustPrompts(b, sc)
 	printUnits.Do(func() { PrintBenchHeader(os.Stdout, s.cfg) })
 	for _, ep := range s.cfg.Endpoints {
 		conf := s.cfg.Scenario(sc.Name, ep.Name)
@@ -82,23 +109,19 @@ func Bench(b *testing.B, sc Scenario) {
 
 var printUnits sync.Once
 
-// setup loads the session and the scenario's fixture, or stops the test
-// with the configuration error before any request is sent.
-func setup(t testing.TB, sc Scenario) (*session, Prompts) {
+// mustPrompts loads the scenario's fixture or stops the test with its
+// error, before any request is sent.
+func (s *Session) mustPrompts(t testing.TB, sc Scenario) Prompts {
 	t.Helper()
-	s, err := current()
-	if err != nil {
-		t.Fatalf("configuration: %v", err)
-	}
 	prompts, err := s.prompts(sc)
 	if err != nil {
 		t.Fatalf("scenario %s: %v", sc.Name, err)
 	}
-	return s, prompts
+	return prompts
 }
 
 // Prompts builds the requests of a scenario from its fixture cases.
-func (s *session) prompts(sc Scenario) (Prompts, error) {
+func (s *Session) prompts(sc Scenario) (Prompts, error) {
 	if sc.Fixture == "" {
 		return nil, fmt.Errorf("no fixture: a scenario needs cases to send")
 	}

@@ -18,30 +18,39 @@ import (
 // report can be computed from the raw data after the run.
 const EnvSamples = "LLMSLA_SAMPLES"
 
-// session is the per-process state shared by all scenarios: the loaded
+// Session is the per-process state shared by all scenarios: the loaded
 // configuration, one client per endpoint (so connections are pooled across
 // scenarios), the simulators, and which endpoints have had their cold
 // request and which scenarios their warm-up.
-type session struct {
+type Session struct {
 	cfg     *Config
 	clients map[string]*Client
 	sims    map[string]*sim.Server
 	answers *answerBook
 	sink    *SampleFile
 
+	closers []func()
+
 	mu     sync.Mutex
 	cold   map[string]bool // endpoint → cold request sent
 	warmed map[string]bool // scenario/endpoint → warm-up sent
 }
 
-var current = sync.OnceValues(newSession)
-
-func newSession() (*session, error) {
+// current is the session of the package-level Run and Bench: the
+// configuration from the environment, loaded once per test binary.
+var current = sync.OnceValues(func() (*Session, error) {
 	cfg, err := LoadConfig()
 	if err != nil {
 		return nil, err
 	}
-	s := &session{cfg: cfg, clients: map[string]*Client{}, sims: map[string]*sim.Server{},
+	return NewSession(cfg)
+})
+
+// NewSession prepares cfg's endpoints for measuring: a client each, and a
+// simulator for each simulated one. Close stops the simulators.
+func NewSession(cfg *Config) (*Session, error) {
+	var err error
+	s := &Session{cfg: cfg, clients: map[string]*Client{}, sims: map[string]*sim.Server{},
 		answers: newAnswerBook(), cold: map[string]bool{}, warmed: map[string]bool{}}
 	for i := range cfg.Endpoints {
 		ep := &cfg.Endpoints[i]
@@ -53,9 +62,9 @@ func newSession() (*session, error) {
 			simCfg.Answer, simCfg.Wrong = s.answers.right, s.answers.wrong
 			srv := sim.New(simCfg)
 			s.sims[ep.Name] = srv
-			// The test binary's exit closes it; a leak check in a test uses
-			// its own simulator, not the session's.
-			ep.BaseURL = httptest.NewServer(srv).URL + "/v1"
+			hs := httptest.NewServer(srv)
+			s.closers = append(s.closers, hs.Close)
+			ep.BaseURL = hs.URL + "/v1"
 		}
 		s.clients[ep.Name] = NewClient(*ep)
 	}
@@ -65,6 +74,26 @@ func newSession() (*session, error) {
 		}
 	}
 	return s, nil
+}
+
+// Config returns the session's configuration.
+func (s *Session) Config() *Config { return s.cfg }
+
+// Sim returns the simulator behind a simulated endpoint, for tests that
+// compare with its truth or change its latency model.
+func (s *Session) Sim(endpoint string) *sim.Server { return s.sims[endpoint] }
+
+// Close stops the session's simulators and closes idle connections.
+func (s *Session) Close() {
+	for _, c := range s.clients {
+		c.CloseIdle()
+	}
+	for _, f := range s.closers {
+		f()
+	}
+	if s.sink != nil {
+		s.sink.Close()
+	}
 }
 
 func simConfigFor(cfg *Config, name string) (sim.Config, error) {
@@ -88,7 +117,7 @@ func validSimSpec(spec string) error {
 }
 
 // run measures one scenario on one endpoint at one concurrency level.
-func (s *session) run(ctx context.Context, name string, ep Endpoint, conf ScenarioConfig, c, n int, prompts Prompts) []Sample {
+func (s *Session) run(ctx context.Context, name string, ep Endpoint, conf ScenarioConfig, c, n int, prompts Prompts) []Sample {
 	s.mu.Lock()
 	cold := !s.cold[ep.Name]
 	s.cold[ep.Name] = true
@@ -168,6 +197,18 @@ func OpenSampleFile(path string) (*SampleFile, error) {
 		return nil, fmt.Errorf("%s: %w", EnvSamples, err)
 	}
 	return &SampleFile{f: f}, nil
+}
+
+// Close closes the file.
+func (w *SampleFile) Close() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.f == nil {
+		return nil
+	}
+	err := w.f.Close()
+	w.f = nil
+	return err
 }
 
 // Write appends one sample; an error is reported once on stderr, not fatal,
