@@ -171,6 +171,11 @@ func (c *Client) Do(ctx context.Context, req Request) Sample {
 		return s
 	}
 	c.stream(ctx, body, &s)
+	if c.ep.APIKey != "" && strings.Contains(s.Err, c.ep.APIKey) {
+		// A server that echoes the request back must not leak the key
+		// into reports.
+		s.Err = strings.ReplaceAll(s.Err, c.ep.APIKey, "[redacted]")
+	}
 	return s
 }
 

@@ -1,0 +1,121 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/llmsla/llmsla/harness/sim"
+)
+
+// fast timeouts, so that the timeout faults end in a fraction of a second.
+var testTimeouts = Timeouts{Headers: 300 * time.Millisecond, Idle: 300 * time.Millisecond, Total: 1500 * time.Millisecond}
+
+// TestErrorKinds injects each fault into the simulator and checks the sample
+// carries the kind, the run counts it, and nothing is left behind.
+func TestErrorKinds(t *testing.T) {
+	cases := map[string]struct {
+		fault    string
+		kind     ErrorKind
+		sentinel error
+		check    func(t *testing.T, s Sample)
+	}{
+		"timeout_headers":  {sim.FaultTimeoutHeaders, KindTimeoutHeaders, ErrTimeoutHeaders, nil},
+		"timeout_idle":     {sim.FaultTimeoutIdle, KindTimeoutIdle, ErrTimeoutIdle, nil},
+		"timeout_total":    {sim.FaultTimeoutTotal, KindTimeoutTotal, ErrTimeoutTotal, nil},
+		"connection_reset": {sim.FaultConnectionReset, KindConnReset, ErrConnReset, nil},
+		"rate_limited": {sim.FaultRateLimited, KindRateLimited, ErrRateLimited, func(t *testing.T, s Sample) {
+			assert.Equal(t, 429, s.Status)
+			assert.Equal(t, "2", s.RetryAfter, "Retry-After kept")
+		}},
+		"server_error_html": {sim.FaultServerError, KindServerError, ErrServerError, func(t *testing.T, s Sample) {
+			assert.Equal(t, 503, s.Status)
+			assert.NotContains(t, s.Err, "<", "HTML tags dropped from the message")
+		}},
+		"server_error_json":      {sim.FaultServerErrorJSON, KindServerError, ErrServerError, nil},
+		"client_error":           {sim.FaultClientError, KindClientError, ErrClientError, nil},
+		"auth":                   {sim.FaultAuth, KindAuth, ErrAuth, nil},
+		"protocol_content_type":  {sim.FaultProtocolContentType, KindProtocol, ErrProtocol, nil},
+		"protocol_bad_chunk":     {sim.FaultProtocolBadChunk, KindProtocol, ErrProtocol, nil},
+		"protocol_long_line":     {sim.FaultProtocolLongLine, KindProtocol, ErrProtocol, nil},
+		"midstream_error":        {sim.FaultMidstreamError, KindMidstream, ErrMidstream, nil},
+		"midstream_error_spaced": {sim.FaultMidstreamErrorSpaced, KindMidstream, ErrMidstream, nil},
+		"midstream_error_vllm":   {sim.FaultMidstreamErrorVLLM, KindMidstream, ErrMidstream, nil},
+		"truncated":              {sim.FaultTruncated, KindTruncated, ErrTruncated, nil},
+		"truncated_abort":        {sim.FaultTruncatedAbort, KindTruncated, ErrTruncated, nil},
+	}
+	before := runtime.NumGoroutine()
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			cfg := sim.Default()
+			cfg.Faults = map[string]float64{tc.fault: 1}
+			srv, url := sim.Start(t, cfg)
+			c := NewClient(Endpoint{Name: "sim", BaseURL: url, Model: "m", Timeouts: testTimeouts})
+			defer c.CloseIdle()
+			samples := NewRunner(Concurrency(2)).Run(context.Background(), c, hello(), 4)
+			require.Len(t, samples, 4)
+			for _, s := range samples {
+				assert.Equal(t, tc.kind, s.ErrKind, "sample error: %s", s.Err)
+				assert.Equal(t, string(tc.kind), s.Finish)
+				assert.False(t, s.OK())
+				if tc.check != nil {
+					tc.check(t, s)
+				}
+			}
+			st := Summarize(samples, nil)
+			assert.Equal(t, 4, st.Failed)
+			assert.Equal(t, 4, st.Errors[tc.kind], "counted by kind")
+			assert.Equal(t, 1.0, st.ErrorRate())
+			c.CloseIdle()
+			assert.True(t, srv.WaitIdle(5*time.Second), "the simulator still has %d requests in flight", srv.InFlight())
+			// The sentinel matches through errors.Is on the typed error.
+			err := &RequestError{Kind: tc.kind}
+			assert.True(t, errors.Is(err, tc.sentinel))
+		})
+	}
+	assertNoGoroutineLeak(t, before)
+}
+
+func TestConnectionRefused(t *testing.T) {
+	c := NewClient(Endpoint{Name: "closed", BaseURL: "http://" + sim.ClosedAddr(t) + "/v1", Model: "m", Timeouts: testTimeouts})
+	s := c.Do(context.Background(), hello()(0).Request)
+	assert.Equal(t, KindConnRefused, s.ErrKind, s.Err)
+}
+
+func TestCancelled(t *testing.T) {
+	cfg := sim.Default()
+	cfg.TTFT = 2 * time.Second
+	_, url := sim.Start(t, cfg)
+	c := NewClient(Endpoint{Name: "sim", BaseURL: url, Model: "m"})
+	defer c.CloseIdle()
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(100*time.Millisecond, cancel)
+	s := c.Do(ctx, hello()(0).Request)
+	assert.Equal(t, KindCancelled, s.ErrKind, s.Err)
+}
+
+// TestTimeoutsAreErrTimeout: the three timeout kinds all match ErrTimeout,
+// and no other kind does.
+func TestTimeoutsAreErrTimeout(t *testing.T) {
+	for _, k := range Kinds {
+		isTimeout := k == KindTimeoutHeaders || k == KindTimeoutIdle || k == KindTimeoutTotal
+		assert.Equal(t, isTimeout, errors.Is(&RequestError{Kind: k}, ErrTimeout), string(k))
+	}
+}
+
+func assertNoGoroutineLeak(t *testing.T, before int) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > before+2 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before+2 {
+		buf := make([]byte, 1<<16)
+		t.Errorf("goroutines: %d before, %d after\n%s", before, n, buf[:runtime.Stack(buf, true)])
+	}
+}
