@@ -25,12 +25,16 @@ type Message struct {
 // ChatRequest is a native /api/chat request. Temperature and Seed are always
 // sent, so the zero value asks for deterministic output (the server's own
 // default temperature is 0.8); NumPredict ≤ 0 leaves the server's limit.
+// Format is sent as the native "format" when set: the JSON string "json", or
+// a JSON Schema object, which the server turns into a grammar (what the
+// OpenAI-compatible API does with response_format).
 type ChatRequest struct {
 	Model       string
 	Messages    []Message
 	Temperature float64
 	Seed        int
 	NumPredict  int
+	Format      json.RawMessage
 }
 
 // Timings are the server's own figures from the final chunk, converted from
@@ -84,9 +88,11 @@ func Chat(ctx context.Context, host string, req ChatRequest) (ChatResult, error)
 	if req.NumPredict > 0 {
 		opts["num_predict"] = req.NumPredict
 	}
-	body, err := json.Marshal(map[string]any{
-		"model": req.Model, "messages": req.Messages, "stream": true, "options": opts,
-	})
+	m := map[string]any{"model": req.Model, "messages": req.Messages, "stream": true, "options": opts}
+	if len(req.Format) > 0 {
+		m["format"] = req.Format
+	}
+	body, err := json.Marshal(m)
 	if err != nil {
 		return r, err
 	}

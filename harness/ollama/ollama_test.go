@@ -194,3 +194,21 @@ func TestOllamaColdStart(t *testing.T) {
 		}
 	}
 }
+
+// TestOllamaUnload checks that Unload makes the next request cold again on a
+// running server: its load_duration is a model load, not a hand-over.
+func TestOllamaUnload(t *testing.T) {
+	s := Shared(t)
+	chat(t, s, ask(s, 4)) // loaded, whichever test ran before
+	warm := chat(t, s, ask(s, 4))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := Unload(ctx, s.Host(), s.ModelName()); err != nil {
+		t.Fatal(err)
+	}
+	cold := chat(t, s, ask(s, 4))
+	t.Logf("load_duration before unload %v, after %v", warm.Server.Load, cold.Server.Load)
+	if cold.Server.Load <= 2*warm.Server.Load {
+		t.Errorf("load_duration after unload %v, want > 2 × the warm %v", cold.Server.Load, warm.Server.Load)
+	}
+}
