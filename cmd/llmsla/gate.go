@@ -4,23 +4,28 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 
+	"github.com/llmsla/llmsla/harness"
 	"github.com/llmsla/llmsla/harness/gate"
 )
 
 // runGate compares NEW against BASE and exits 0 on pass, 1 on a
 // regression, 2 when the input cannot be judged, so CI can tell a slower
-// candidate from a broken benchmark run.
+// candidate from a broken benchmark run. Alpha and tolerances default to
+// the gate: section of the SLA file; flags override them.
 func runGate(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("gate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	opts := gate.Options{Tolerance: map[string]gate.Tolerance{}}
-	fs.Float64Var(&opts.Alpha, "alpha", 0.05, "family-wise significance `level` (Holm–Bonferroni over all comparisons)")
+	var opts gate.Options
+	flagTol := map[string]gate.Tolerance{}
+	fs.Float64Var(&opts.Alpha, "alpha", 0.05, "family-wise significance `level` (Holm–Bonferroni over all comparisons); default gate.alpha of the SLA file, else 0.05")
 	fs.StringVar(&opts.Filter, "filter", "*", "use only benchmarks matching benchfilter `query`")
-	fs.Func("tolerance", "per-unit tolerance `unit=10%` (relative) or `unit=1` (absolute); unit may be a glob; repeatable", func(s string) error {
+	fs.Func("tolerance", "per-unit tolerance `unit=10%` (relative) or `unit=1` (absolute); unit may be a glob; repeatable; overrides gate.tolerance of the SLA file for that unit", func(s string) error {
 		unit, t, err := gate.ParseTolerance(s)
 		if err == nil {
-			opts.Tolerance[unit] = t
+			flagTol[unit] = t
 		}
 		return err
 	})
@@ -29,8 +34,9 @@ func runGate(args []string, stdout, stderr io.Writer) int {
 
 Fails (exit 1) when a figure in NEW is worse than in BASE: significant by
 Mann-Whitney after Holm–Bonferroni, and beyond its tolerance (defaults:
-10% for *-ms and */s units, 1 point for *-% units). Exit 2 means the
-files cannot be compared; the message says why and what to do.
+10% for *-ms and */s units, 1 point for *-% units, then the gate: section
+of the SLA file, then -tolerance). Exit 2 means the files cannot be
+compared, or the SLA file is broken; the message says why and what to do.
 
 `)
 		fs.PrintDefaults()
@@ -41,6 +47,20 @@ files cannot be compared; the message says why and what to do.
 	if fs.NArg() != 2 {
 		fs.Usage()
 		return 2
+	}
+	alpha, tol, err := gateConfig()
+	if err != nil {
+		fmt.Fprintf(stderr, "llmsla gate: %v\n", err)
+		return 2
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if !set["alpha"] && alpha != 0 {
+		opts.Alpha = alpha
+	}
+	opts.Tolerance = tol
+	for unit, t := range flagTol {
+		opts.Tolerance[unit] = t
 	}
 	rep, err := gate.Gate(gate.File(fs.Arg(0)), gate.File(fs.Arg(1)), opts)
 	if err != nil {
@@ -55,4 +75,37 @@ files cannot be compared; the message says why and what to do.
 		return 1
 	}
 	return 0
+}
+
+// gateConfig reads the gate: section of the SLA file that harness.LoadConfig
+// would use ($LLMSLA_CONFIG, else sla.yaml at the module root): alpha (0 when
+// unset) and the tolerances by unit. It calls LoadConfigFile rather than
+// LoadConfig because the gate sends no request: an API key that is set only
+// in CI's benchmark step, or an LLMSLA_ENDPOINTS selection, must not make
+// the gate step fail. Without a file the gate uses its built-in defaults.
+func gateConfig() (alpha float64, tol map[string]gate.Tolerance, err error) {
+	tol = map[string]gate.Tolerance{}
+	path := os.Getenv(harness.EnvConfig)
+	if path == "" {
+		root, err := harness.ModuleRoot()
+		if err != nil {
+			return 0, tol, nil
+		}
+		path = filepath.Join(root, "sla.yaml")
+		if _, err := os.Stat(path); err != nil {
+			return 0, tol, nil
+		}
+	}
+	cfg, err := harness.LoadConfigFile(path)
+	if err != nil {
+		return 0, nil, err
+	}
+	for unit, s := range cfg.Gate.Tolerance {
+		_, t, err := gate.ParseTolerance(unit + "=" + s)
+		if err != nil {
+			return 0, nil, fmt.Errorf("%s: gate.tolerance.%s: %w", path, unit, err)
+		}
+		tol[unit] = t
+	}
+	return cfg.Gate.Alpha, tol, nil
 }

@@ -6,12 +6,27 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/llmsla/llmsla/harness"
 )
 
 // The recorded runs are shared with harness/gate; see its testdata/README.
 const testdata = "../../harness/gate/testdata/"
 
+// slaFile points LLMSLA_CONFIG at a file with one simulated endpoint and
+// the given extra YAML, so that no sla.yaml of the developer's is read.
+func slaFile(t *testing.T, extra string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "sla.yaml")
+	if err := os.WriteFile(p, []byte("endpoints:\n  sim: {sim: \"\"}\n"+extra), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(harness.EnvConfig, p)
+	return p
+}
+
 func TestRunGate(t *testing.T) {
+	slaFile(t, "")
 	base, err := os.ReadFile(testdata + "base.txt")
 	if err != nil {
 		t.Fatal(err)
@@ -85,4 +100,74 @@ func contains(t *testing.T, what, got string, want []string) {
 			t.Errorf("%s lacks %q:\n%s", what, w, got)
 		}
 	}
+}
+
+// The gate: section of the SLA file sets the defaults; flags override them.
+func TestRunGateConfig(t *testing.T) {
+	base, new := testdata+"base.txt", testdata+"new.txt"
+	cases := map[string]struct {
+		gate       string // the gate: section
+		args       []string
+		wantCode   int
+		wantStdout []string
+		wantStderr []string
+	}{
+		"config tolerance passes": {
+			gate: "gate:\n  tolerance: {\"ttft-*-ms\": 30%}\n", wantCode: 0,
+			wantStdout: []string{"gate PASS"},
+		},
+		"flag tolerance overrides config": {
+			gate: "gate:\n  tolerance: {\"ttft-*-ms\": 30%}\n", args: []string{"-tolerance", "ttft-*-ms=10%"}, wantCode: 1,
+			wantStdout: []string{"gate FAIL", "ttft-p95-ms", "tolerance 10%"},
+		},
+		"config absolute tolerance": {
+			gate: "gate:\n  tolerance: {ttft-p95-ms: 100}\n", wantCode: 0,
+		},
+		"config alpha": {
+			gate: "gate:\n  alpha: 0.01\n", wantCode: 1,
+			wantStdout: []string{"α=0.01"},
+		},
+		"flag alpha overrides config": {
+			gate: "gate:\n  alpha: 0.01\n", args: []string{"-alpha", "0.05"}, wantCode: 1,
+			wantStdout: []string{"α=0.05"},
+		},
+		"unset API key does not matter": {
+			gate: "  prod: {base_url: \"https://example.com/v1\", model: m, api_key_env: LLMSLA_TEST_UNSET_KEY}\ngate:\n  alpha: 0.01\n", wantCode: 1,
+			wantStdout: []string{"α=0.01"},
+		},
+		"bad alpha": {
+			gate: "gate:\n  alpha: 2\n", wantCode: 2,
+			wantStderr: []string{"sla.yaml:4: gate.alpha"},
+		},
+		"negative tolerance": {
+			gate: "gate:\n  tolerance: {\"*-ms\": -5%}\n", wantCode: 2,
+			wantStderr: []string{"gate.tolerance.*-ms", "non-negative"},
+		},
+		"unknown key": {
+			gate: "gate:\n  alfa: 0.01\n", wantCode: 2,
+			wantStderr: []string{"sla.yaml:4: gate.alfa: unknown key"},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			slaFile(t, tc.gate)
+			t.Setenv("LLMSLA_TEST_UNSET_KEY", "")
+			var stdout, stderr bytes.Buffer
+			code := runGate(append(tc.args, base, new), &stdout, &stderr)
+			if code != tc.wantCode {
+				t.Errorf("exit = %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tc.wantCode, &stdout, &stderr)
+			}
+			contains(t, "stdout", stdout.String(), tc.wantStdout)
+			contains(t, "stderr", stderr.String(), tc.wantStderr)
+		})
+	}
+}
+
+func TestRunGateMissingConfig(t *testing.T) {
+	t.Setenv(harness.EnvConfig, filepath.Join(t.TempDir(), "nope.yaml"))
+	var stdout, stderr bytes.Buffer
+	if code := runGate([]string{testdata + "base.txt", testdata + "rerun.txt"}, &stdout, &stderr); code != 2 {
+		t.Errorf("exit = %d, want 2\nstderr:\n%s", code, &stderr)
+	}
+	contains(t, "stderr", stderr.String(), []string{"nope.yaml"})
 }
