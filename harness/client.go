@@ -274,13 +274,20 @@ type streamState struct {
 
 // chunk is the union of what a chat stream line can carry, errors included
 // (OpenAI's {"error":…} in any key order and vLLM's {"object":"error",…}).
+// It decodes only what the timing needs: go-openai's full delta type costs
+// twice as much per chunk, for fields (tool call contents, logprobs) we only
+// need to see as present.
 type chunk struct {
 	ID      string `json:"id"`
 	Object  string `json:"object"`
 	Choices []struct {
 		Delta struct {
-			openai.ChatCompletionStreamChoiceDelta
-			Reasoning string `json:"reasoning"` // Ollama, vLLM ≥ 0.10
+			Content          string          `json:"content"`
+			ReasoningContent string          `json:"reasoning_content"` // DeepSeek, vLLM
+			Reasoning        string          `json:"reasoning"`         // Ollama, vLLM ≥ 0.10
+			Refusal          string          `json:"refusal"`
+			ToolCalls        json.RawMessage `json:"tool_calls"`
+			FunctionCall     json.RawMessage `json:"function_call"`
 		} `json:"delta"`
 		FinishReason openai.FinishReason `json:"finish_reason"`
 	} `json:"choices"`
@@ -329,8 +336,7 @@ func (st *streamState) line(b []byte) bool {
 	for i := range c.Choices {
 		ch := &c.Choices[i]
 		d := &ch.Delta
-		answer := d.Content != "" || d.Refusal != "" || len(d.ToolCalls) > 0 ||
-			(d.FunctionCall != nil && (d.FunctionCall.Name != "" || d.FunctionCall.Arguments != ""))
+		answer := d.Content != "" || d.Refusal != "" || present(d.ToolCalls) || present(d.FunctionCall)
 		reasoning := d.ReasoningContent != "" || d.Reasoning != ""
 		if answer || reasoning {
 			st.token(now, answer)
@@ -347,6 +353,15 @@ func (st *streamState) line(b []byte) bool {
 		}
 	}
 	return false
+}
+
+// present: a JSON value that is there and not null or empty.
+func present(raw json.RawMessage) bool {
+	switch string(raw) {
+	case "", "null", "[]", "{}":
+		return false
+	}
+	return true
 }
 
 // token records a token-bearing chunk at now.

@@ -86,6 +86,7 @@ func (s *Session) Run(t *testing.T, sc Scenario) []*Stats {
 					}
 				})
 			}
+			s.logBreakdown(t, ep, conf, prompts) // Ollama endpoints only: where the TTFT goes
 		})
 	}
 	return all
