@@ -31,6 +31,10 @@ type Scenario struct {
 	// allows it (golden outputs).
 	Temperature *float32
 	Seed        *int
+	// Golden, a directory relative to the module root, compares each case's
+	// answer with its golden file (go test -update rewrites them). It needs
+	// Temperature 0 and a Seed.
+	Golden string
 }
 
 // Run measures the scenario on every selected endpoint at every configured
@@ -84,6 +88,10 @@ func (s *Session) Run(t *testing.T, sc Scenario) []*Stats {
 					for _, f := range st.Quality.Failures {
 						t.Logf("failing case %s: expected %q, got %q %s", f.Case, f.Expected, f.Got, f.Detail)
 					}
+					if sc.Golden != "" {
+						root, _ := ModuleRoot()
+						CheckGolden(t, filepath.Join(root, sc.Golden), ep.Name, samples, updateGolden())
+					}
 				})
 			}
 			s.logBreakdown(t, ep, conf, prompts) // Ollama endpoints only: where the TTFT goes
@@ -114,6 +122,9 @@ var printUnits sync.Once
 // error, before any request is sent.
 func (s *Session) mustPrompts(t testing.TB, sc Scenario) Prompts {
 	t.Helper()
+	if sc.Golden != "" && !sc.deterministic() {
+		t.Fatalf("scenario %s: golden outputs need Temperature 0 and a Seed", sc.Name)
+	}
 	prompts, err := s.prompts(sc)
 	if err != nil {
 		t.Fatalf("scenario %s: %v", sc.Name, err)

@@ -1,0 +1,67 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/llmsla/llmsla/harness/sim"
+)
+
+// recorder is a testing.TB that keeps errors instead of failing, so a test
+// can check that a golden mismatch is reported.
+type recorder struct {
+	testing.TB
+	errs []string
+}
+
+func (r *recorder) Errorf(format string, args ...any) {
+	r.errs = append(r.errs, fmt.Sprintf(format, args...))
+}
+func (r *recorder) Helper() {}
+
+// TestGoldenRoundTrip: -update writes, the next run passes, a changed answer
+// fails with a diff and a .got file.
+func TestGoldenRoundTrip(t *testing.T) {
+	cfg := &Config{Source: "test", Endpoints: []Endpoint{{Name: "sim", Model: "sim", Simulated: true}},
+		Scenarios: DefaultScenarios(), SimSpecs: map[string]string{"sim": "ttft=1ms,tpot=0s"}}
+	s, err := NewSession(cfg)
+	require.NoError(t, err)
+	defer s.Close()
+	sc := Scenario{Name: "extraction", Fixture: "fixtures/extract.jsonl", Structured: true}
+	prompts, err := s.prompts(sc)
+	require.NoError(t, err)
+	run := func() []Sample {
+		return s.run(context.Background(), sc.Name, cfg.Endpoints[0], cfg.Scenario(sc.Name, "sim"), 2, 6, prompts)
+	}
+	dir := t.TempDir()
+
+	assert.Equal(t, 0, CheckGolden(t, dir, "sim", run(), true), "update writes")
+	files, _ := filepath.Glob(filepath.Join(dir, "sim", "*.golden"))
+	assert.NotEmpty(t, files)
+
+	assert.Equal(t, 0, CheckGolden(t, dir, "sim", run(), false), "the next run passes")
+
+	wrong, err := sim.ParseSpec("ttft=1ms,tpot=0s,wrong=1")
+	require.NoError(t, err)
+	wrong.Answer, wrong.Wrong = s.answers.right, s.answers.wrong
+	s.Sim("sim").SetConfig(wrong)
+	rec := &recorder{TB: t}
+	bad := CheckGolden(rec, dir, "sim", run(), false)
+	assert.Positive(t, bad, "a changed answer fails")
+	require.NotEmpty(t, rec.errs)
+	assert.Contains(t, rec.errs[0], "differs")
+	assert.Contains(t, rec.errs[0], "+ ", "shows a diff")
+	gots, _ := filepath.Glob(filepath.Join(dir, "sim", "*.golden.got"))
+	assert.Len(t, gots, bad, "a .got beside each mismatch")
+	for _, g := range gots {
+		b, err := os.ReadFile(g)
+		require.NoError(t, err)
+		assert.NotEmpty(t, b)
+	}
+}
