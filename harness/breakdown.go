@@ -27,20 +27,22 @@ var ErrNotOllama = errors.New("latency breakdown needs an endpoint of kind ollam
 // Breakdown is where an Ollama endpoint's time to first token goes, for one
 // scenario's prompts: requests sent one at a time through the native
 // /api/chat, each split by the server's own timings (ollama.Breakdown), and
-// summarised by medians. Samples of the OpenAI-compatible API carry no
+// summarised by means, which add up as each request's split does (a sum of
+// medians is not the median of the sums). Samples of the OpenAI-compatible API carry no
 // server timings, so the breakdown is a separate, small measurement of the
 // same prompts, not a view of the run's samples.
 type Breakdown struct {
 	Endpoint string
 	N        int // requests split
 
-	// Medians over the N requests, in the names of METRICS.md. A median of
-	// sums is not the sum of the medians, so NetworkQueue + Load + Prefill
-	// is close to TTFT, not equal; per request (Splits) it is exact, since
-	// network+queue is defined as what the server's spans leave of the TTFT.
+	// Means over the N requests, in the names of METRICS.md:
+	// TTFT = NetworkQueue + Load + Prefill, since network+queue is defined
+	// as what the server's two spans leave of the client's TTFT. A large
+	// NetworkQueue is time the server did not account for: the network, or
+	// waiting behind other requests.
 	TTFT, NetworkQueue, Load, Prefill time.Duration
 
-	// Decode rates, medians: the client's in content chunks per second
+	// Decode rates, means: the client's in content chunks per second
 	// ((chunks − 1) / (total − ttft)), the server's in tokens per second
 	// (eval_count / eval_duration). NaN when undefined for every request.
 	ClientDecode, ServerDecode float64
@@ -160,7 +162,7 @@ func nativeRequest(model string, req Request) (ollama.ChatRequest, error) {
 	return out, nil
 }
 
-// summarize fills the medians and counts from Results and Splits.
+// summarize fills the means and counts from Results and Splits.
 func (b Breakdown) summarize() Breakdown {
 	b.N = len(b.Splits)
 	var ttft, nq, load, prefill, cdec, sdec []float64
@@ -180,21 +182,21 @@ func (b Breakdown) summarize() Breakdown {
 			b.Mismatches++
 		}
 	}
-	median := func(xs []float64) float64 { return stats.Summarize(xs).P50 }
+	mean := func(xs []float64) float64 { return stats.Summarize(xs).Mean }
 	dur := func(xs []float64) time.Duration {
 		if len(xs) == 0 {
 			return 0
 		}
-		return time.Duration(median(xs) * float64(time.Millisecond))
+		return time.Duration(mean(xs) * float64(time.Millisecond))
 	}
 	b.TTFT, b.NetworkQueue, b.Load, b.Prefill = dur(ttft), dur(nq), dur(load), dur(prefill)
-	b.ClientDecode, b.ServerDecode = median(cdec), median(sdec)
+	b.ClientDecode, b.ServerDecode = mean(cdec), mean(sdec)
 	return b
 }
 
 // String is the breakdown on one line, for logs:
 //
-//	breakdown endpoint=ollama n=3 (medians): ttft 21.3ms = network+queue 3.1ms + load 15.0ms + prefill 1.2ms; decode 110/s client (chunks), 118/s server (tokens); tokens client 48 = server 48
+//	breakdown endpoint=ollama n=3 (means): ttft 21.3ms = network+queue 3.1ms + load 15.0ms + prefill 1.2ms; decode 110/s client (chunks), 118/s server (tokens); tokens client 48 = server 48
 func (b Breakdown) String() string {
 	if b.N == 0 {
 		return fmt.Sprintf("breakdown endpoint=%s: no requests measured", b.Endpoint)
@@ -211,6 +213,6 @@ func (b Breakdown) String() string {
 		tokens = fmt.Sprintf("tokens client %d ≠ server %d (%d of %d requests disagree)",
 			b.ClientTokens, b.ServerTokens, b.Mismatches, b.N)
 	}
-	return fmt.Sprintf("breakdown endpoint=%s n=%d (medians): ttft %v = network+queue %v + load %v + prefill %v; decode %s client (chunks), %s server (tokens); %s",
+	return fmt.Sprintf("breakdown endpoint=%s n=%d (means): ttft %v = network+queue %v + load %v + prefill %v; decode %s client (chunks), %s server (tokens); %s",
 		b.Endpoint, b.N, r(b.TTFT), r(b.NetworkQueue), r(b.Load), r(b.Prefill), rate(b.ClientDecode), rate(b.ServerDecode), tokens)
 }
