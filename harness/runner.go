@@ -2,6 +2,8 @@ package harness
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -65,6 +67,7 @@ func NewRunner(opts ...Option) *Runner {
 func (r *Runner) Run(ctx context.Context, c *Client, prompts Prompts, n int) []Sample {
 	out := make([]Sample, 0, n+r.warmup+1)
 	start := time.Now()
+	r.labels.Run = fmt.Sprintf("%d.%d", os.Getpid(), runSeq.Add(1))
 	seq := 0
 	if r.cold && ctx.Err() == nil {
 		p := prompts(0)
@@ -124,8 +127,12 @@ func (r *Runner) measure(ctx context.Context, c *Client, prompts Prompts, n, seq
 	return out
 }
 
+// runSeq numbers the runs of this process.
+var runSeq atomic.Int64
+
 func (r *Runner) label(s *Sample, p Prompt, seq int, start time.Time) {
 	s.Scenario = r.labels.Scenario
+	s.Run = r.labels.Run
 	s.Concurrency = r.concurrency
 	s.Seq = seq
 	s.Case = p.Case

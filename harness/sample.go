@@ -23,6 +23,7 @@ type Sample struct {
 	Endpoint    string `json:"endpoint"`
 	Model       string `json:"model,omitempty"`
 	Concurrency int    `json:"concurrency,omitempty"`
+	Run         string `json:"run,omitempty"`  // which run: runs pooled in one file keep their own time windows
 	Seq         int    `json:"seq"`            // order of sending within the run
 	ID          string `json:"id,omitempty"`   // the response id, to find it in server logs
 	Case        string `json:"case,omitempty"` // fixture case id

@@ -26,7 +26,7 @@ type Stats struct {
 	OutputTokens    int
 	TokensEstimated int // requests whose count is estimated, not from usage
 
-	Wall         time.Duration // the measured window: first t0 to last end
+	Wall         time.Duration // the measured windows (first t0 to last end) of the runs, added up
 	ReqPerSec    float64       // completed requests / wall
 	OutTokPerSec float64       // Σ output tokens / wall
 
@@ -57,7 +57,7 @@ func Summarize(samples []Sample, sla SLA) *Stats {
 	total := make([]float64, 0, n)
 	tpot := make([]float64, 0, n)
 	var itl []float64
-	var first, last time.Time
+	windows := map[string]*window{}
 	lim := goodLimits(sla)
 	for i := range samples {
 		s := &samples[i]
@@ -72,13 +72,12 @@ func Summarize(samples []Sample, sla SLA) *Stats {
 			st.Scenario, st.Endpoint, st.Concurrency = s.Scenario, s.Endpoint, s.Concurrency
 		}
 		st.Attempted++
-		end := s.Start.Add(s.Total)
-		if first.IsZero() || s.Start.Before(first) {
-			first = s.Start
+		w := windows[s.Run]
+		if w == nil {
+			w = &window{}
+			windows[s.Run] = w
 		}
-		if end.After(last) {
-			last = end
-		}
+		w.add(s.Start, s.Start.Add(s.Total))
 		if s.Quality != nil {
 			st.Quality.Add(*s.Quality)
 		}
@@ -110,8 +109,8 @@ func Summarize(samples []Sample, sla SLA) *Stats {
 	}
 	st.TTFT, st.TTFA, st.Total = stats.Summarize(ttft), stats.Summarize(ttfa), stats.Summarize(total)
 	st.TPOT, st.ITL = stats.Summarize(tpot), stats.Summarize(itl)
-	if !first.IsZero() {
-		st.Wall = last.Sub(first)
+	for _, w := range windows {
+		st.Wall += w.last.Sub(w.first)
 	}
 	if secs := st.Wall.Seconds(); secs > 0 {
 		st.ReqPerSec = float64(st.Attempted-st.Failed) / secs
@@ -122,6 +121,20 @@ func Summarize(samples []Sample, sla SLA) *Stats {
 		st.GoodPct = float64(st.Good) / float64(st.Attempted)
 	}
 	return st
+}
+
+// window is the measured window of one run: first t0 to last end. Runs
+// pooled together (the -count repetitions of a benchmark) add their windows,
+// so that the time between runs does not dilute throughput.
+type window struct{ first, last time.Time }
+
+func (w *window) add(start, end time.Time) {
+	if w.first.IsZero() || start.Before(w.first) {
+		w.first = start
+	}
+	if end.After(w.last) {
+		w.last = end
+	}
 }
 
 // goodLimits are the per-request latency objectives, in ms (0: none).
