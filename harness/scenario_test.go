@@ -1,0 +1,36 @@
+package harness
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestBrokenFixtureStopsBeforeAnyRequest: a bad case is reported as
+// file:line before the endpoint sees a single request.
+func TestBrokenFixtureStopsBeforeAnyRequest(t *testing.T) {
+	cfg := &Config{Source: "test", Endpoints: []Endpoint{{Name: "sim", Model: "sim", Simulated: true}},
+		Scenarios: DefaultScenarios(), SimSpecs: map[string]string{"sim": ""}}
+	s, err := NewSession(cfg)
+	require.NoError(t, err)
+	defer s.Close()
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.jsonl")
+	require.NoError(t, os.WriteFile(bad, []byte(
+		`{"id":"a","prompt":"hi","expected":"x","match":{"type":"exact"},"answer":"x","wrong_answer":"y"}`+"\n"+
+			`{"id":"b","prompt":"hi","expected":"x","match":{"type":"exactly"},"answer":"x","wrong_answer":"y"}`+"\n"), 0o644))
+	_, err = s.prompts(Scenario{Name: "chat", Fixture: bad})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), bad+":2: match.type")
+	assert.Empty(t, s.Sim("sim").Truth(), "no request was sent")
+}
+
+func TestGoldenNeedsDeterminism(t *testing.T) {
+	zero := float32(0)
+	assert.False(t, Scenario{Golden: "g"}.deterministic())
+	assert.False(t, Scenario{Golden: "g", Temperature: &zero}.deterministic())
+	assert.True(t, Scenario{Golden: "g", Temperature: &zero, Seed: new(int)}.deterministic())
+}
