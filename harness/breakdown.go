@@ -165,11 +165,11 @@ func nativeRequest(model string, req Request) (ollama.ChatRequest, error) {
 // summarize fills the means and counts from Results and Splits.
 func (b Breakdown) summarize() Breakdown {
 	b.N = len(b.Splits)
-	var ttft, nq, load, prefill, cdec, sdec []float64
+	var ttft, load, prefill time.Duration
+	var cdec, sdec []float64
 	b.ClientTokens, b.ServerTokens, b.Mismatches = 0, 0, 0
 	for i, sp := range b.Splits {
-		ttft, nq = append(ttft, ms(sp.TTFT)), append(nq, ms(sp.NetworkQueue))
-		load, prefill = append(load, ms(sp.Load)), append(prefill, ms(sp.Prefill))
+		ttft, load, prefill = ttft+sp.TTFT, load+sp.Load, prefill+sp.Prefill
 		if sp.ClientDecodeOK {
 			cdec = append(cdec, sp.ClientDecodeRate)
 		}
@@ -182,14 +182,14 @@ func (b Breakdown) summarize() Breakdown {
 			b.Mismatches++
 		}
 	}
-	mean := func(xs []float64) float64 { return stats.Summarize(xs).Mean }
-	dur := func(xs []float64) time.Duration {
-		if len(xs) == 0 {
-			return 0
-		}
-		return time.Duration(mean(xs) * float64(time.Millisecond))
+	if b.N > 0 {
+		// Integer means, and network+queue as the remainder, so that the
+		// line adds up to the nanosecond.
+		n := time.Duration(b.N)
+		b.TTFT, b.Load, b.Prefill = ttft/n, load/n, prefill/n
+		b.NetworkQueue = b.TTFT - b.Load - b.Prefill
 	}
-	b.TTFT, b.NetworkQueue, b.Load, b.Prefill = dur(ttft), dur(nq), dur(load), dur(prefill)
+	mean := func(xs []float64) float64 { return stats.Summarize(xs).Mean }
 	b.ClientDecode, b.ServerDecode = mean(cdec), mean(sdec)
 	return b
 }
