@@ -53,4 +53,7 @@
 // must be escaped when the benchmark name is built; the bench writer in
 // this project does so. Names must also match exactly between base and
 // new, including the -N suffix, so record both on the same machine shape.
+// The iteration count is not in the name but shapes the figures (one
+// iteration is one request, and a p95 of 10 requests is not a p95 of 20),
+// so Gate warns when it differs between the two files.
 package gate

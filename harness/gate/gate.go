@@ -61,10 +61,11 @@ type side struct {
 	order      []sampleKey
 	benches    map[string]bool
 	benchOrder []string
+	iters      map[string]int // of each benchmark's first run
 }
 
 func newSide() *side {
-	return &side{vals: map[sampleKey][]float64{}, benches: map[string]bool{}}
+	return &side{vals: map[sampleKey][]float64{}, benches: map[string]bool{}, iters: map[string]int{}}
 }
 
 func (s *side) add(res *benchfmt.Result) {
@@ -72,6 +73,7 @@ func (s *side) add(res *benchfmt.Result) {
 	if !s.benches[bench] {
 		s.benches[bench] = true
 		s.benchOrder = append(s.benchOrder, bench)
+		s.iters[bench] = res.Iters
 	}
 	for _, v := range res.Values {
 		k := sampleKey{bench, unitOf(v)}
@@ -136,12 +138,43 @@ func checkCommon(rep *Report, sides [2]*side, filter string) error {
 		}
 	}
 	if common > 0 {
+		warnIters(rep, sides)
 		return nil
 	}
 	if len(sides[0].benches) == 0 || len(sides[1].benches) == 0 {
 		return fmt.Errorf("%w: no benchmark results match -filter %q in %s and %s; widen the filter", ErrUnusable, filter, rep.Base, rep.New)
 	}
-	return fmt.Errorf("%w: %s and %s have no benchmark in common; names must match exactly, including sub-benchmark keys and the -N GOMAXPROCS suffix: record both with the same suite on the same machine shape", ErrUnusable, rep.Base, rep.New)
+	return fmt.Errorf("%w: %s and %s have no benchmark in common; names must match exactly, including sub-benchmark keys and the -N GOMAXPROCS suffix: record both with the same suite on the same machine shape (make bench then make baseline records a baseline here)", ErrUnusable, rep.Base, rep.New)
+}
+
+// warnIters warns when a benchmark's runs had different iteration counts
+// on the two sides. The name does not carry it, yet a run's figures depend
+// on it: one iteration is one request, and the p95 of 10 requests sits
+// nearer the maximum than the p95 of 20, so the comparison is biased.
+func warnIters(rep *Report, sides [2]*side) {
+	type pair struct{ a, b int }
+	first, count := map[pair]string{}, map[pair]int{}
+	var order []pair
+	for _, b := range sides[0].benchOrder {
+		n, ok := sides[1].iters[b]
+		p := pair{sides[0].iters[b], n}
+		if !ok || p.a == p.b {
+			continue
+		}
+		if count[p] == 0 {
+			first[p] = b
+			order = append(order, p)
+		}
+		count[p]++
+	}
+	for _, p := range order {
+		more := ""
+		if count[p] > 1 {
+			more = fmt.Sprintf(" and %d more", count[p]-1)
+		}
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s%s: %d iterations per run in %s, %d in %s; percentiles over different numbers of requests are biased: record both with the same go test -benchtime (llmsla bench -n)",
+			first[p], more, p.a, rep.Base, p.b, rep.New))
+	}
 }
 
 // pair builds the comparisons for (benchmark, unit) pairs on both sides

@@ -209,3 +209,21 @@ func sameSet(got, want []string) bool {
 	}
 	return len(seen) == len(in)
 }
+
+func TestGateWarnsOnDifferentIterations(t *testing.T) {
+	run := func(iters string, ms string) string {
+		return strings.Repeat("BenchmarkChat/endpoint=a-2 "+iters+" "+ms+" ttft-p95-ms\nBenchmarkChat/endpoint=b-2 "+iters+" "+ms+" ttft-p95-ms\n", 10)
+	}
+	rep, err := Gate(Stream("base", strings.NewReader(run("10", "100"))), Stream("new", strings.NewReader(run("20", "100"))), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "Chat/endpoint=a-2 and 1 more: 10 iterations per run in base, 20 in new"
+	if len(rep.Warnings) != 1 || !strings.Contains(rep.Warnings[0], want) {
+		t.Errorf("warnings = %q, want one containing %q", rep.Warnings, want)
+	}
+	rep, err = Gate(Stream("base", strings.NewReader(run("20", "100"))), Stream("new", strings.NewReader(run("20", "100"))), Options{})
+	if err != nil || len(rep.Warnings) != 0 {
+		t.Errorf("same iterations: warnings %q, err %v", rep.Warnings, err)
+	}
+}
