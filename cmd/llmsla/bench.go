@@ -28,7 +28,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	// 10 runs, as in the Makefile: the gate corrects for every (benchmark,
-	// unit) it compares, and the suites give it 100 or more. With 6 runs a
+	// unit) it compares, and the suites give it about 80. With 6 runs a
 	// side Mann-Whitney's smallest p (0.0022) clears Holm's first step only
 	// for up to 23 comparisons, so the gate would refuse; with 10 (p ≈ 1e-5)
 	// it can flag a change among thousands.
