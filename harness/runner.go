@@ -28,6 +28,7 @@ type Runner struct {
 	concurrency int
 	warmup      int
 	cold        bool
+	probe       bool
 	sink        func(*Sample)
 	labels      Sample // scenario, endpoint: copied into each sample
 }
@@ -48,6 +49,11 @@ func ColdFirst(on bool) Option { return func(r *Runner) { r.cold = on } }
 // Sink receives every sample as it completes (cold and warm-up included,
 // flagged), e.g. to write them to a file while the run goes on.
 func Sink(fn func(*Sample)) Option { return func(r *Runner) { r.sink = fn } }
+
+// Probe flags every sample of the run as warm-up: go test runs each
+// benchmark once with b.N = 1 before the timed run, and those requests are
+// warm-up, not measurements.
+func Probe(on bool) Option { return func(r *Runner) { r.probe = on } }
 
 // Labels names the scenario of the samples.
 func Labels(scenario string) Option { return func(r *Runner) { r.labels.Scenario = scenario } }
@@ -84,7 +90,7 @@ func (r *Runner) Run(ctx context.Context, c *Client, prompts Prompts, n int) []S
 		seq += r.warmup
 		out = append(out, warm...)
 	}
-	return append(out, r.measure(ctx, c, prompts, n, seq, start, false)...)
+	return append(out, r.measure(ctx, c, prompts, n, seq, start, r.probe)...)
 }
 
 // measure runs the closed loop. Samples land in a preallocated slice at

@@ -109,7 +109,9 @@ func (s *Session) Bench(b *testing.B, sc Scenario) {
 		conf := s.cfg.Scenario(sc.Name, ep.Name)
 		for _, c := range conf.Concurrency {
 			b.Run(fmt.Sprintf("endpoint=%s/concurrency=%d", NameValue(ep.Name), c), func(b *testing.B) {
-				samples := s.run(context.Background(), sc.Name, ep, conf, c, b.N, prompts)
+				// The b.N = 1 call is go test's probe before the timed run
+				// (-benchtime Nx, N > 1): its requests are warm-up.
+				samples := s.run(context.Background(), sc.Name, ep, conf, c, b.N, prompts, Probe(b.N == 1))
 				ReportMetrics(b, Summarize(samples, conf.SLA))
 			})
 		}

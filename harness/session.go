@@ -117,7 +117,7 @@ func validSimSpec(spec string) error {
 }
 
 // run measures one scenario on one endpoint at one concurrency level.
-func (s *Session) run(ctx context.Context, name string, ep Endpoint, conf ScenarioConfig, c, n int, prompts Prompts) []Sample {
+func (s *Session) run(ctx context.Context, name string, ep Endpoint, conf ScenarioConfig, c, n int, prompts Prompts, extra ...Option) []Sample {
 	s.mu.Lock()
 	cold := !s.cold[ep.Name]
 	s.cold[ep.Name] = true
@@ -127,7 +127,7 @@ func (s *Session) run(ctx context.Context, name string, ep Endpoint, conf Scenar
 		warm = conf.Warmup
 	}
 	s.mu.Unlock()
-	opts := []Option{Labels(name), Concurrency(c), Warmup(warm), ColdFirst(cold)}
+	opts := append([]Option{Labels(name), Concurrency(c), Warmup(warm), ColdFirst(cold)}, extra...)
 	if s.sink != nil {
 		opts = append(opts, Sink(s.sink.Write))
 	}

@@ -99,7 +99,7 @@ type Violation struct {
 func (v Violation) String() string {
 	th := v.Threshold
 	if th.P != 0 {
-		return fmt.Sprintf("%s p%d %.0f ms > %.0f ms (n=%d)", th.Metric, th.P, v.Got, th.Value, v.N)
+		return fmt.Sprintf("%s p%d %s ms > %s ms (n=%d)", th.Metric, th.P, num(v.Got), strconv.FormatFloat(th.Value, 'f', -1, 64), v.N)
 	}
 	if math.IsNaN(v.Got) {
 		return fmt.Sprintf("%s not measured, %s %s (n=%d)", strings.ReplaceAll(th.Metric, "_", " "), op(th.Max), pct(th.Value), v.N)

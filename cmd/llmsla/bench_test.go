@@ -77,7 +77,7 @@ scenarios:
 		if code != 1 {
 			t.Fatalf("exit = %d, want 1\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 		}
-		line := regexp.MustCompile(`(?m)^chat endpoint=sim concurrency=1: ttft p95 [0-9.]+ ms > 1 ms \(n=[0-9]+\)$`)
+		line := regexp.MustCompile(`(?m)^chat endpoint=sim concurrency=1: ttft p95 [0-9.]+ ms > 1(\.0)? ms \(n=[0-9]+\)$`)
 		if !line.MatchString(stdout) {
 			t.Errorf("stdout lacks the violation line %q:\n%s", line, stdout)
 		}
