@@ -32,7 +32,7 @@ func ExampleGate() {
 	fmt.Println("failed:", rep.Failed())
 	// Output:
 	// gate FAIL: latest.txt vs baseline.txt — 1 regressed, 1 improved, 0 unchanged (2 comparisons, Holm–Bonferroni α=0.05)
-	// REGRESSED  Chat/endpoint=prod-2  ttft-p95-ms  202.5 → 252.5  +24.7%  (p=0.00433 n=6+6, tolerance 10%)
+	// REGRESSED  Chat/endpoint=prod-2  ttft-p95-ms  202.5 → 252.5  +24.7%  (p=0.00433 n=6+6, tolerance 10% and 1)
 	// improved   Chat/endpoint=prod-2  out-tok/s    402.5 → 482.5  +19.9%  (p=0.00433 n=6+6, tolerance 10%)
 	// failed: true
 }

@@ -107,7 +107,7 @@ func TestToleranceFor(t *testing.T) {
 		over map[string]Tolerance
 		want Tolerance
 	}{
-		"default latency":        {unit: "total-p95-ms", want: Tolerance{Rel: 0.1}},
+		"default latency":        {unit: "total-p95-ms", want: Tolerance{Rel: 0.1, Abs: 1}},
 		"default throughput":     {unit: "out-tok/s", want: Tolerance{Rel: 0.1}},
 		"default percent":        {unit: "accuracy-%", want: Tolerance{Abs: 1}},
 		"unknown unit, no slack": {unit: "widgets", want: Tolerance{}},
