@@ -84,6 +84,16 @@ func ReportMetrics(b *testing.B, st *Stats) {
 	}
 }
 
+// ErrorKinds lists the failed requests by kind: "rate_limited=3 truncated=1".
+func (st *Stats) ErrorKinds() string {
+	kinds := make([]string, 0, len(st.Errors))
+	for k, n := range st.Errors {
+		kinds = append(kinds, fmt.Sprintf("%s=%d", k, n))
+	}
+	sort.Strings(kinds)
+	return strings.Join(kinds, " ")
+}
+
 // Line is a one-line summary of a run for logs.
 func (st *Stats) Line() string {
 	var b strings.Builder
@@ -91,12 +101,7 @@ func (st *Stats) Line() string {
 		st.Attempted, num(st.TTFT.P50), num(st.TTFT.P95), num(st.Total.P50), num(st.Total.P95), num(st.TPOT.P50),
 		st.OutTokPerSec, st.Failed)
 	if st.Failed > 0 {
-		kinds := make([]string, 0, len(st.Errors))
-		for k, n := range st.Errors {
-			kinds = append(kinds, fmt.Sprintf("%s=%d", k, n))
-		}
-		sort.Strings(kinds)
-		fmt.Fprintf(&b, " (%s)", strings.Join(kinds, " "))
+		fmt.Fprintf(&b, " (%s)", st.ErrorKinds())
 	}
 	if q := st.Quality; q.Responses > 0 {
 		fmt.Fprintf(&b, ", json %s schema %s accuracy %s", rate(q.JSONValidRate()), rate(q.SchemaValidRate()), rate(q.AccuracyRate()))

@@ -92,6 +92,7 @@ type Violation struct {
 	Threshold Threshold
 	Got       float64
 	N         int
+	Detail    string // e.g. the error counts by kind
 }
 
 // String is one line a user reads in a failed test or a verdict table:
@@ -104,7 +105,11 @@ func (v Violation) String() string {
 	if math.IsNaN(v.Got) {
 		return fmt.Sprintf("%s not measured, %s %s (n=%d)", strings.ReplaceAll(th.Metric, "_", " "), op(th.Max), pct(th.Value), v.N)
 	}
-	return fmt.Sprintf("%s %s %s %s (n=%d)", strings.ReplaceAll(th.Metric, "_", " "), pct(v.Got), opFail(th.Max), pct(th.Value), v.N)
+	s := fmt.Sprintf("%s %s %s %s (n=%d", strings.ReplaceAll(th.Metric, "_", " "), pct(v.Got), opFail(th.Max), pct(th.Value), v.N)
+	if v.Detail != "" {
+		s += "; " + v.Detail
+	}
+	return s + ")"
 }
 
 func op(max bool) string {
@@ -129,11 +134,15 @@ func (s SLA) Check(st *Stats) []Violation {
 	var out []Violation
 	for _, th := range s {
 		got, n := st.Figure(th)
+		v := Violation{Threshold: th, Got: got, N: n}
+		if th.Metric == "error_rate" {
+			v.Detail = st.ErrorKinds()
+		}
 		switch {
 		case math.IsNaN(got):
-			out = append(out, Violation{th, got, n})
+			out = append(out, v)
 		case th.Max && got > th.Value, !th.Max && got < th.Value:
-			out = append(out, Violation{th, got, n})
+			out = append(out, v)
 		}
 	}
 	return out

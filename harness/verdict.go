@@ -67,16 +67,17 @@ func Verdicts(cfg *Config, samples []Sample) []Verdict {
 // violated objective in the form a failed test prints.
 func WriteVerdicts(w io.Writer, vs []Verdict) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "scenario\tendpoint\tconc\tn\tttft p50\tttft p95\ttotal p95\ttpot p50\tout-tok/s\terr\tgood\tverdict\t")
+	fmt.Fprintln(tw, "scenario\tendpoint\tconc\tn\tttft p50\tttft p95\ttotal p95\ttpot p50\tout-tok/s\terr\tschema\tacc\tgood\tverdict\t")
 	for _, v := range vs {
 		st := v.Stats
 		verdict := "ok"
 		if !v.OK() {
 			verdict = fmt.Sprintf("FAIL (%d)", len(v.Violations))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s ms\t%s ms\t%s ms\t%s ms\t%.0f\t%s\t%s\t%s\t\n",
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s ms\t%s ms\t%s ms\t%s ms\t%.0f\t%s\t%s\t%s\t%s\t%s\t\n",
 			v.Scenario, v.Endpoint, v.Concurrency, st.Attempted, num(st.TTFT.P50), num(st.TTFT.P95),
-			num(st.Total.P95), num(st.TPOT.P50), st.OutTokPerSec, rate(st.ErrorRate()), rate(st.GoodPct), verdict)
+			num(st.Total.P95), num(st.TPOT.P50), st.OutTokPerSec, rate(st.ErrorRate()),
+			rate(st.Quality.SchemaValidRate()), rate(st.Quality.AccuracyRate()), rate(st.GoodPct), verdict)
 	}
 	tw.Flush()
 	for _, v := range vs {
