@@ -108,7 +108,7 @@ func HTTPClient(h *http.Client) ClientOption { return func(c *Client) { c.http =
 func NewClient(ep Endpoint, opts ...ClientOption) *Client {
 	c := &Client{
 		ep:         ep,
-		url:        strings.TrimRight(ep.BaseURL, "/") + "/chat/completions",
+		url:        chatURL(ep.BaseURL),
 		maxLine:    1 << 20,
 		maxContent: 1 << 20,
 		http: &http.Client{Transport: &http.Transport{
@@ -129,6 +129,18 @@ func NewClient(ep Endpoint, opts ...ClientOption) *Client {
 		c.ep.Timeouts = DefaultTimeouts
 	}
 	return c
+}
+
+// chatURL appends /chat/completions to the base URL's path, keeping its
+// query (Azure's api-version, a gateway's key parameter).
+func chatURL(base string) string {
+	u, err := url.Parse(base)
+	if err != nil {
+		return strings.TrimRight(base, "/") + "/chat/completions"
+	}
+	u.Path = strings.TrimRight(u.Path, "/") + "/chat/completions"
+	u.RawPath = ""
+	return u.String()
 }
 
 // Endpoint returns the client's endpoint.
@@ -171,12 +183,23 @@ func (c *Client) Do(ctx context.Context, req Request) Sample {
 		return s
 	}
 	c.stream(ctx, body, &s)
-	if c.ep.APIKey != "" && strings.Contains(s.Err, c.ep.APIKey) {
-		// A server that echoes the request back must not leak the key
-		// into reports.
-		s.Err = strings.ReplaceAll(s.Err, c.ep.APIKey, "[redacted]")
+	if s.Err != "" {
+		s.Err = c.redact(s.Err)
 	}
 	return s
+}
+
+// redact removes secrets from an error message: the API key (a server may
+// echo the request back) and the URL's query (Go's transport errors quote the
+// URL, and some gateways take their key there).
+func (c *Client) redact(msg string) string {
+	if c.ep.APIKey != "" {
+		msg = strings.ReplaceAll(msg, c.ep.APIKey, "[redacted]")
+	}
+	if i := strings.IndexByte(c.url, '?'); i >= 0 {
+		msg = strings.ReplaceAll(msg, c.url[i+1:], "[redacted]")
+	}
+	return msg
 }
 
 func (c *Client) stream(parent context.Context, body []byte, s *Sample) {

@@ -143,3 +143,12 @@ func TestAPIKeyNeverInErrors(t *testing.T) {
 	assert.NotContains(t, s.Err, key, "a server echoing the key back must not put it in the report")
 	assert.Contains(t, s.Err, "[redacted]")
 }
+
+func TestURLQueryKeptAndRedacted(t *testing.T) {
+	c := NewClient(Endpoint{Name: "x", BaseURL: "http://127.0.0.1:9/openai/v1/?api-version=2024-10&key=sk-q-secret", Model: "m"})
+	assert.Equal(t, "http://127.0.0.1:9/openai/v1/chat/completions?api-version=2024-10&key=sk-q-secret", c.url)
+	s := c.Do(context.Background(), hello()(0).Request)
+	assert.Equal(t, KindConnRefused, s.ErrKind)
+	assert.NotContains(t, s.Err, "sk-q-secret")
+	assert.NotContains(t, Endpoint{BaseURL: "http://u:p@h/v1?key=sk-q-secret"}.String(), "sk-q-secret")
+}
