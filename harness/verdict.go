@@ -35,7 +35,7 @@ func Verdicts(cfg *Config, samples []Sample) []Verdict {
 	groups := map[key][]Sample{}
 	var keys []key
 	for _, s := range samples {
-		if s.Cold || s.Warmup {
+		if s.Warmup {
 			continue
 		}
 		k := key{s.Scenario, s.Endpoint, s.Concurrency}
@@ -80,6 +80,11 @@ func WriteVerdicts(w io.Writer, vs []Verdict) {
 			rate(st.Quality.SchemaValidRate()), rate(st.Quality.AccuracyRate()), rate(st.GoodPct), verdict)
 	}
 	tw.Flush()
+	for _, v := range vs {
+		if c := v.Stats.Cold; c != nil {
+			fmt.Fprintf(w, "cold start (%s endpoint=%s, first request, not in the percentiles): %s\n", v.Scenario, v.Endpoint, coldLine(c))
+		}
+	}
 	for _, v := range vs {
 		for _, viol := range v.Violations {
 			fmt.Fprintf(w, "%s endpoint=%s concurrency=%d: %s\n", v.Scenario, v.Endpoint, v.Concurrency, viol)
@@ -131,4 +136,11 @@ func (c *Config) Describe() string {
 		}
 	}
 	return fmt.Sprintf("measuring %s — config: %s", strings.Join(parts, ", "), c.Source)
+}
+
+func coldLine(c *Sample) string {
+	if !c.OK() {
+		return "failed: " + c.Err
+	}
+	return fmt.Sprintf("ttft %s ms, total %s ms", num(ms(c.TTFT)), num(ms(c.Total)))
 }
