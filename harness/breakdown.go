@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -126,6 +127,24 @@ func (s *Session) logBreakdown(t *testing.T, ep Endpoint, conf ScenarioConfig, p
 	t.Log(b.String())
 }
 
+// reportBreakdown is Session.Bench's hook on an Ollama endpoint: the
+// breakdown's means as benchmark figures, so that the gate sees a slower
+// model load or prefill as such, not only as a slower TTFT.
+func (s *Session) reportBreakdown(b *testing.B, ep Endpoint, conf ScenarioConfig, prompts Prompts) {
+	bd, err := OllamaBreakdown(context.Background(), ep, withMaxTokens(prompts, conf.MaxTokens), BreakdownRequests)
+	if err != nil {
+		b.Logf("breakdown: %v", err)
+		return
+	}
+	b.ReportMetric(ms(bd.Load), "load-ms")
+	b.ReportMetric(ms(bd.Prefill), "prefill-ms")
+	b.ReportMetric(ms(bd.NetworkQueue), "netq-ms")
+	if !math.IsNaN(bd.ServerDecode) {
+		b.ReportMetric(bd.ServerDecode, "server-tok/s")
+	}
+}
+
+// withMaxTokens sets each prompt's max tokens, which depend on the endpoint.
 func withMaxTokens(prompts Prompts, n int) Prompts {
 	return func(i int) Prompt {
 		p := prompts(i)

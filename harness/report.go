@@ -24,6 +24,8 @@ var Units = []Unit{
 	{"tpot-p50-ms", "lower"}, {"itl-p95-ms", "lower"}, {"out-tok/s", "higher"},
 	{"err-%", "lower"}, {"json-valid-%", "higher"}, {"schema-valid-%", "higher"},
 	{"accuracy-%", "higher"}, {"good-%", "higher"},
+	// Ollama endpoints only: the server's split of the TTFT.
+	{"load-ms", "lower"}, {"prefill-ms", "lower"}, {"netq-ms", "lower"}, {"server-tok/s", "higher"},
 }
 
 // PrintBenchHeader writes the unit metadata and, per endpoint, its model

@@ -113,6 +113,9 @@ func (s *Session) Bench(b *testing.B, sc Scenario) {
 				// (-benchtime Nx, N > 1): its requests are warm-up.
 				samples := s.run(context.Background(), sc.Name, ep, conf, c, b.N, prompts, Probe(b.N == 1))
 				ReportMetrics(b, Summarize(samples, conf.SLA))
+				if ep.Kind == "ollama" && b.N > 1 {
+					s.reportBreakdown(b, ep, conf, prompts)
+				}
 			})
 		}
 	}

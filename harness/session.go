@@ -131,12 +131,7 @@ func (s *Session) run(ctx context.Context, name string, ep Endpoint, conf Scenar
 	if s.sink != nil {
 		opts = append(opts, Sink(s.sink.Write))
 	}
-	withMax := func(i int) Prompt {
-		p := prompts(i)
-		p.Request.MaxTokens = conf.MaxTokens
-		return p
-	}
-	return NewRunner(opts...).Run(ctx, s.clients[ep.Name], withMax, n)
+	return NewRunner(opts...).Run(ctx, s.clients[ep.Name], withMaxTokens(prompts, conf.MaxTokens), n)
 }
 
 // answerBook tells the simulator what to answer: the reference answer of
