@@ -11,6 +11,7 @@ import (
 	"golang.org/x/perf/benchfmt"
 
 	"github.com/llmsla/llmsla/harness"
+	"github.com/llmsla/llmsla/harness/atomicfile"
 )
 
 // runBaseline promotes a recorded run to the baseline the gate compares
@@ -57,7 +58,7 @@ func runBaseline(args []string, stdout, stderr io.Writer) int {
 	}
 	b, err := os.ReadFile(*from)
 	if err == nil {
-		err = harness.WriteFileAtomic(*to, b)
+		err = atomicfile.Write(*to, b)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "llmsla baseline: %v\n", err)

@@ -18,6 +18,7 @@ import (
 	"golang.org/x/perf/benchfmt"
 
 	"github.com/llmsla/llmsla/harness"
+	"github.com/llmsla/llmsla/harness/atomicfile"
 )
 
 // runBench runs the suites' benchmarks -count times, records the output in
@@ -215,5 +216,5 @@ func copyAtomic(src, dst string) error {
 	if err != nil {
 		return err
 	}
-	return harness.WriteFileAtomic(dst, b)
+	return atomicfile.Write(dst, b)
 }

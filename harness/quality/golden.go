@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/llmsla/llmsla/harness/atomicfile"
 )
 
 // Golden compares got with the golden file at path, or with update writes it.
@@ -105,29 +106,7 @@ func writeFileSafe(path string, content []byte) error {
 	if name := findSecret(content); name != "" {
 		return &SecretError{name}
 	}
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	_, werr := f.Write(content)
-	cerr := f.Close()
-	if werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Chmod(f.Name(), 0o644)
-	}
-	if werr == nil {
-		werr = os.Rename(f.Name(), path)
-	}
-	if werr != nil {
-		os.Remove(f.Name())
-	}
-	return werr
+	return atomicfile.Write(path, content)
 }
 
 // volatile reports whether a JSON key holds a value that changes on every
