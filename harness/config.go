@@ -93,14 +93,7 @@ const (
 // OPENAI_API_KEY and LLMSLA_MODEL, else the built-in simulator. Every error
 // names the file and key, and comes before any request is sent.
 func LoadConfig() (*Config, error) {
-	path := os.Getenv(EnvConfig)
-	if path == "" {
-		if root, err := ModuleRoot(); err == nil {
-			if p := filepath.Join(root, "sla.yaml"); fileExists(p) {
-				path = p
-			}
-		}
-	}
+	path := ConfigPath()
 	var cfg *Config
 	var err error
 	switch {
@@ -115,6 +108,20 @@ func LoadConfig() (*Config, error) {
 		return nil, err
 	}
 	return cfg, cfg.selectEndpoints(os.Getenv(EnvEndpoints))
+}
+
+// ConfigPath is the SLA file in use: $LLMSLA_CONFIG, else sla.yaml at the
+// module root if there is one, else "" (configuration from the environment).
+func ConfigPath() string {
+	if path := os.Getenv(EnvConfig); path != "" {
+		return path
+	}
+	if root, err := ModuleRoot(); err == nil {
+		if p := filepath.Join(root, "sla.yaml"); fileExists(p) {
+			return p
+		}
+	}
+	return ""
 }
 
 func envConfig() (*Config, error) {

@@ -4,8 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 
 	"github.com/llmsla/llmsla/harness"
 	"github.com/llmsla/llmsla/harness/gate"
@@ -85,16 +83,9 @@ compared, or the SLA file is broken; the message says why and what to do.
 // the gate step fail. Without a file the gate uses its built-in defaults.
 func gateConfig() (alpha float64, tol map[string]gate.Tolerance, err error) {
 	tol = map[string]gate.Tolerance{}
-	path := os.Getenv(harness.EnvConfig)
+	path := harness.ConfigPath()
 	if path == "" {
-		root, err := harness.ModuleRoot()
-		if err != nil {
-			return 0, tol, nil
-		}
-		path = filepath.Join(root, "sla.yaml")
-		if _, err := os.Stat(path); err != nil {
-			return 0, tol, nil
-		}
+		return 0, tol, nil
 	}
 	cfg, err := harness.LoadConfigFile(path)
 	if err != nil {
