@@ -30,22 +30,36 @@ type streamState struct {
 // It decodes only what the timing needs: tool and function calls stay raw,
 // because only their presence makes a chunk token-bearing.
 type chunk struct {
-	ID      string `json:"id"`
-	Object  string `json:"object"`
-	Choices []struct {
-		Delta struct {
-			Content          string          `json:"content"`
-			ReasoningContent string          `json:"reasoning_content"` // DeepSeek, vLLM
-			Reasoning        string          `json:"reasoning"`         // Ollama, vLLM ≥ 0.10
-			Refusal          string          `json:"refusal"`
-			ToolCalls        json.RawMessage `json:"tool_calls"`
-			FunctionCall     json.RawMessage `json:"function_call"`
-		} `json:"delta"`
-		FinishReason openai.FinishReason `json:"finish_reason"`
-	} `json:"choices"`
+	ID      string          `json:"id"`
+	Object  string          `json:"object"`
+	Choices []choice        `json:"choices"`
 	Usage   *openai.Usage   `json:"usage"`
 	Error   json.RawMessage `json:"error"`
 	Message string          `json:"message"`
+}
+
+type choice struct {
+	Delta        delta               `json:"delta"`
+	FinishReason openai.FinishReason `json:"finish_reason"`
+}
+
+type delta struct {
+	Content          string          `json:"content"`
+	ReasoningContent string          `json:"reasoning_content"` // DeepSeek, vLLM
+	Reasoning        string          `json:"reasoning"`         // Ollama, vLLM ≥ 0.10
+	Refusal          string          `json:"refusal"`
+	ToolCalls        json.RawMessage `json:"tool_calls"`
+	FunctionCall     json.RawMessage `json:"function_call"`
+}
+
+// decodeChunk decodes one data line: the fast path for the usual shapes,
+// encoding/json for anything else (and for the error of a malformed line).
+func decodeChunk(data []byte, c *chunk) error {
+	if fastChunk(data, c) {
+		return nil
+	}
+	*c = chunk{}
+	return json.Unmarshal(data, c)
 }
 
 var dataPrefix = []byte("data:")
@@ -68,7 +82,7 @@ func (st *streamState) line(b []byte) bool {
 		return true
 	}
 	var c chunk
-	if err := json.Unmarshal(data, &c); err != nil {
+	if err := decodeChunk(data, &c); err != nil {
 		st.err = &RequestError{Kind: KindProtocol, Status: st.s.Status,
 			Message: "undecodable chunk: " + truncate(string(data), 80), Err: err}
 		return true
