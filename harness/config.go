@@ -114,6 +114,13 @@ func LoadConfig() (*Config, error) {
 // module root if there is one, else "" (configuration from the environment).
 func ConfigPath() string {
 	if path := os.Getenv(EnvConfig); path != "" {
+		// go test runs in the package's directory: a relative path that is
+		// not there is taken from the module root, where the user typed it.
+		if !filepath.IsAbs(path) && !fileExists(path) {
+			if root, err := ModuleRoot(); err == nil && fileExists(filepath.Join(root, path)) {
+				return filepath.Join(root, path)
+			}
+		}
 		return path
 	}
 	if root, err := ModuleRoot(); err == nil {

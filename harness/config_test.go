@@ -172,3 +172,15 @@ func TestThresholdCheck(t *testing.T) {
 		"accuracy not measured, want ≥ 90% (n=0)",
 	}, lines)
 }
+
+// TestConfigPathRelativeToModuleRoot: LLMSLA_CONFIG=sla.example.yaml typed
+// at the repository root still finds the file from a package directory.
+func TestConfigPathRelativeToModuleRoot(t *testing.T) {
+	t.Setenv(EnvConfig, "sla.example.yaml")
+	root, err := ModuleRoot()
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Join(root, "sla.example.yaml"), ConfigPath())
+	cfg, err := LoadConfigFile(ConfigPath())
+	require.NoError(t, err, "the shipped example loads")
+	assert.Contains(t, cfg.EndpointNames(), "local")
+}
