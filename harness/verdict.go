@@ -81,6 +81,11 @@ func WriteVerdicts(w io.Writer, vs []Verdict) {
 	}
 	tw.Flush()
 	for _, v := range vs {
+		if st := v.Stats; st.Failed > 0 {
+			fmt.Fprintf(w, "errors (%s endpoint=%s concurrency=%d): %s of %d\n", v.Scenario, v.Endpoint, v.Concurrency, st.ErrorKinds(), st.Attempted)
+		}
+	}
+	for _, v := range vs {
 		if c := v.Stats.Cold; c != nil {
 			fmt.Fprintf(w, "cold start (%s endpoint=%s, first request, not in the percentiles): %s\n", v.Scenario, v.Endpoint, coldLine(c))
 		}

@@ -65,7 +65,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "go %s\n", strings.Join(goArgs, " "))
 	testErr := record(txt, header, samples, goArgs, stdout, stderr)
 	fmt.Fprintf(stdout, "\nrecorded %s and %s\n\n", txt, samples)
-	code := verdicts(cfg, samples, stdout, stderr)
+	code := verdicts(cfg, []string{samples}, stdout, stderr)
 	if testErr != nil {
 		// latest.txt is what `make gate` and `make baseline` read: a run
 		// missing benchmarks must not become it, or the gate would pass
@@ -161,16 +161,22 @@ func complete(line string) bool {
 	return true
 }
 
-// verdicts prints the SLA table of a samples file: 0 all met, 1 not.
-func verdicts(cfg *harness.Config, path string, stdout, stderr io.Writer) int {
-	samples, err := harness.ReadSamples(path)
-	if err != nil {
-		fmt.Fprintf(stderr, "llmsla: %v\n", err)
-		return 2
-	}
-	if len(samples) == 0 {
-		fmt.Fprintf(stderr, "llmsla: %s: no samples recorded\n", path)
-		return 2
+// verdicts prints the SLA table of samples files (shards of one run merge:
+// their samples are pooled, each run keeping its own time window): 0 all
+// met, 1 not, 2 unreadable.
+func verdicts(cfg *harness.Config, paths []string, stdout, stderr io.Writer) int {
+	var samples []harness.Sample
+	for _, path := range paths {
+		s, err := harness.ReadSamples(path)
+		if err != nil {
+			fmt.Fprintf(stderr, "llmsla: %v\n", err)
+			return 2
+		}
+		if len(s) == 0 {
+			fmt.Fprintf(stderr, "llmsla: %s: no samples recorded\n", path)
+			return 2
+		}
+		samples = append(samples, s...)
 	}
 	vs := harness.Verdicts(cfg, samples)
 	harness.WriteVerdicts(stdout, vs)
@@ -185,8 +191,8 @@ func verdicts(cfg *harness.Config, path string, stdout, stderr io.Writer) int {
 }
 
 func runVerdict(args []string, stdout, stderr io.Writer) int {
-	if len(args) != 1 {
-		fmt.Fprintln(stderr, "usage: llmsla verdict results/latest.samples.jsonl")
+	if len(args) == 0 {
+		fmt.Fprintln(stderr, "usage: llmsla verdict SAMPLES.jsonl [MORE.jsonl …]   (e.g. results/latest.samples.jsonl; shards merge)")
 		return 2
 	}
 	cfg, err := harness.LoadConfig()
@@ -194,7 +200,7 @@ func runVerdict(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "llmsla: %v\n", err)
 		return 2
 	}
-	return verdicts(cfg, args[0], stdout, stderr)
+	return verdicts(cfg, args, stdout, stderr)
 }
 
 func gitCommit() string {

@@ -1,7 +1,7 @@
 // Command llmsla runs and judges LLM endpoint benchmarks.
 //
 //	llmsla bench            run the suites' benchmarks, record them, print SLA verdicts
-//	llmsla verdict FILE     SLA verdicts from a recorded samples file
+//	llmsla verdict FILE…    SLA verdicts from recorded samples files (shards merge)
 //	llmsla compare A [B]    benchstat comparison of recorded runs
 //	llmsla gate BASE NEW    exit 1 on a significant regression
 //	llmsla baseline         promote the latest run to golden/baseline.txt
@@ -46,7 +46,7 @@ func usage(w io.Writer) {
 	fmt.Fprint(w, `usage: llmsla <command> [flags]
 
   bench            run the suites' benchmarks, record results/, print SLA verdicts
-  verdict FILE     SLA verdicts from a samples file (results/*.samples.jsonl)
+  verdict FILE...  SLA verdicts from samples files (results/*.samples.jsonl); shards merge
   compare A [B]    benchstat comparison (-col, -row, -filter)
   gate BASE NEW    exit 1 on a significant regression, 2 on unusable input
   baseline         promote results/latest.txt to golden/baseline.txt

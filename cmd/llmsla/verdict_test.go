@@ -1,0 +1,49 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/llmsla/llmsla/harness"
+)
+
+// TestVerdictMergesShards: two shards' sample files give one verdict over
+// their pooled samples, errors counted by kind.
+func TestVerdictMergesShards(t *testing.T) {
+	simEnv(t, "")
+	dir := t.TempDir()
+	var paths []string
+	for shard := 0; shard < 2; shard++ {
+		var b bytes.Buffer
+		for i := 0; i < 10; i++ {
+			s := harness.Sample{Scenario: "chat", Endpoint: "sim", Concurrency: 1, Run: "r" + string(rune('a'+shard)),
+				Start: time.Now(), TTFT: 20 * time.Millisecond, TTFA: 20 * time.Millisecond, Total: 30 * time.Millisecond,
+				OutputTokens: 3, Finish: "stop"}
+			if shard == 1 && i == 0 {
+				s.ErrKind, s.Finish, s.Err = harness.KindRateLimited, "rate_limited", "rate_limited (HTTP 429)"
+			}
+			line, _ := json.Marshal(s)
+			b.Write(append(line, '\n'))
+		}
+		p := filepath.Join(dir, "shard"+string(rune('0'+shard))+".samples.jsonl")
+		if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	var out, errOut bytes.Buffer
+	code := runVerdict(paths, &out, &errOut)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1 (5%% errors > 1%%):\n%s%s", code, out.String(), errOut.String())
+	}
+	for _, want := range []string{" 20 ", "errors (chat endpoint=sim concurrency=1): rate_limited=1 of 20", "error rate 5% > 1% (n=20; rate_limited=1)"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+}
