@@ -73,7 +73,7 @@ func (s *Session) Run(t *testing.T, sc Scenario) []*Stats {
 	for _, ep := range s.cfg.Endpoints {
 		t.Run("endpoint="+NameValue(ep.Name), func(t *testing.T) {
 			if ep.Simulated {
-				t.Logf("measuring the built-in simulator (%s)", s.cfg.Source)
+				t.Logf("endpoint %s is the built-in simulator (config: %s)", ep.Name, s.cfg.Source)
 			}
 			conf := s.cfg.Scenario(sc.Name, ep.Name)
 			for _, c := range conf.Concurrency {
