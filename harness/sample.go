@@ -69,7 +69,6 @@ type Sample struct {
 	Reasoning  int    `json:"reasoning_bytes,omitempty"`
 
 	Quality *quality.Result `json:"quality,omitempty"`
-	Server  *ServerTimings  `json:"server,omitempty"`
 }
 
 // OK reports whether the request succeeded.
@@ -91,15 +90,4 @@ func (s *Sample) DecodeRate() (float64, bool) {
 		return 0, false
 	}
 	return float64(time.Second) / float64(tpot), true
-}
-
-// ServerTimings are the endpoint's own timings where it reports them
-// (Ollama's native API), recorded beside the client's.
-type ServerTimings struct {
-	Load       time.Duration `json:"load_ns"`
-	PromptEval time.Duration `json:"prompt_eval_ns"`
-	PromptN    int           `json:"prompt_eval_count"`
-	Eval       time.Duration `json:"eval_ns"`
-	EvalN      int           `json:"eval_count"`
-	Total      time.Duration `json:"total_ns"`
 }

@@ -38,7 +38,7 @@ type ChatRequest struct {
 }
 
 // Timings are the server's own figures from the final chunk, converted from
-// nanoseconds. The fields mirror harness.ServerTimings.
+// nanoseconds.
 type Timings struct {
 	Load       time.Duration // load_duration: loading the model, ~0 when warm
 	PromptEval time.Duration // prompt_eval_duration: prefill

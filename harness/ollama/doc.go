@@ -24,5 +24,5 @@
 // test process goes away.
 //
 // This package must not import the parent harness package: harness imports
-// it. Its result types mirror harness.ServerTimings field for field.
+// it (harness.OllamaBreakdown).
 package ollama
