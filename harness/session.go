@@ -20,8 +20,8 @@ const EnvSamples = "LLMSLA_SAMPLES"
 
 // Session is the per-process state shared by all scenarios: the loaded
 // configuration, one client per endpoint (so connections are pooled across
-// scenarios), the simulators, and which endpoints have had their cold
-// request and which scenarios their warm-up.
+// scenarios), the simulators, and which runs (scenario × endpoint) have had
+// their cold request and warm-up.
 type Session struct {
 	cfg     *Config
 	clients map[string]*Client
@@ -31,9 +31,8 @@ type Session struct {
 
 	closers []func()
 
-	mu     sync.Mutex
-	cold   map[string]bool // endpoint → cold request sent
-	warmed map[string]bool // scenario/endpoint → warm-up sent
+	mu      sync.Mutex
+	started map[string]bool // scenario/endpoint → cold request and warm-up sent
 }
 
 // current is the session of the package-level Run and Bench: the
@@ -51,7 +50,7 @@ var current = sync.OnceValues(func() (*Session, error) {
 func NewSession(cfg *Config) (*Session, error) {
 	var err error
 	s := &Session{cfg: cfg, clients: map[string]*Client{}, sims: map[string]*sim.Server{},
-		answers: newAnswerBook(), cold: map[string]bool{}, warmed: map[string]bool{}}
+		answers: newAnswerBook(), started: map[string]bool{}}
 	for i := range cfg.Endpoints {
 		ep := &cfg.Endpoints[i]
 		if ep.Simulated {
@@ -118,15 +117,18 @@ func validSimSpec(spec string) error {
 
 // run measures one scenario on one endpoint at one concurrency level.
 func (s *Session) run(ctx context.Context, name string, ep Endpoint, conf ScenarioConfig, c, n int, prompts Prompts, extra ...Option) []Sample {
+	// A run is one scenario on one endpoint (METRICS.md): its first request
+	// is its cold start, and its warm-up is sent once, before the first level.
+	key := name + "/" + ep.Name
 	s.mu.Lock()
-	cold := !s.cold[ep.Name]
-	s.cold[ep.Name] = true
+	first := !s.started[key]
+	s.started[key] = true
+	s.mu.Unlock()
 	warm := 0
-	if key := name + "/" + ep.Name; !s.warmed[key] {
-		s.warmed[key] = true
+	if first {
 		warm = conf.Warmup
 	}
-	s.mu.Unlock()
+	cold := first
 	opts := append([]Option{Labels(name), Concurrency(c), Warmup(warm), ColdFirst(cold)}, extra...)
 	if s.sink != nil {
 		opts = append(opts, Sink(s.sink.Write))
