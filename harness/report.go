@@ -36,12 +36,24 @@ func PrintBenchHeader(w io.Writer, cfg *Config) {
 	}
 	for _, ep := range cfg.Endpoints {
 		fmt.Fprintf(w, "endpoint.%s.model: %s\n", NameValue(ep.Name), ep.Model)
-		if ep.Simulated {
-			fmt.Fprintf(w, "endpoint.%s.host: built-in simulator\n", NameValue(ep.Name))
-		} else if u, err := url.Parse(ep.BaseURL); err == nil {
-			fmt.Fprintf(w, "endpoint.%s.host: %s\n", NameValue(ep.Name), u.Host)
-		}
+		fmt.Fprintf(w, "endpoint.%s.host: %s\n", NameValue(ep.Name), host(ep))
 	}
+	if len(cfg.Endpoints) == 1 {
+		// One endpoint: the plain keys too, as benchstat users expect them.
+		ep := cfg.Endpoints[0]
+		fmt.Fprintf(w, "endpoint: %s\nmodel: %s\nhost: %s\n", ep.Name, ep.Model, host(ep))
+	}
+}
+
+// host is the endpoint's host, the only part of its URL a report shows.
+func host(ep Endpoint) string {
+	if ep.Simulated {
+		return "built-in simulator"
+	}
+	if u, err := url.Parse(ep.BaseURL); err == nil {
+		return u.Host
+	}
+	return "(unparsable URL)"
 }
 
 // Figures are a run's benchmark figures by unit; an undefined figure (no
