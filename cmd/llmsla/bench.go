@@ -41,6 +41,10 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
+	if *count < 1 || *n < 1 || fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "llmsla bench: -count %d, -n %d, extra arguments %q: want -count ≥ 1 (≥ 10 for the gate), -n ≥ 1 and no arguments\n", *count, *n, fs.Args())
+		return 2
+	}
 	cfg, err := harness.LoadConfig()
 	if err != nil {
 		fmt.Fprintf(stderr, "llmsla: %v\n", err)
