@@ -102,7 +102,7 @@ func LoadConfig() (*Config, error) {
 	case os.Getenv("OPENAI_BASE_URL") != "":
 		cfg, err = envConfig()
 	default:
-		cfg = simConfig()
+		cfg, err = simConfig()
 	}
 	if err != nil {
 		return nil, err
@@ -150,13 +150,16 @@ func envConfig() (*Config, error) {
 // SimEndpoint is the name of the built-in simulator's endpoint.
 const SimEndpoint = "sim"
 
-func simConfig() *Config {
+func simConfig() (*Config, error) {
+	if err := validSimSpec(os.Getenv(EnvSim)); err != nil {
+		return nil, fmt.Errorf("environment: %s: %w", EnvSim, err)
+	}
 	return &Config{
 		Source:    "built-in simulator (no sla.yaml, no OPENAI_BASE_URL)",
 		Endpoints: []Endpoint{{Name: SimEndpoint, Model: "sim", Simulated: true, Timeouts: DefaultTimeouts}},
 		Scenarios: DefaultScenarios(),
 		SimSpecs:  map[string]string{SimEndpoint: os.Getenv(EnvSim)},
-	}
+	}, nil
 }
 
 func (c *Config) selectEndpoints(list string) error {

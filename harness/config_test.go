@@ -184,3 +184,13 @@ func TestConfigPathRelativeToModuleRoot(t *testing.T) {
 	require.NoError(t, err, "the shipped example loads")
 	assert.Contains(t, cfg.EndpointNames(), "local")
 }
+
+func TestConfigBadSimSpecFromEnvironment(t *testing.T) {
+	t.Setenv(EnvConfig, "")
+	t.Setenv(EnvEndpoints, "")
+	t.Setenv("OPENAI_BASE_URL", "")
+	t.Setenv(EnvSim, "tttft=5ms")
+	chdir(t, t.TempDir())
+	_, err := LoadConfig()
+	assert.ErrorContains(t, err, `LLMSLA_SIM: sim: bad config: spec item "tttft=5ms": unknown key "tttft"`)
+}
