@@ -27,11 +27,11 @@ func (s *Sample) fail(err error) {
 func classify(ctx, parent context.Context, err error) error {
 	if ctx.Err() != nil {
 		switch cause := context.Cause(ctx); {
-		case cause == causeHeaders:
+		case cause == errNoHeaders:
 			return &RequestError{Kind: KindTimeoutHeaders, Message: cause.Error()}
-		case cause == causeIdle:
+		case cause == errIdle:
 			return &RequestError{Kind: KindTimeoutIdle, Message: cause.Error()}
-		case cause == causeTotal:
+		case cause == errTooLong:
 			return &RequestError{Kind: KindTimeoutTotal, Message: cause.Error()}
 		case errors.Is(parent.Err(), context.DeadlineExceeded):
 			return &RequestError{Kind: KindTimeoutTotal, Message: "run deadline", Err: parent.Err()}

@@ -150,17 +150,20 @@ func (c *Client) CloseIdle() { c.http.CloseIdleConnections() }
 
 // Timeout causes, told apart through context.Cause.
 var (
-	causeHeaders = errors.New("no response headers in time")
-	causeIdle    = errors.New("stream idle too long")
-	causeTotal   = errors.New("request took too long")
+	errNoHeaders = errors.New("no response headers in time")
+	errIdle      = errors.New("stream idle too long")
+	errTooLong   = errors.New("request took too long")
 )
 
 // Body serialises req for the endpoint, streaming with usage.
 func (c *Client) Body(req Request) ([]byte, error) {
 	w := wireRequest{
 		ChatCompletionRequest: openai.ChatCompletionRequest{
-			Model:          c.ep.Model,
-			Messages:       req.Messages,
+			Model:    c.ep.Model,
+			Messages: req.Messages,
+			// max_tokens, not max_completion_tokens: every OpenAI-compatible
+			// server reads it (vLLM, Ollama, llama.cpp); only OpenAI's o-series
+			// refuse it.
 			MaxTokens:      req.MaxTokens,
 			Seed:           req.Seed,
 			ResponseFormat: req.ResponseFormat,
@@ -225,11 +228,11 @@ func (c *Client) stream(parent context.Context, body []byte, s *Sample) {
 	t0 := time.Now()
 	s.Start = t0
 	if to.Total > 0 {
-		totalTimer = time.AfterFunc(to.Total, func() { cancel(causeTotal) })
+		totalTimer = time.AfterFunc(to.Total, func() { cancel(errTooLong) })
 		defer totalTimer.Stop()
 	}
 	if to.Headers > 0 {
-		headerTimer = time.AfterFunc(to.Headers, func() { cancel(causeHeaders) })
+		headerTimer = time.AfterFunc(to.Headers, func() { cancel(errNoHeaders) })
 	}
 	resp, err := c.http.Do(hreq)
 	if headerTimer != nil {
@@ -258,7 +261,7 @@ func (c *Client) stream(parent context.Context, body []byte, s *Sample) {
 
 	var idleTimer *time.Timer
 	if to.Idle > 0 {
-		idleTimer = time.AfterFunc(to.Idle, func() { cancel(causeIdle) })
+		idleTimer = time.AfterFunc(to.Idle, func() { cancel(errIdle) })
 		defer idleTimer.Stop()
 	}
 	sc := bufio.NewScanner(resp.Body)
