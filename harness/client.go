@@ -35,6 +35,10 @@ type Endpoint struct {
 	Kind string
 	// KeyEnv names the environment variable the API key is read from.
 	KeyEnv string
+	// MaxTokensParam is the request field that caps the answer:
+	// "max_tokens" (default; vLLM, Ollama, llama.cpp read it) or
+	// "max_completion_tokens" (OpenAI's reasoning models refuse the other).
+	MaxTokensParam string
 }
 
 func (e Endpoint) String() string {
@@ -78,6 +82,12 @@ type wireRequest struct {
 	openai.ChatCompletionRequest
 	Temperature *float32 `json:"temperature,omitempty"`
 }
+
+// The values of Endpoint.MaxTokensParam.
+const (
+	MaxTokens           = "max_tokens"
+	MaxCompletionTokens = "max_completion_tokens"
+)
 
 // Client sends timed streaming requests to one endpoint.
 type Client struct {
@@ -159,11 +169,8 @@ var (
 func (c *Client) Body(req Request) ([]byte, error) {
 	w := wireRequest{
 		ChatCompletionRequest: openai.ChatCompletionRequest{
-			Model:    c.ep.Model,
-			Messages: req.Messages,
-			// max_tokens, not max_completion_tokens: every OpenAI-compatible
-			// server reads it (vLLM, Ollama, llama.cpp); only OpenAI's o-series
-			// refuse it.
+			Model:          c.ep.Model,
+			Messages:       req.Messages,
 			MaxTokens:      req.MaxTokens,
 			Seed:           req.Seed,
 			ResponseFormat: req.ResponseFormat,
@@ -171,6 +178,9 @@ func (c *Client) Body(req Request) ([]byte, error) {
 			StreamOptions:  &openai.StreamOptions{IncludeUsage: true},
 		},
 		Temperature: req.Temperature,
+	}
+	if c.ep.MaxTokensParam == MaxCompletionTokens {
+		w.MaxTokens, w.MaxCompletionTokens = 0, req.MaxTokens
 	}
 	return json.Marshal(w)
 }

@@ -121,7 +121,7 @@ func LoadConfigFile(path string) (*Config, error) {
 	return cfg, nil
 }
 
-var endpointKeys = []string{"base_url", "model", "api_key_env", "headers", "timeouts", "kind", "sim"}
+var endpointKeys = []string{"base_url", "model", "api_key_env", "headers", "timeouts", "kind", "max_tokens_param", "sim"}
 
 func (p *configParser) endpoint(cfg *Config, name string, n *yaml.Node) Endpoint {
 	key := "endpoints." + name
@@ -166,6 +166,11 @@ func (p *configParser) endpoint(cfg *Config, name string, n *yaml.Node) Endpoint
 			ep.Kind = p.str(v, k2)
 			if ep.Kind != "openai" && ep.Kind != "ollama" {
 				p.errf(v, k2, "%q is not a kind (allowed: openai, ollama)", ep.Kind)
+			}
+		case "max_tokens_param":
+			ep.MaxTokensParam = p.str(v, k2)
+			if ep.MaxTokensParam != MaxTokens && ep.MaxTokensParam != MaxCompletionTokens {
+				p.errf(v, k2, "%q is not a parameter (allowed: %s, %s)", ep.MaxTokensParam, MaxTokens, MaxCompletionTokens)
 			}
 		case "sim":
 			isSim = true

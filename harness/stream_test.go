@@ -152,3 +152,13 @@ func TestURLQueryKeptAndRedacted(t *testing.T) {
 	assert.NotContains(t, s.Err, "sk-q-secret")
 	assert.NotContains(t, Endpoint{BaseURL: "http://u:p@h/v1?key=sk-q-secret"}.String(), "sk-q-secret")
 }
+
+func TestMaxTokensParam(t *testing.T) {
+	req := Request{MaxTokens: 64}
+	body, _ := NewClient(Endpoint{Model: "m"}).Body(req)
+	assert.Contains(t, string(body), `"max_tokens":64`)
+	assert.NotContains(t, string(body), "max_completion_tokens")
+	body, _ = NewClient(Endpoint{Model: "o3", MaxTokensParam: MaxCompletionTokens}).Body(req)
+	assert.Contains(t, string(body), `"max_completion_tokens":64`)
+	assert.NotContains(t, string(body), `"max_tokens"`)
+}
