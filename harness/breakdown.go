@@ -97,8 +97,15 @@ func OllamaHost(baseURL string) string {
 
 // Breakdown measures the latency breakdown of scenario sc on the session's
 // endpoint named endpoint, with n of the scenario's prompts and its
-// configured max tokens.
+// configured max tokens — or returns the one Session.Run already measured
+// for that scenario and endpoint with n requests, rather than send them again.
 func (s *Session) Breakdown(ctx context.Context, sc Scenario, endpoint string, n int) (Breakdown, error) {
+	s.mu.Lock()
+	b, ok := s.breakdowns[sc.Name+"/"+endpoint]
+	s.mu.Unlock()
+	if ok && b.N == n {
+		return b, nil // Run measured it already: the same requests, not again
+	}
 	i := slices.IndexFunc(s.cfg.Endpoints, func(e Endpoint) bool { return e.Name == endpoint })
 	if i < 0 {
 		return Breakdown{}, fmt.Errorf("no endpoint %q in %s", endpoint, s.cfg.Source)
@@ -114,7 +121,7 @@ func (s *Session) Breakdown(ctx context.Context, sc Scenario, endpoint string, n
 // logBreakdown is Session.Run's hook: on an Ollama endpoint, log the
 // scenario's breakdown after its runs. It is a diagnosis beside the
 // verdict, so a failure to measure it is logged, not failed.
-func (s *Session) logBreakdown(t *testing.T, ep Endpoint, conf ScenarioConfig, prompts Prompts) {
+func (s *Session) logBreakdown(t *testing.T, scenario string, ep Endpoint, conf ScenarioConfig, prompts Prompts) {
 	t.Helper()
 	if ep.Kind != "ollama" {
 		return
@@ -125,6 +132,9 @@ func (s *Session) logBreakdown(t *testing.T, ep Endpoint, conf ScenarioConfig, p
 		return
 	}
 	t.Log(b.String())
+	s.mu.Lock()
+	s.breakdowns[scenario+"/"+ep.Name] = b
+	s.mu.Unlock()
 }
 
 // reportBreakdown is Session.Bench's hook on an Ollama endpoint: the

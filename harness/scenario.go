@@ -94,7 +94,7 @@ func (s *Session) Run(t *testing.T, sc Scenario) []*Stats {
 					}
 				})
 			}
-			s.logBreakdown(t, ep, conf, prompts) // Ollama endpoints only: where the TTFT goes
+			s.logBreakdown(t, sc.Name, ep, conf, prompts) // Ollama endpoints only: where the TTFT goes
 		})
 	}
 	return all

@@ -31,8 +31,9 @@ type Session struct {
 
 	closers []func()
 
-	mu      sync.Mutex
-	started map[string]bool // scenario/endpoint → cold request and warm-up sent
+	mu         sync.Mutex
+	started    map[string]bool      // scenario/endpoint → cold request and warm-up sent
+	breakdowns map[string]Breakdown // scenario/endpoint → what Run measured (Ollama)
 }
 
 // current is the session of the package-level Run and Bench: the
@@ -50,7 +51,7 @@ var current = sync.OnceValues(func() (*Session, error) {
 func NewSession(cfg *Config) (*Session, error) {
 	var err error
 	s := &Session{cfg: cfg, clients: map[string]*Client{}, sims: map[string]*sim.Server{},
-		answers: newAnswerBook(), started: map[string]bool{}}
+		answers: newAnswerBook(), started: map[string]bool{}, breakdowns: map[string]Breakdown{}}
 	for i := range cfg.Endpoints {
 		ep := &cfg.Endpoints[i]
 		if ep.Simulated {

@@ -298,9 +298,11 @@ func direction(units benchfmt.UnitMetadataMap, unit string) int {
 }
 
 func allEqual(a, b []float64) bool {
-	for _, x := range append(a[1:], b...) {
-		if x != a[0] {
-			return false
+	for _, s := range [][]float64{a, b} {
+		for _, x := range s {
+			if x != a[0] {
+				return false
+			}
 		}
 	}
 	return true
