@@ -2,131 +2,63 @@ package harness
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
-	openai "github.com/sashabaranov/go-openai"
-
+	"github.com/llmsla/llmsla/harness/config"
+	"github.com/llmsla/llmsla/harness/load"
 	"github.com/llmsla/llmsla/harness/ollama"
-	"github.com/llmsla/llmsla/harness/stats"
+	"github.com/llmsla/llmsla/harness/stream"
 )
 
 // BreakdownRequests is how many requests Session.Run spends on the latency
 // breakdown of each scenario on an Ollama endpoint.
 const BreakdownRequests = 3
 
-// ErrNotOllama is returned by OllamaBreakdown for an endpoint whose Kind is
-// not "ollama": only Ollama's native API reports the server's timings.
-var ErrNotOllama = errors.New("latency breakdown needs an endpoint of kind ollama")
-
-// Breakdown is where an Ollama endpoint's time to first token goes, for one
-// scenario's prompts: requests sent one at a time through the native
-// /api/chat, each split by the server's own timings (ollama.Breakdown), and
-// summarised by means, which add up as each request's split does (a sum of
-// medians is not the median of the sums). Samples of the OpenAI-compatible API carry no
-// server timings, so the breakdown is a separate, small measurement of the
-// same prompts, not a view of the run's samples.
-type Breakdown struct {
-	Endpoint string
-	N        int // requests split
-
-	// Means over the N requests, in the names of METRICS.md:
-	// TTFT = NetworkQueue + Load + Prefill, since network+queue is defined
-	// as what the server's two spans leave of the client's TTFT. A large
-	// NetworkQueue is time the server did not account for: the network, or
-	// waiting behind other requests.
-	TTFT, NetworkQueue, Load, Prefill time.Duration
-
-	// Decode rates, means: the client's in content chunks per second
-	// ((chunks − 1) / (total − ttft)), the server's in tokens per second
-	// (eval_count / eval_duration). NaN when undefined for every request.
-	ClientDecode, ServerDecode float64
-
-	// ClientTokens counts content chunks, ServerTokens sums eval_count;
-	// Mismatches is the number of requests whose two counts differ (a token
-	// ending inside a multi-byte character arrives with the next one).
-	ClientTokens, ServerTokens, Mismatches int
-
-	Results []ollama.ChatResult // per request, in order
-	Splits  []ollama.Split      // Results split, index for index
-}
-
-// OllamaBreakdown sends prompts(0…n−1) to ep through Ollama's native API,
-// one at a time, and splits each TTFT. Each request is the prompt's: same
-// messages, max tokens (num_predict), seed, and structured-output format;
-// a nil temperature becomes 1.0, as Ollama's OpenAI-compatible API makes it,
-// and a nil seed 0. A failed request ends the measurement: the breakdown of
-// the requests before it is returned with the error.
-func OllamaBreakdown(ctx context.Context, ep Endpoint, prompts Prompts, n int) (Breakdown, error) {
-	b := Breakdown{Endpoint: ep.Name}
-	if ep.Kind != "ollama" {
-		return b, fmt.Errorf("endpoint %q (kind %q): %w", ep.Name, ep.Kind, ErrNotOllama)
-	}
-	host := OllamaHost(ep.BaseURL)
-	for i := range n {
-		req, err := nativeRequest(ep.Model, prompts(i).Request)
-		if err != nil {
-			return b.summarize(), fmt.Errorf("endpoint %q: breakdown request %d: %w", ep.Name, i, err)
-		}
-		rctx, cancel := ctx, context.CancelFunc(func() {})
-		if ep.Timeouts.Total > 0 {
-			rctx, cancel = context.WithTimeout(ctx, ep.Timeouts.Total)
-		}
-		r, err := ollama.Chat(rctx, host, req)
-		cancel()
-		if err != nil {
-			return b.summarize(), fmt.Errorf("endpoint %q: breakdown request %d: %w", ep.Name, i, err)
-		}
-		b.Results = append(b.Results, r)
-		b.Splits = append(b.Splits, ollama.Breakdown(r))
-	}
-	return b.summarize(), nil
-}
-
-// OllamaHost is the server root of an Ollama OpenAI-compatible base URL:
-// http://127.0.0.1:11434/v1 → http://127.0.0.1:11434.
-func OllamaHost(baseURL string) string {
-	return strings.TrimSuffix(strings.TrimRight(baseURL, "/"), "/v1")
-}
-
 // Breakdown measures the latency breakdown of scenario sc on the session's
 // endpoint named endpoint, with n of the scenario's prompts and its
 // configured max tokens — or returns the one Session.Run already measured
 // for that scenario and endpoint with n requests, rather than send them again.
-func (s *Session) Breakdown(ctx context.Context, sc Scenario, endpoint string, n int) (Breakdown, error) {
+func (s *Session) Breakdown(ctx context.Context, sc Scenario, endpoint string, n int) (ollama.Summary, error) {
 	s.mu.Lock()
 	b, ok := s.breakdowns[sc.Name+"/"+endpoint]
 	s.mu.Unlock()
 	if ok && b.N == n {
 		return b, nil // Run measured it already: the same requests, not again
 	}
-	i := slices.IndexFunc(s.cfg.Endpoints, func(e Endpoint) bool { return e.Name == endpoint })
+	i := slices.IndexFunc(s.cfg.Endpoints, func(e stream.Endpoint) bool { return e.Name == endpoint })
 	if i < 0 {
-		return Breakdown{}, fmt.Errorf("no endpoint %q in %s", endpoint, s.cfg.Source)
+		return ollama.Summary{}, fmt.Errorf("no endpoint %q in %s", endpoint, s.cfg.Source)
 	}
-	prompts, err := s.prompts(sc)
+	src, err := s.source(sc)
 	if err != nil {
-		return Breakdown{}, fmt.Errorf("scenario %s: %w", sc.Name, err)
+		return ollama.Summary{}, fmt.Errorf("scenario %s: %w", sc.Name, err)
 	}
-	conf := s.cfg.Scenario(sc.Name, endpoint)
-	return OllamaBreakdown(ctx, s.cfg.Endpoints[i], withMaxTokens(prompts, conf.MaxTokens), n)
+	return ollama.Measure(ctx, s.cfg.Endpoints[i], requests(src, s.cfg.Scenario(sc.Name, endpoint), n))
+}
+
+// requests are the first n requests of src with the scenario's max tokens.
+func requests(src load.Source, conf config.Scenario, n int) []stream.Request {
+	out := make([]stream.Request, n)
+	for i := range out {
+		out[i] = src.Prompt(i).Request
+		out[i].MaxTokens = conf.MaxTokens
+	}
+	return out
 }
 
 // logBreakdown is Session.Run's hook: on an Ollama endpoint, log the
 // scenario's breakdown after its runs. It is a diagnosis beside the
 // verdict, so a failure to measure it is logged, not failed.
-func (s *Session) logBreakdown(t *testing.T, scenario string, ep Endpoint, conf ScenarioConfig, prompts Prompts) {
+func (s *Session) logBreakdown(t *testing.T, scenario string, ep stream.Endpoint, conf config.Scenario, src load.Source) {
 	t.Helper()
 	if ep.Kind != "ollama" {
 		return
 	}
-	b, err := OllamaBreakdown(context.Background(), ep, withMaxTokens(prompts, conf.MaxTokens), BreakdownRequests)
+	b, err := ollama.Measure(context.Background(), ep, requests(src, conf, BreakdownRequests))
 	if err != nil {
 		t.Logf("breakdown: %v", err)
 		return
@@ -140,8 +72,8 @@ func (s *Session) logBreakdown(t *testing.T, scenario string, ep Endpoint, conf 
 // reportBreakdown is Session.Bench's hook on an Ollama endpoint: the
 // breakdown's means as benchmark figures, so that the gate sees a slower
 // model load or prefill as such, not only as a slower TTFT.
-func (s *Session) reportBreakdown(b *testing.B, ep Endpoint, conf ScenarioConfig, prompts Prompts) {
-	bd, err := OllamaBreakdown(context.Background(), ep, withMaxTokens(prompts, conf.MaxTokens), BreakdownRequests)
+func (s *Session) reportBreakdown(b *testing.B, ep stream.Endpoint, conf config.Scenario, src load.Source) {
+	bd, err := ollama.Measure(context.Background(), ep, requests(src, conf, BreakdownRequests))
 	if err != nil {
 		b.Logf("breakdown: %v", err)
 		return
@@ -154,94 +86,4 @@ func (s *Session) reportBreakdown(b *testing.B, ep Endpoint, conf ScenarioConfig
 	}
 }
 
-// withMaxTokens sets each prompt's max tokens, which depend on the endpoint.
-func withMaxTokens(prompts Prompts, n int) Prompts {
-	return func(i int) Prompt {
-		p := prompts(i)
-		p.Request.MaxTokens = n
-		return p
-	}
-}
-
-// nativeRequest is req as a native /api/chat request.
-func nativeRequest(model string, req Request) (ollama.ChatRequest, error) {
-	out := ollama.ChatRequest{Model: model, Temperature: 1, NumPredict: req.MaxTokens}
-	if req.Temperature != nil {
-		out.Temperature = float64(*req.Temperature)
-	}
-	if req.Seed != nil {
-		out.Seed = *req.Seed
-	}
-	out.Messages = make([]ollama.Message, len(req.Messages))
-	for i, m := range req.Messages {
-		out.Messages[i] = ollama.Message{Role: m.Role, Content: m.Content}
-	}
-	if rf := req.ResponseFormat; rf != nil {
-		switch {
-		case rf.Type == openai.ChatCompletionResponseFormatTypeJSONSchema && rf.JSONSchema != nil && rf.JSONSchema.Schema != nil:
-			schema, err := json.Marshal(rf.JSONSchema.Schema)
-			if err != nil {
-				return out, fmt.Errorf("response format schema: %w", err)
-			}
-			out.Format = schema
-		case rf.Type == openai.ChatCompletionResponseFormatTypeJSONObject || rf.Type == openai.ChatCompletionResponseFormatTypeJSONSchema:
-			out.Format = json.RawMessage(`"json"`)
-		}
-	}
-	return out, nil
-}
-
-// summarize fills the means and counts from Results and Splits.
-func (b Breakdown) summarize() Breakdown {
-	b.N = len(b.Splits)
-	var ttft, load, prefill time.Duration
-	var cdec, sdec []float64
-	b.ClientTokens, b.ServerTokens, b.Mismatches = 0, 0, 0
-	for i, sp := range b.Splits {
-		ttft, load, prefill = ttft+sp.TTFT, load+sp.Load, prefill+sp.Prefill
-		if sp.ClientDecodeOK {
-			cdec = append(cdec, sp.ClientDecodeRate)
-		}
-		if sp.ServerDecodeOK {
-			sdec = append(sdec, sp.ServerDecodeRate)
-		}
-		b.ClientTokens += b.Results[i].Chunks
-		b.ServerTokens += b.Results[i].Server.EvalN
-		if sp.CountMismatch {
-			b.Mismatches++
-		}
-	}
-	if b.N > 0 {
-		// Integer means, and network+queue as the remainder, so that the
-		// line adds up to the nanosecond.
-		n := time.Duration(b.N)
-		b.TTFT, b.Load, b.Prefill = ttft/n, load/n, prefill/n
-		b.NetworkQueue = b.TTFT - b.Load - b.Prefill
-	}
-	mean := func(xs []float64) float64 { return stats.Summarize(xs).Mean }
-	b.ClientDecode, b.ServerDecode = mean(cdec), mean(sdec)
-	return b
-}
-
-// String is the breakdown on one line, for logs:
-//
-//	breakdown endpoint=ollama n=3 (means): ttft 21.3ms = network+queue 3.1ms + load 15.0ms + prefill 1.2ms; decode 110/s client (chunks), 118/s server (tokens); tokens client 48 = server 48
-func (b Breakdown) String() string {
-	if b.N == 0 {
-		return fmt.Sprintf("breakdown endpoint=%s: no requests measured", b.Endpoint)
-	}
-	r := func(d time.Duration) time.Duration { return d.Round(100 * time.Microsecond) }
-	rate := func(v float64) string {
-		if v != v { // NaN: undefined for every request
-			return "n/a"
-		}
-		return fmt.Sprintf("%.0f/s", v)
-	}
-	tokens := fmt.Sprintf("tokens client %d = server %d", b.ClientTokens, b.ServerTokens)
-	if b.Mismatches > 0 {
-		tokens = fmt.Sprintf("tokens client %d ≠ server %d (%d of %d requests disagree)",
-			b.ClientTokens, b.ServerTokens, b.Mismatches, b.N)
-	}
-	return fmt.Sprintf("breakdown endpoint=%s n=%d (means): ttft %v = network+queue %v + load %v + prefill %v; decode %s client (chunks), %s server (tokens); %s",
-		b.Endpoint, b.N, r(b.TTFT), r(b.NetworkQueue), r(b.Load), r(b.Prefill), rate(b.ClientDecode), rate(b.ServerDecode), tokens)
-}
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

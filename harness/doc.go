@@ -1,27 +1,21 @@
-// Package harness measures OpenAI-compatible LLM endpoints and turns their
-// service levels into Go tests and benchmarks.
+// Package harness is llmsla's go test glue: it turns a scenario into Go
+// tests and benchmarks over the endpoints of the configuration. The
+// measuring itself is done by the packages below it, in pipeline order:
 //
-// The parts, from one request up:
+//	stream     one request, timed into a sample (SSE loop, error kinds)
+//	load       who sends what and when (Source, Pacer, Doer, Runner)
+//	sample     the per-request record and its JSONL file
+//	stats      samples → the figures of a run
+//	metric     the one table of figures: units, SLA keys, directions
+//	objective  thresholds, goodput, verdicts as views over samples
+//	config     sla.yaml, the environment, or the built-in simulator
+//	gate       benchfmt runs compared with benchstat's statistics
+//	report     tables people read
 //
-//   - [Client] sends one streaming chat completion and times it into a
-//     [Sample]: ttfb, ttft, ttfa, total, tokens (from usage, or estimated),
-//     inter-token gaps, connection phases, finish reason — and, when it
-//     fails, an [ErrorKind] (errors.Is with [ErrTimeout], [ErrRateLimited], …).
-//     A failed request is a sample, never an error return or a panic.
-//   - [Runner] sends a scenario's [Prompts] closed-loop at a concurrency
-//     level, with a cold first request and a warm-up kept apart, and a
-//     quality check ([quality.Check]) on every answer.
-//   - [Summarize] turns samples into [Stats] as METRICS.md defines them;
-//     an [SLA] of [Threshold]s, parsed once from the configuration, checks
-//     them ([SLA.Check]) and says what was violated, one line each.
-//   - [Config] (sla.yaml, the environment, or the built-in simulator of
-//     package sim) names the endpoints and each scenario's settings and SLA;
-//     every mistake in it is reported with file, line and key before any
-//     request is sent.
-//   - [Session] ties these together for the suites: [Run] measures a
-//     [Scenario] as subtests and fails on violated objectives; [Bench]
-//     reports the same figures as benchmark units for benchstat and the gate.
-//   - Samples are data: every one can be appended to a JSONL file
-//     ([SampleFile]), and [Verdicts] recomputes the SLA table from such
-//     files, so runs and shards merge and reports are views.
+// None of those imports testing; this package does. A suite declares a
+// [Scenario] with [Define] and calls [Run] (subtests that fail on violated
+// objectives) and [Bench] (benchmarks reporting every figure of the metric
+// table with b.ReportMetric). A [Session] holds the per-process state: one
+// client per endpoint, the simulators, where each scenario is in its
+// fixture, and which runs have had their cold request.
 package harness

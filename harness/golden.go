@@ -2,10 +2,14 @@ package harness
 
 import (
 	"flag"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/llmsla/llmsla/harness/config"
 	"github.com/llmsla/llmsla/harness/quality"
+	"github.com/llmsla/llmsla/harness/sample"
 )
 
 // updateGolden reports whether the test binary was run with -update: the
@@ -30,11 +34,38 @@ func (sc Scenario) deterministic() bool {
 	return sc.Temperature != nil && *sc.Temperature == 0 && sc.Seed != nil
 }
 
+// goldenDir returns the golden directory of sc, "" when it compares none.
+// An endpoint with nothing recorded yet is skipped with one line saying how
+// to record, rather than failing once per case: a first contact is not a
+// regression. (With -update it records.)
+func goldenDir(t *testing.T, sc Scenario, endpoint string) string {
+	t.Helper()
+	if sc.Golden == "" {
+		return ""
+	}
+	root, err := config.ModuleRoot()
+	if err != nil {
+		t.Fatalf("golden: %v", err)
+	}
+	dir := filepath.Join(root, sc.Golden)
+	if _, err := os.Stat(filepath.Join(dir, NameValue(endpoint))); err != nil && !updateGolden() {
+		t.Skipf("no goldens recorded for endpoint %s in %s: record them once with `go test ./suites/ -run %s -update` (answers are compared at temperature 0, seed %d)",
+			endpoint, filepath.Join(sc.Golden, NameValue(endpoint)), testName(t), *sc.Seed)
+	}
+	return dir
+}
+
+// testName is the top-level test's name, for a -run pattern.
+func testName(t *testing.T) string {
+	name, _, _ := strings.Cut(t.Name(), "/")
+	return name
+}
+
 // CheckGolden compares the first successful answer to each case with
 // <dir>/<endpoint>/<case>.golden (JSON canonically, volatile fields
 // scrubbed), or writes them when update is set. It returns the number of
 // mismatches; each is reported on t with a diff and a .got file.
-func CheckGolden(t testing.TB, dir, endpoint string, samples []Sample, update bool) int {
+func CheckGolden(t testing.TB, dir, endpoint string, samples []sample.Sample, update bool) int {
 	t.Helper()
 	seen := map[string]bool{}
 	bad := 0

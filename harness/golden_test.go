@@ -10,7 +10,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/llmsla/llmsla/harness/config"
+	"github.com/llmsla/llmsla/harness/load"
+	"github.com/llmsla/llmsla/harness/sample"
 	"github.com/llmsla/llmsla/harness/sim"
+	"github.com/llmsla/llmsla/harness/stream"
 )
 
 // recorder is a testing.TB that keeps errors instead of failing, so a test
@@ -28,16 +32,18 @@ func (r *recorder) Helper() {}
 // TestGoldenRoundTrip: -update writes, the next run passes, a changed answer
 // fails with a diff and a .got file.
 func TestGoldenRoundTrip(t *testing.T) {
-	cfg := &Config{Source: "test", Endpoints: []Endpoint{{Name: "sim", Model: "sim", Simulated: true}},
-		Scenarios: DefaultScenarios(), SimSpecs: map[string]string{"sim": "ttft=1ms,tpot=0s"}}
+	cfg := &config.Config{Source: "test", Endpoints: []stream.Endpoint{{Name: "sim", Model: "sim", Simulated: true}},
+		Scenarios: config.Presets(), SimSpecs: map[string]string{"sim": "ttft=1ms,tpot=0s"}}
 	s, err := NewSession(cfg)
 	require.NoError(t, err)
 	defer s.Close()
 	sc := Scenario{Name: "extraction", Fixture: "fixtures/extract.jsonl", Structured: true}
-	prompts, err := s.prompts(sc)
+	src, err := s.source(sc)
 	require.NoError(t, err)
-	run := func() []Sample {
-		return s.run(context.Background(), sc.Name, cfg.Endpoints[0], cfg.Scenario(sc.Name, "sim"), 2, 6, prompts)
+	run := func() []sample.Sample {
+		// A whole pass over the fixture, so that every run asks the same
+		// cases (runs walk the fixture where the last one stopped).
+		return s.run(context.Background(), sc.Name, cfg.Endpoints[0], cfg.Scenario(sc.Name, "sim"), load.Closed(2), src.Len(), src, false)
 	}
 	dir := t.TempDir()
 

@@ -4,6 +4,10 @@ import (
 	"context"
 	"testing"
 
+	"github.com/llmsla/llmsla/harness/config"
+	"github.com/llmsla/llmsla/harness/load"
+	"github.com/llmsla/llmsla/harness/objective"
+	"github.com/llmsla/llmsla/harness/stream"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -19,20 +23,20 @@ func TestQualityEqualsSimulatorTruth(t *testing.T) {
 	}
 	for name, sc := range scenarios {
 		t.Run(name, func(t *testing.T) {
-			cfg := &Config{
+			cfg := &config.Config{
 				Source:    "test",
-				Endpoints: []Endpoint{{Name: "sim", Model: "sim", Simulated: true}},
-				Scenarios: DefaultScenarios(),
+				Endpoints: []stream.Endpoint{{Name: "sim", Model: "sim", Simulated: true}},
+				Scenarios: config.Presets(),
 				SimSpecs:  map[string]string{"sim": "ttft=1ms,tpot=0s,wrong=0.2,invalid_json=0.1,seed=11"},
 			}
 			s, err := NewSession(cfg)
 			require.NoError(t, err)
 			defer s.Close()
-			prompts, err := s.prompts(sc)
+			src, err := s.source(sc)
 			require.NoError(t, err)
 			conf := cfg.Scenario(sc.Name, "sim")
 			conf.Warmup = 0
-			samples := s.run(context.Background(), sc.Name, cfg.Endpoints[0], conf, 4, 200, prompts)
+			samples := s.run(context.Background(), sc.Name, cfg.Endpoints[0], conf, load.Closed(4), 200, src, false)
 			byID := map[string]int{}
 			for i, tr := range s.Sim("sim").Truth() {
 				byID[tr.ID] = i
@@ -66,7 +70,7 @@ func TestQualityEqualsSimulatorTruth(t *testing.T) {
 					assert.Equal(t, !tr.InvalidJSON, q.SchemaValid, "case %s: schema valid: %s", smp.Case, q.SchemaError)
 				}
 			}
-			st := Summarize(samples, conf.SLA)
+			st := objective.Judge(samples, conf.Objectives).Stats
 			n := float64(st.Attempted)
 			t.Logf("n=%d wrong=%d broken=%d accuracy=%.3f json=%.3f schema=%.3f", st.Attempted, wrong, broken,
 				st.Quality.AccuracyRate(), st.Quality.JSONValidRate(), st.Quality.SchemaValidRate())

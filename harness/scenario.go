@@ -2,23 +2,25 @@ package harness
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 
-	openai "github.com/sashabaranov/go-openai"
-
+	"github.com/llmsla/llmsla/harness/config"
+	"github.com/llmsla/llmsla/harness/load"
+	"github.com/llmsla/llmsla/harness/objective"
 	"github.com/llmsla/llmsla/harness/quality"
+	"github.com/llmsla/llmsla/harness/report"
 )
 
 // Scenario is one workload as a suite declares it: what to ask and how to
-// judge the answers. How many requests, at which concurrency and against
-// which objectives comes from the SLA file, per endpoint.
+// judge the answers. How many requests, at which load and against which
+// objectives comes from the SLA file, per endpoint.
 type Scenario struct {
 	Name    string // the key in the SLA file: chat, extraction, summary, batch, …
 	Fixture string // JSONL cases, relative to the module root
@@ -37,17 +39,44 @@ type Scenario struct {
 	Golden string
 }
 
+var defined struct {
+	sync.Mutex
+	names []string
+}
+
+// Define declares a scenario and returns it. Suites declare theirs as
+// package variables (var chat = harness.Define(harness.Scenario{…})), so
+// that before the first request the SLA file is checked against every
+// scenario the suites define: a misspelt scenario there is an error, not
+// objectives that silently apply to nothing.
+func Define(sc Scenario) Scenario {
+	defined.Lock()
+	defer defined.Unlock()
+	if !slices.Contains(defined.names, sc.Name) {
+		defined.names = append(defined.names, sc.Name)
+		slices.Sort(defined.names)
+	}
+	return sc
+}
+
+// Defined lists the names of the defined scenarios.
+func Defined() []string {
+	defined.Lock()
+	defer defined.Unlock()
+	return slices.Clone(defined.names)
+}
+
 // Run measures the scenario on every selected endpoint at every configured
-// concurrency level, as subtests (TestChat/endpoint=prod/concurrency=5), and
-// fails one line per objective not met.
-func Run(t *testing.T, sc Scenario) []*Stats {
+// load level, as subtests (TestChat/endpoint=prod/concurrency=5), and
+// fails one line per objective not met, naming the cases that failed most.
+func Run(t *testing.T, sc Scenario) []objective.Verdict {
 	t.Helper()
 	return session(t).Run(t, sc)
 }
 
 // Bench measures the scenario as benchmarks, one iteration one request
 // (BenchmarkChat/endpoint=prod/concurrency=5), reporting the run's figures
-// in the units of METRICS.md.
+// in the units of the metric table.
 func Bench(b *testing.B, sc Scenario) {
 	b.Helper()
 	session(b).Bench(b, sc)
@@ -65,36 +94,40 @@ func session(t testing.TB) *Session {
 }
 
 // Run is the package-level Run on this session's endpoints; it returns the
-// stats of every run, in order, for tests that look further.
-func (s *Session) Run(t *testing.T, sc Scenario) []*Stats {
+// verdict of every run, in order, for tests that look further.
+func (s *Session) Run(t *testing.T, sc Scenario) []objective.Verdict {
 	t.Helper()
-	prompts := s.mustPrompts(t, sc)
-	var all []*Stats
+	src := s.mustSource(t, sc)
+	var all []objective.Verdict
 	for _, ep := range s.cfg.Endpoints {
 		t.Run("endpoint="+NameValue(ep.Name), func(t *testing.T) {
 			if ep.Simulated {
 				t.Logf("endpoint %s is the built-in simulator (config: %s)", ep.Name, s.cfg.Source)
 			}
+			goldens := goldenDir(t, sc, ep.Name)
 			conf := s.cfg.Scenario(sc.Name, ep.Name)
-			for _, c := range conf.Concurrency {
-				t.Run(fmt.Sprintf("concurrency=%d", c), func(t *testing.T) {
-					samples := s.run(context.Background(), sc.Name, ep, conf, c, conf.Samples, prompts)
-					st := Summarize(samples, conf.SLA)
-					all = append(all, st)
-					t.Log(st.Line())
-					for _, v := range conf.SLA.Check(st) {
-						t.Errorf("%s endpoint=%s concurrency=%d: %s", sc.Name, ep.Name, c, v)
+			for _, p := range conf.Pacers() {
+				t.Run(string(p.Level()), func(t *testing.T) {
+					samples := s.run(context.Background(), sc.Name, ep, conf, p, conf.Samples, src, false)
+					v := objective.Judge(samples, conf.Objectives)
+					all = append(all, v)
+					t.Log(report.Line(v.Stats))
+					for _, viol := range v.Violations {
+						t.Errorf("%s endpoint=%s %s: %s", sc.Name, ep.Name, p.Level(), viol)
 					}
-					for _, f := range st.Quality.Failures {
-						t.Logf("failing case %s: expected %q, got %q %s", f.Case, f.Expected, f.Got, f.Detail)
+					if !v.OK() {
+						var b strings.Builder
+						report.Cases(&b, v.Stats, "    ")
+						if b.Len() > 0 {
+							t.Log(strings.TrimRight(b.String(), "\n"))
+						}
 					}
-					if sc.Golden != "" {
-						root, _ := ModuleRoot()
-						CheckGolden(t, filepath.Join(root, sc.Golden), ep.Name, samples, updateGolden())
+					if goldens != "" {
+						CheckGolden(t, goldens, ep.Name, samples, updateGolden())
 					}
 				})
 			}
-			s.logBreakdown(t, sc.Name, ep, conf, prompts) // Ollama endpoints only: where the TTFT goes
+			s.logBreakdown(t, sc.Name, ep, conf, src) // Ollama endpoints only: where the TTFT goes
 		})
 	}
 	return all
@@ -103,18 +136,18 @@ func (s *Session) Run(t *testing.T, sc Scenario) []*Stats {
 // Bench is the package-level Bench on this session's endpoints.
 func (s *Session) Bench(b *testing.B, sc Scenario) {
 	b.Helper()
-	prompts := s.mustPrompts(b, sc)
+	src := s.mustSource(b, sc)
 	printUnits.Do(func() { PrintBenchHeader(os.Stdout, s.cfg) })
 	for _, ep := range s.cfg.Endpoints {
 		conf := s.cfg.Scenario(sc.Name, ep.Name)
-		for _, c := range conf.Concurrency {
-			b.Run(fmt.Sprintf("endpoint=%s/concurrency=%d", NameValue(ep.Name), c), func(b *testing.B) {
+		for _, p := range conf.Pacers() {
+			b.Run(fmt.Sprintf("endpoint=%s/%s", NameValue(ep.Name), p.Level()), func(b *testing.B) {
 				// The b.N = 1 call is go test's probe before the timed run
 				// (-benchtime Nx, N > 1): its requests are warm-up.
-				samples := s.run(context.Background(), sc.Name, ep, conf, c, b.N, prompts, Probe(b.N == 1))
-				ReportMetrics(b, Summarize(samples, conf.SLA))
+				samples := s.run(context.Background(), sc.Name, ep, conf, p, b.N, src, b.N == 1)
+				ReportMetrics(b, objective.Judge(samples, conf.Objectives).Stats)
 				if ep.Kind == "ollama" && b.N > 1 {
-					s.reportBreakdown(b, ep, conf, prompts)
+					s.reportBreakdown(b, ep, conf, src)
 				}
 			})
 		}
@@ -123,28 +156,32 @@ func (s *Session) Bench(b *testing.B, sc Scenario) {
 
 var printUnits sync.Once
 
-// mustPrompts loads the scenario's fixture or stops the test with its
-// error, before any request is sent.
-func (s *Session) mustPrompts(t testing.TB, sc Scenario) Prompts {
+// mustSource checks the scenario and loads its fixture, or stops the test
+// with the error, before any request is sent.
+func (s *Session) mustSource(t testing.TB, sc Scenario) *load.Fixture {
 	t.Helper()
+	if !slices.Contains(Defined(), sc.Name) {
+		t.Fatalf("scenario %q is not defined: declare it with harness.Define, so that the SLA file is checked against it", sc.Name)
+	}
 	if sc.Golden != "" && !sc.deterministic() {
 		t.Fatalf("scenario %s: golden outputs need Temperature 0 and a Seed", sc.Name)
 	}
-	prompts, err := s.prompts(sc)
+	src, err := s.source(sc)
 	if err != nil {
 		t.Fatalf("scenario %s: %v", sc.Name, err)
 	}
-	return prompts
+	return src
 }
 
-// Prompts builds the requests of a scenario from its fixture cases.
-func (s *Session) prompts(sc Scenario) (Prompts, error) {
+// source builds the requests of a scenario from its fixture cases, and
+// tells the simulators the right and wrong answer to each.
+func (s *Session) source(sc Scenario) (*load.Fixture, error) {
 	if sc.Fixture == "" {
 		return nil, fmt.Errorf("no fixture: a scenario needs cases to send")
 	}
 	path := sc.Fixture
 	if !filepath.IsAbs(path) {
-		root, err := ModuleRoot()
+		root, err := config.ModuleRoot()
 		if err != nil {
 			return nil, err
 		}
@@ -154,61 +191,16 @@ func (s *Session) prompts(sc Scenario) (Prompts, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(cases) == 0 {
-		return nil, fmt.Errorf("%s: no cases", sc.Fixture)
-	}
-	type item struct {
-		msgs  []openai.ChatCompletionMessage
-		check *quality.Check
-		rf    *openai.ChatCompletionResponseFormat
-	}
-	items := make([]item, len(cases))
-	for i := range cases {
-		c := &cases[i]
-		var msgs []openai.ChatCompletionMessage
-		if sc.System != "" {
-			msgs = append(msgs, openai.ChatCompletionMessage{Role: "system", Content: sc.System})
-		}
-		for _, m := range c.Render() {
-			msgs = append(msgs, openai.ChatCompletionMessage{Role: m.Role, Content: m.Content})
-		}
-		s.answers.add(msgs[len(msgs)-1].Content, c.Answer, c.WrongAnswer)
-		chk := quality.NewCheck(c)
-		chk.Lenient = sc.Lenient
-		it := item{msgs: msgs, check: chk}
-		if sc.Structured {
-			rf, err := responseFormat(c)
-			if err != nil {
-				return nil, err
-			}
-			it.rf = rf
-		}
-		items[i] = it
-	}
-	return func(i int) Prompt {
-		it := items[i%len(items)]
-		return Prompt{
-			Request: Request{Messages: it.msgs, Temperature: sc.Temperature, Seed: sc.Seed, ResponseFormat: it.rf},
-			Case:    cases[i%len(cases)].ID,
-			Check:   it.check,
-		}
-	}, nil
-}
-
-// responseFormat asks for the case's schema as structured output.
-func responseFormat(c *quality.Case) (*openai.ChatCompletionResponseFormat, error) {
-	if c.SchemaFile == "" {
-		return &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONObject}, nil
-	}
-	b, err := os.ReadFile(c.SchemaFile)
+	f, err := load.NewFixture(cases, load.FixtureOptions{System: sc.System, Structured: sc.Structured,
+		Lenient: sc.Lenient, Temperature: sc.Temperature, Seed: sc.Seed})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", sc.Fixture, err)
 	}
-	name := strings.TrimSuffix(filepath.Base(c.SchemaFile), filepath.Ext(c.SchemaFile))
-	return &openai.ChatCompletionResponseFormat{
-		Type:       openai.ChatCompletionResponseFormatTypeJSONSchema,
-		JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{Name: name, Schema: json.RawMessage(b)},
-	}, nil
+	for i := range cases {
+		msgs := f.Prompt(i).Request.Messages
+		s.answers.add(msgs[len(msgs)-1].Content, cases[i].Answer, cases[i].WrongAnswer)
+	}
+	return f, nil
 }
 
 var procsSuffix = regexp.MustCompile(`-(\d+)$`)

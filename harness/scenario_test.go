@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/llmsla/llmsla/harness/config"
+	"github.com/llmsla/llmsla/harness/stream"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -12,8 +14,8 @@ import (
 // TestBrokenFixtureStopsBeforeAnyRequest: a bad case is reported as
 // file:line before the endpoint sees a single request.
 func TestBrokenFixtureStopsBeforeAnyRequest(t *testing.T) {
-	cfg := &Config{Source: "test", Endpoints: []Endpoint{{Name: "sim", Model: "sim", Simulated: true}},
-		Scenarios: DefaultScenarios(), SimSpecs: map[string]string{"sim": ""}}
+	cfg := &config.Config{Source: "test", Endpoints: []stream.Endpoint{{Name: "sim", Model: "sim", Simulated: true}},
+		Scenarios: config.Presets(), SimSpecs: map[string]string{"sim": ""}}
 	s, err := NewSession(cfg)
 	require.NoError(t, err)
 	defer s.Close()
@@ -22,7 +24,7 @@ func TestBrokenFixtureStopsBeforeAnyRequest(t *testing.T) {
 	require.NoError(t, os.WriteFile(bad, []byte(
 		`{"id":"a","prompt":"hi","expected":"x","match":{"type":"exact"},"answer":"x","wrong_answer":"y"}`+"\n"+
 			`{"id":"b","prompt":"hi","expected":"x","match":{"type":"exactly"},"answer":"x","wrong_answer":"y"}`+"\n"), 0o644))
-	_, err = s.prompts(Scenario{Name: "chat", Fixture: bad})
+	_, err = s.source(Scenario{Name: "chat", Fixture: bad})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), bad+":2: match.type")
 	assert.Empty(t, s.Sim("sim").Truth(), "no request was sent")

@@ -2,16 +2,19 @@ package harness
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http/httptest"
 	"os"
-	"strings"
 	"sync"
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/llmsla/llmsla/harness/config"
+	"github.com/llmsla/llmsla/harness/load"
+	"github.com/llmsla/llmsla/harness/ollama"
+	"github.com/llmsla/llmsla/harness/sample"
 	"github.com/llmsla/llmsla/harness/sim"
+	"github.com/llmsla/llmsla/harness/stream"
 )
 
 // EnvSamples names the JSONL file every sample is appended to, so that a
@@ -23,24 +26,28 @@ const EnvSamples = "LLMSLA_SAMPLES"
 // scenarios), the simulators, and which runs (scenario × endpoint) have had
 // their cold request and warm-up.
 type Session struct {
-	cfg     *Config
-	clients map[string]*Client
+	cfg     *config.Config
+	clients map[string]*stream.Client
 	sims    map[string]*sim.Server
 	answers *answerBook
-	sink    *SampleFile
+	sink    *sample.File
 
 	closers []func()
 
 	mu         sync.Mutex
-	started    map[string]bool      // scenario/endpoint → cold request and warm-up sent
-	breakdowns map[string]Breakdown // scenario/endpoint → what Run measured (Ollama)
+	started    map[string]bool           // scenario/endpoint → cold request and warm-up sent
+	next       map[string]int            // scenario/endpoint → the fixture position the next run starts at
+	breakdowns map[string]ollama.Summary // scenario/endpoint → what Run measured (Ollama)
 }
 
 // current is the session of the package-level Run and Bench: the
 // configuration from the environment, loaded once per test binary.
 var current = sync.OnceValues(func() (*Session, error) {
-	cfg, err := LoadConfig()
+	cfg, err := config.Load()
 	if err != nil {
+		return nil, err
+	}
+	if err := cfg.CheckScenarios(Defined()); err != nil {
 		return nil, err
 	}
 	return NewSession(cfg)
@@ -48,14 +55,14 @@ var current = sync.OnceValues(func() (*Session, error) {
 
 // NewSession prepares cfg's endpoints for measuring: a client each, and a
 // simulator for each simulated one. Close stops the simulators.
-func NewSession(cfg *Config) (*Session, error) {
+func NewSession(cfg *config.Config) (*Session, error) {
 	var err error
-	s := &Session{cfg: cfg, clients: map[string]*Client{}, sims: map[string]*sim.Server{},
-		answers: newAnswerBook(), started: map[string]bool{}, breakdowns: map[string]Breakdown{}}
+	s := &Session{cfg: cfg, clients: map[string]*stream.Client{}, sims: map[string]*sim.Server{},
+		answers: newAnswerBook(), started: map[string]bool{}, next: map[string]int{}, breakdowns: map[string]ollama.Summary{}}
 	for i := range cfg.Endpoints {
 		ep := &cfg.Endpoints[i]
 		if ep.Simulated {
-			simCfg, err := simConfigFor(cfg, ep.Name)
+			simCfg, err := cfg.Sim(ep.Name)
 			if err != nil {
 				return nil, err
 			}
@@ -66,18 +73,18 @@ func NewSession(cfg *Config) (*Session, error) {
 			s.closers = append(s.closers, hs.Close)
 			ep.BaseURL = hs.URL + "/v1"
 		}
-		s.clients[ep.Name] = NewClient(*ep)
+		s.clients[ep.Name] = stream.NewClient(*ep)
 	}
 	if path := os.Getenv(EnvSamples); path != "" {
-		if s.sink, err = OpenSampleFile(path); err != nil {
-			return nil, err
+		if s.sink, err = sample.Create(path, nil); err != nil {
+			return nil, fmt.Errorf("%s: %w", EnvSamples, err)
 		}
 	}
 	return s, nil
 }
 
 // Config returns the session's configuration.
-func (s *Session) Config() *Config { return s.cfg }
+func (s *Session) Config() *config.Config { return s.cfg }
 
 // Sim returns the simulator behind a simulated endpoint, for tests that
 // compare with its truth or change its latency model.
@@ -96,45 +103,33 @@ func (s *Session) Close() {
 	}
 }
 
-func simConfigFor(cfg *Config, name string) (sim.Config, error) {
-	spec := cfg.SimSpecs[name]
-	if strings.TrimSpace(spec) == "" {
-		return sim.Default(), nil
-	}
-	c, err := sim.ParseSpec(spec)
-	if err != nil {
-		return c, fmt.Errorf("%s: simulator spec of endpoint %s: %w", cfg.Source, name, err)
-	}
-	return c, nil
-}
-
-func validSimSpec(spec string) error {
-	if strings.TrimSpace(spec) == "" {
-		return nil
-	}
-	_, err := sim.ParseSpec(spec)
-	return err
-}
-
-// run measures one scenario on one endpoint at one concurrency level.
-func (s *Session) run(ctx context.Context, name string, ep Endpoint, conf ScenarioConfig, c, n int, prompts Prompts, extra ...Option) []Sample {
+// run measures one scenario on one endpoint at one load level. Runs of a
+// scenario on an endpoint walk its fixture: each starts where the last
+// measured one stopped, so that over its runs and levels every case is
+// asked. go test's benchmark probe (probe) is warm-up and moves nothing.
+func (s *Session) run(ctx context.Context, scenario string, ep stream.Endpoint, conf config.Scenario, p load.Pacer, n int, src *load.Fixture, probe bool) []sample.Sample {
 	// A run is one scenario on one endpoint (METRICS.md): its first request
 	// is its cold start, and its warm-up is sent once, before the first level.
-	key := name + "/" + ep.Name
+	key := scenario + "/" + ep.Name
 	s.mu.Lock()
 	first := !s.started[key]
 	s.started[key] = true
+	at := s.next[key]
+	if !probe {
+		s.next[key] = (at + n) % src.Len()
+	}
 	s.mu.Unlock()
 	warm := 0
 	if first {
 		warm = conf.Warmup
 	}
-	cold := first
-	opts := append([]Option{Labels(name), Concurrency(c), Warmup(warm), ColdFirst(cold)}, extra...)
+	cases := src.Len()
+	opts := []load.Option{load.Warmup(warm), load.ColdFirst(first), load.Probe(probe),
+		load.Tag(func(smp *sample.Sample) { smp.Scenario, smp.FixtureCases = scenario, cases })}
 	if s.sink != nil {
-		opts = append(opts, Sink(s.sink.Write))
+		opts = append(opts, load.Sink(s.sink.Write))
 	}
-	return NewRunner(opts...).Run(ctx, s.clients[ep.Name], withMaxTokens(prompts, conf.MaxTokens), n)
+	return load.NewRunner(opts...).Run(ctx, s.clients[ep.Name], load.MaxTokens(load.Shift(src, at), conf.MaxTokens), p, n)
 }
 
 // answerBook tells the simulator what to answer: the reference answer of
@@ -179,51 +174,3 @@ func (a *answerBook) wrong(req *openai.ChatCompletionRequest) string {
 }
 
 const lorem = "Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua."
-
-// SampleFile appends samples as JSON lines. Each line goes out in one write
-// on an O_APPEND file, so an interrupted run leaves every finished sample
-// readable (at most the last line is cut, and readers skip it).
-type SampleFile struct {
-	mu sync.Mutex
-	f  *os.File
-}
-
-// OpenSampleFile opens path for appending.
-func OpenSampleFile(path string) (*SampleFile, error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", EnvSamples, err)
-	}
-	return &SampleFile{f: f}, nil
-}
-
-// Close closes the file.
-func (w *SampleFile) Close() error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.f == nil {
-		return nil
-	}
-	err := w.f.Close()
-	w.f = nil
-	return err
-}
-
-// Write appends one sample; an error is reported once on stderr, not fatal,
-// because the run's own verdict does not depend on the file.
-func (w *SampleFile) Write(s *Sample) {
-	b, err := json.Marshal(s)
-	if err != nil {
-		return
-	}
-	b = append(b, '\n')
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.f == nil {
-		return
-	}
-	if _, err := w.f.Write(b); err != nil {
-		fmt.Fprintf(os.Stderr, "llmsla: writing samples: %v\n", err)
-		w.f = nil
-	}
-}

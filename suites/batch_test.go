@@ -8,11 +8,11 @@ import (
 
 // batch: offline work at high concurrency; no latency target, only errors
 // and throughput.
-var batch = harness.Scenario{
+var batch = harness.Define(harness.Scenario{
 	Name:    "batch",
 	Fixture: "fixtures/classify.jsonl",
 	System:  "Classify the text. Answer with the label only.",
-}
+})
 
 func TestBatch(t *testing.T)      { harness.Run(t, batch) }
 func BenchmarkBatch(b *testing.B) { harness.Bench(b, batch) }

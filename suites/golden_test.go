@@ -9,7 +9,7 @@ import (
 // golden: deterministic extraction (temperature 0, seed 0) compared with
 // golden/extraction/<endpoint>/<case>.golden. A new endpoint records its
 // goldens once with: go test ./suites/ -run TestGolden -update
-var goldenExtraction = harness.Scenario{
+var goldenExtraction = harness.Define(harness.Scenario{
 	Name:        "golden",
 	Fixture:     "fixtures/extract.jsonl",
 	System:      extraction.System,
@@ -17,6 +17,6 @@ var goldenExtraction = harness.Scenario{
 	Temperature: new(float32),
 	Seed:        new(int),
 	Golden:      "golden/extraction",
-}
+})
 
 func TestGolden(t *testing.T) { harness.Run(t, goldenExtraction) }

@@ -10,8 +10,13 @@ import (
 	"time"
 
 	"github.com/llmsla/llmsla/harness"
+	"github.com/llmsla/llmsla/harness/config"
+	"github.com/llmsla/llmsla/harness/objective"
 	"github.com/llmsla/llmsla/harness/ollama"
+	"github.com/llmsla/llmsla/harness/ollama/ollamatest"
 	"github.com/llmsla/llmsla/harness/quality"
+	"github.com/llmsla/llmsla/harness/sample"
+	"github.com/llmsla/llmsla/harness/stream"
 )
 
 // The TestOllama… tests run the suites' scenarios against a real LLM
@@ -24,7 +29,7 @@ var update = flag.Bool("update", false, "rewrite golden/ollama/*.golden from the
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if err := ollama.StopShared(); err != nil {
+	if err := ollamatest.StopShared(); err != nil {
 		fmt.Fprintln(os.Stderr, "suites: stopping the shared ollama server:", err)
 	}
 	os.Exit(code)
@@ -49,21 +54,22 @@ func deterministic(sc harness.Scenario) harness.Scenario {
 // on 2 cores busy with other builds. They still catch a server that stalls,
 // errors, stops streaming or breaks structured output. The model answers
 // gibberish, so there is no accuracy objective.
-func ollamaConfig(srv *ollama.Server) *harness.Config {
-	with := func(maxTokens int, m map[string]float64) harness.ScenarioConfig {
-		return harness.ScenarioConfig{Samples: 8, Concurrency: []int{1, 2}, Warmup: 1, MaxTokens: maxTokens, SLA: mustSLA(m)}
+func ollamaConfig(srv *ollamatest.Server) *config.Config {
+	with := func(maxTokens int, m map[string]float64) config.Scenario {
+		m["accuracy_min"] = 0 // said out loud: the random-weight model answers gibberish
+		return config.Scenario{Samples: 8, Concurrency: []int{1, 2}, Warmup: 1, MaxTokens: maxTokens, Objectives: objective.MustParse(m)}
 	}
 	// Grammar-constrained decoding costs ~12 ms a token on 2 cores and an
 	// answer is ~70–100 tokens: fewer samples keep the test short.
 	ext := with(128, map[string]float64{"ttft_p95_ms": 5000, "total_p95_ms": 20000, "error_rate_max": 0, "json_valid_min": 1, "schema_valid_min": 1})
 	ext.Samples = 3
-	return &harness.Config{
+	return &config.Config{
 		Source: "suites/ollama_test.go (tiny model on a local ollama serve)",
-		Endpoints: []harness.Endpoint{{
+		Endpoints: []stream.Endpoint{{
 			Name: "ollama", BaseURL: srv.BaseURL(), Model: srv.ModelName(), Kind: "ollama",
-			Timeouts: harness.DefaultTimeouts,
+			Timeouts: stream.DefaultTimeouts,
 		}},
-		Scenarios: map[string]harness.ScenarioConfig{
+		Scenarios: map[string]config.Scenario{
 			"chat":       with(16, map[string]float64{"ttft_p95_ms": 3000, "total_p95_ms": 8000, "error_rate_max": 0}),
 			"summary":    with(32, map[string]float64{"ttft_p95_ms": 4000, "total_p95_ms": 10000, "error_rate_max": 0}),
 			"extraction": ext,
@@ -72,19 +78,11 @@ func ollamaConfig(srv *ollama.Server) *harness.Config {
 	}
 }
 
-func mustSLA(m map[string]float64) harness.SLA {
-	s, err := harness.ParseSLA(m)
-	if err != nil {
-		panic(err)
-	}
-	return s
-}
-
 // ollamaRun measures sc on the shared server with cfg (ollamaConfig, maybe
 // adjusted) and checks what every run must show beyond its SLA: streamed
 // timings with the server's own token counts, a golden answer from the
 // deterministic model, and a latency breakdown that adds up.
-func ollamaRun(t *testing.T, sc harness.Scenario, cfg *harness.Config) []*harness.Stats {
+func ollamaRun(t *testing.T, sc harness.Scenario, cfg *config.Config) []objective.Verdict {
 	t.Helper()
 	samplesPath := filepath.Join(t.TempDir(), "samples.jsonl")
 	t.Setenv(harness.EnvSamples, samplesPath) // read back below: Stats holds no samples
@@ -97,7 +95,7 @@ func ollamaRun(t *testing.T, sc harness.Scenario, cfg *harness.Config) []*harnes
 	all := sess.Run(t, sc)
 	sess.Close() // flush the sample file
 
-	samples, err := harness.ReadSamples(samplesPath)
+	samples, err := sample.Read(samplesPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,15 +107,15 @@ func ollamaRun(t *testing.T, sc harness.Scenario, cfg *harness.Config) []*harnes
 		if s.Cold {
 			continue
 		}
-		if s.TokenSource != harness.TokensUsage || s.OutputTokens <= 0 {
+		if s.TokenSource != sample.TokensUsage || s.OutputTokens <= 0 {
 			t.Errorf("sample %d (case %s): %d output tokens from %q, want > 0 from the server's usage",
 				s.Seq, s.Case, s.OutputTokens, s.TokenSource)
 		}
 	}
-	if len(all) == 0 || all[0].Cold == nil {
+	if len(all) == 0 || all[0].Stats.Cold == nil {
 		t.Fatal("no cold sample: the first request of the session was not recorded apart")
 	}
-	cold := all[0].Cold
+	cold := all[0].Stats.Cold
 	if !cold.OK() {
 		t.Fatalf("the cold request (case %s) failed: %s", cold.Case, cold.Err)
 	}
@@ -128,9 +126,9 @@ func ollamaRun(t *testing.T, sc harness.Scenario, cfg *harness.Config) []*harnes
 
 // ollamaGolden compares the cold request's answer (the scenario's first
 // case, temperature 0, fixed seed) with golden/ollama/<name>.golden.
-func ollamaGolden(t *testing.T, name string, s *harness.Sample) {
+func ollamaGolden(t *testing.T, name string, s *sample.Sample) {
 	t.Helper()
-	root, err := harness.ModuleRoot()
+	root, err := config.ModuleRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +145,7 @@ const untimed = 100 * time.Millisecond
 // ollamaBreakdown measures sc's breakdown through the native API and checks
 // it against the OpenAI-compatible run: first is the session's cold
 // request, the same deterministic request as the breakdown's first.
-func ollamaBreakdown(t *testing.T, sess *harness.Session, sc harness.Scenario, first *harness.Sample) {
+func ollamaBreakdown(t *testing.T, sess *harness.Session, sc harness.Scenario, first *sample.Sample) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -182,15 +180,15 @@ func ollamaBreakdown(t *testing.T, sess *harness.Session, sc harness.Scenario, f
 	}
 }
 
-func TestOllamaChat(t *testing.T)    { ollamaRun(t, chat, ollamaConfig(ollama.Shared(t))) }
-func TestOllamaSummary(t *testing.T) { ollamaRun(t, summary, ollamaConfig(ollama.Shared(t))) }
-func TestOllamaBatch(t *testing.T)   { ollamaRun(t, batch, ollamaConfig(ollama.Shared(t))) }
+func TestOllamaChat(t *testing.T)    { ollamaRun(t, chat, ollamaConfig(ollamatest.Shared(t))) }
+func TestOllamaSummary(t *testing.T) { ollamaRun(t, summary, ollamaConfig(ollamatest.Shared(t))) }
+func TestOllamaBatch(t *testing.T)   { ollamaRun(t, batch, ollamaConfig(ollamatest.Shared(t))) }
 
 // tinyInvoices are invoice cases for the tiny model: the extraction
-// prompts with a bounded schema (harness/ollama/testdata/invoice-tiny.json).
+// prompts with a bounded schema (fixtures/schemas/invoice-tiny.json).
 // With the full invoice schema its strings never close: see
 // TestOllamaExtractionFullSchema.
-const tinyInvoices = "harness/ollama/testdata/extract-tiny.jsonl"
+const tinyInvoices = "fixtures/extract-tiny.jsonl"
 
 // TestOllamaExtraction runs structured output: with response_format
 // json_schema, Ollama constrains the model by a grammar made from the
@@ -199,9 +197,9 @@ const tinyInvoices = "harness/ollama/testdata/extract-tiny.jsonl"
 func TestOllamaExtraction(t *testing.T) {
 	sc := extraction
 	sc.Fixture = tinyInvoices
-	for _, st := range ollamaRun(t, sc, ollamaConfig(ollama.Shared(t))) {
-		if q := st.Quality; q.SchemaChecked != st.Attempted {
-			t.Errorf("concurrency=%d: %d of %d answers checked against the schema", st.Concurrency, q.SchemaChecked, st.Attempted)
+	for _, v := range ollamaRun(t, sc, ollamaConfig(ollamatest.Shared(t))) {
+		if st := v.Stats; st.Quality.SchemaChecked != st.Attempted {
+			t.Errorf("%s: %d of %d answers checked against the schema", v.Level, st.Quality.SchemaChecked, st.Attempted)
 		}
 	}
 }
@@ -214,18 +212,19 @@ func TestOllamaExtraction(t *testing.T) {
 // grammar bounds nothing else. So: no JSON objective here, only errors and
 // latency, and the figures are logged.
 func TestOllamaExtractionFullSchema(t *testing.T) {
-	cfg := ollamaConfig(ollama.Shared(t))
+	cfg := ollamaConfig(ollamatest.Shared(t))
 	c := cfg.Scenarios["extraction"]
 	c.Samples, c.Concurrency, c.MaxTokens = 2, []int{1}, 32
-	c.SLA = mustSLA(map[string]float64{"ttft_p95_ms": 5000, "total_p95_ms": 10000, "error_rate_max": 0})
+	c.Objectives = objective.MustParse(map[string]float64{"ttft_p95_ms": 5000, "total_p95_ms": 10000, "error_rate_max": 0,
+		"json_valid_min": 0, "schema_valid_min": 0, "accuracy_min": 0})
 	cfg.Scenarios["extraction"] = c
 	sess, err := harness.NewSession(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer sess.Close()
-	for _, st := range sess.Run(t, deterministic(extraction)) {
-		q := st.Quality
+	for _, v := range sess.Run(t, deterministic(extraction)) {
+		q := v.Stats.Quality
 		t.Logf("full invoice schema, max_tokens %d: %d answers, %d cut at max_tokens, json valid %d, schema valid %d",
 			c.MaxTokens, q.Responses, q.Truncated, q.JSONValid, q.SchemaValid)
 	}
@@ -235,21 +234,21 @@ func TestOllamaExtractionFullSchema(t *testing.T) {
 // session's first request loads it again, and checks that this request is
 // kept apart from the warm ones and is the slower.
 func TestOllamaColdStart(t *testing.T) {
-	srv := ollama.Shared(t)
+	srv := ollamatest.Shared(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := ollama.Unload(ctx, srv.Host(), srv.ModelName()); err != nil {
 		t.Fatal(err)
 	}
 	cfg := ollamaConfig(srv)
-	cfg.Scenarios["chat"] = harness.ScenarioConfig{Samples: 8, Concurrency: []int{1}, Warmup: 0, MaxTokens: 8,
-		SLA: cfg.Scenarios["chat"].SLA}
+	cfg.Scenarios["chat"] = config.Scenario{Samples: 8, Concurrency: []int{1}, Warmup: 0, MaxTokens: 8,
+		Objectives: cfg.Scenarios["chat"].Objectives}
 	sess, err := harness.NewSession(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer sess.Close()
-	st := sess.Run(t, deterministic(chat))[0]
+	st := sess.Run(t, deterministic(chat))[0].Stats
 	if st.Cold == nil {
 		t.Fatal("no cold sample")
 	}

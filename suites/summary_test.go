@@ -7,11 +7,11 @@ import (
 )
 
 // summary: long input, where prefill dominates the time to first token.
-var summary = harness.Scenario{
+var summary = harness.Define(harness.Scenario{
 	Name:    "summary",
 	Fixture: "fixtures/summarize.jsonl",
 	System:  "Summarise the text in at most three sentences.",
-}
+})
 
 func TestSummary(t *testing.T)      { harness.Run(t, summary) }
 func BenchmarkSummary(b *testing.B) { harness.Bench(b, summary) }

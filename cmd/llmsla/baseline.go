@@ -10,8 +10,8 @@ import (
 
 	"golang.org/x/perf/benchfmt"
 
-	"github.com/llmsla/llmsla/harness"
 	"github.com/llmsla/llmsla/harness/atomicfile"
+	"github.com/llmsla/llmsla/harness/config"
 )
 
 // runBaseline promotes a recorded run to the baseline the gate compares
@@ -47,7 +47,7 @@ func runBaseline(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 	}
-	cfg, err := harness.LoadConfig()
+	cfg, err := config.Load()
 	if err != nil {
 		fmt.Fprintf(stderr, "llmsla baseline: %v\n", err)
 		return 2

@@ -19,6 +19,10 @@ import (
 
 	"github.com/llmsla/llmsla/harness"
 	"github.com/llmsla/llmsla/harness/atomicfile"
+	"github.com/llmsla/llmsla/harness/config"
+	"github.com/llmsla/llmsla/harness/objective"
+	"github.com/llmsla/llmsla/harness/report"
+	"github.com/llmsla/llmsla/harness/sample"
 )
 
 // runBench runs the suites' benchmarks -count times, records the output in
@@ -45,7 +49,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "llmsla bench: -count %d, -n %d, extra arguments %q: want -count ≥ 1 (≥ 10 for the gate), -n ≥ 1 and no arguments\n", *count, *n, fs.Args())
 		return 2
 	}
-	cfg, err := harness.LoadConfig()
+	cfg, err := config.Load()
 	if err != nil {
 		fmt.Fprintf(stderr, "llmsla: %v\n", err)
 		return 2
@@ -168,10 +172,10 @@ func complete(line string) bool {
 // verdicts prints the SLA table of samples files (shards of one run merge:
 // their samples are pooled, each run keeping its own time window): 0 all
 // met, 1 not, 2 unreadable.
-func verdicts(cfg *harness.Config, paths []string, stdout, stderr io.Writer) int {
-	var samples []harness.Sample
+func verdicts(cfg *config.Config, paths []string, stdout, stderr io.Writer) int {
+	var samples []sample.Sample
 	for _, path := range paths {
-		s, err := harness.ReadSamples(path)
+		s, err := sample.Read(path)
 		if err != nil {
 			fmt.Fprintf(stderr, "llmsla: %v\n", err)
 			return 2
@@ -182,8 +186,8 @@ func verdicts(cfg *harness.Config, paths []string, stdout, stderr io.Writer) int
 		}
 		samples = append(samples, s...)
 	}
-	vs := harness.Verdicts(cfg, samples)
-	harness.WriteVerdicts(stdout, vs)
+	vs := objective.Evaluate(samples, cfg.Objectives)
+	report.Verdicts(stdout, vs)
 	for _, v := range vs {
 		if !v.OK() {
 			fmt.Fprintln(stdout, "\nSLA violated.")
@@ -199,7 +203,7 @@ func runVerdict(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "usage: llmsla verdict SAMPLES.jsonl [MORE.jsonl …]   (e.g. results/latest.samples.jsonl; shards merge)")
 		return 2
 	}
-	cfg, err := harness.LoadConfig()
+	cfg, err := config.Load()
 	if err != nil {
 		fmt.Fprintf(stderr, "llmsla: %v\n", err)
 		return 2

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/llmsla/llmsla/harness"
+	"github.com/llmsla/llmsla/harness/config"
+	"github.com/llmsla/llmsla/harness/sample"
 )
 
 // suites is the scenarios' package by import path, so that go test finds it
@@ -23,11 +25,11 @@ const suites = "github.com/llmsla/llmsla/suites"
 // whatever the caller's environment says.
 func simEnv(t *testing.T, spec string) {
 	t.Helper()
-	for _, k := range []string{harness.EnvConfig, harness.EnvEndpoints, harness.EnvSamples, "OPENAI_BASE_URL"} {
+	for _, k := range []string{config.EnvConfig, config.EnvEndpoints, harness.EnvSamples, "OPENAI_BASE_URL"} {
 		t.Setenv(k, "")
 	}
-	t.Setenv(harness.EnvSim, spec)
-	if root, err := harness.ModuleRoot(); err == nil {
+	t.Setenv(config.EnvSim, spec)
+	if root, err := config.ModuleRoot(); err == nil {
 		if _, err := os.Stat(filepath.Join(root, "sla.yaml")); err == nil {
 			t.Skipf("%s/sla.yaml exists and would be measured instead of the built-in simulator", root)
 		}
@@ -66,7 +68,7 @@ func TestBenchExitCodes(t *testing.T) {
 	})
 	t.Run("unmeetable SLA, exit 1", func(t *testing.T) {
 		simEnv(t, "")
-		t.Setenv(harness.EnvConfig, writeConfig(t, `endpoints:
+		t.Setenv(config.EnvConfig, writeConfig(t, `endpoints:
   sim: {sim: "ttft=5ms,tpot=1ms"}
 scenarios:
   chat:
@@ -86,7 +88,7 @@ scenarios:
 	t.Run("unknown key, exit 2 before any request", func(t *testing.T) {
 		simEnv(t, "")
 		cfg := writeConfig(t, "endpoints:\n  sim: {sim: \"\"}\nscenarios:\n  chat:\n    sampels: 10\n")
-		t.Setenv(harness.EnvConfig, cfg)
+		t.Setenv(config.EnvConfig, cfg)
 		code, stdout, stderr, dir := bench(t)
 		if code != 2 {
 			t.Fatalf("exit = %d, want 2\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
@@ -169,7 +171,7 @@ func TestBenchInterrupted(t *testing.T) {
 	if !bytes.HasSuffix(b, []byte("\n")) {
 		t.Errorf("%s ends in a cut line:\n%s", txts[0], b)
 	}
-	samples, err := harness.ReadSamples(strings.TrimSuffix(txts[0], ".txt") + ".samples.jsonl")
+	samples, err := sample.Read(strings.TrimSuffix(txts[0], ".txt") + ".samples.jsonl")
 	if err != nil || len(samples) == 0 {
 		t.Errorf("samples: %d, %v", len(samples), err)
 	}

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/llmsla/llmsla/harness"
+	"github.com/llmsla/llmsla/harness/config"
 	"github.com/llmsla/llmsla/harness/gate"
 )
 
@@ -75,27 +75,24 @@ compared, or the SLA file is broken; the message says why and what to do.
 	return 0
 }
 
-// gateConfig reads the gate: section of the SLA file that harness.LoadConfig
+// gateConfig reads the gate: section of the SLA file that config.Load
 // would use ($LLMSLA_CONFIG, else sla.yaml at the module root): alpha (0 when
-// unset) and the tolerances by unit. It calls LoadConfigFile rather than
-// LoadConfig because the gate sends no request: an API key that is set only
-// in CI's benchmark step, or an LLMSLA_ENDPOINTS selection, must not make
-// the gate step fail. Without a file the gate uses its built-in defaults.
+// unset) and the tolerances by unit, parsed by the loader. It calls
+// config.LoadFile rather than config.Load because the gate sends no
+// request: an API key that is set only in CI's benchmark step, or an
+// LLMSLA_ENDPOINTS selection, must not make the gate step fail. Without a
+// file the gate uses its built-in defaults.
 func gateConfig() (alpha float64, tol map[string]gate.Tolerance, err error) {
 	tol = map[string]gate.Tolerance{}
-	path := harness.ConfigPath()
+	path := config.Path()
 	if path == "" {
 		return 0, tol, nil
 	}
-	cfg, err := harness.LoadConfigFile(path)
+	cfg, err := config.LoadFile(path)
 	if err != nil {
 		return 0, nil, err
 	}
-	for unit, s := range cfg.Gate.Tolerance {
-		_, t, err := gate.ParseTolerance(unit + "=" + s)
-		if err != nil {
-			return 0, nil, fmt.Errorf("%s: gate.tolerance.%s: %w", path, unit, err)
-		}
+	for unit, t := range cfg.Gate.Tolerance {
 		tol[unit] = t
 	}
 	return cfg.Gate.Alpha, tol, nil

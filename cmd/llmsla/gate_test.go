@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/llmsla/llmsla/harness"
+	"github.com/llmsla/llmsla/harness/config"
 )
 
 // The recorded runs are shared with harness/gate; see its testdata/README.
@@ -21,7 +21,7 @@ func slaFile(t *testing.T, extra string) string {
 	if err := os.WriteFile(p, []byte("endpoints:\n  sim: {sim: \"\"}\n"+extra), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv(harness.EnvConfig, p)
+	t.Setenv(config.EnvConfig, p)
 	return p
 }
 
@@ -164,7 +164,7 @@ func TestRunGateConfig(t *testing.T) {
 }
 
 func TestRunGateMissingConfig(t *testing.T) {
-	t.Setenv(harness.EnvConfig, filepath.Join(t.TempDir(), "nope.yaml"))
+	t.Setenv(config.EnvConfig, filepath.Join(t.TempDir(), "nope.yaml"))
 	var stdout, stderr bytes.Buffer
 	if code := runGate([]string{testdata + "base.txt", testdata + "rerun.txt"}, &stdout, &stderr); code != 2 {
 		t.Errorf("exit = %d, want 2\nstderr:\n%s", code, &stderr)

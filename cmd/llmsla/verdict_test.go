@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/llmsla/llmsla/harness"
+	"github.com/llmsla/llmsla/harness/sample"
 )
 
 // TestVerdictMergesShards: two shards' sample files give one verdict over
@@ -21,11 +21,11 @@ func TestVerdictMergesShards(t *testing.T) {
 	for shard := 0; shard < 2; shard++ {
 		var b bytes.Buffer
 		for i := 0; i < 10; i++ {
-			s := harness.Sample{Scenario: "chat", Endpoint: "sim", Concurrency: 1, Run: "r" + string(rune('a'+shard)),
+			s := sample.Sample{Scenario: "chat", Endpoint: "sim", Level: "concurrency=1", Run: "r" + string(rune('a'+shard)),
 				Start: time.Now(), TTFT: 20 * time.Millisecond, TTFA: 20 * time.Millisecond, Total: 30 * time.Millisecond,
 				OutputTokens: 3, Finish: "stop"}
 			if shard == 1 && i == 0 {
-				s.ErrKind, s.Finish, s.Err = harness.KindRateLimited, "rate_limited", "rate_limited (HTTP 429)"
+				s.ErrKind, s.Finish, s.Err = sample.KindRateLimited, "rate_limited", "rate_limited (HTTP 429)"
 			}
 			line, _ := json.Marshal(s)
 			b.Write(append(line, '\n'))

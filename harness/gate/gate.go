@@ -46,8 +46,13 @@ type Report struct {
 	Improvements []Finding
 	// Unchanged counts comparisons that were neither.
 	Unchanged int
+	// NotJudged are figures in both files with too few runs on a side
+	// (the figure is missing from some runs) for the test to decide.
+	NotJudged []Finding
 	// Warnings are caveats that did not stop the decision.
 	Warnings []string
+
+	failSparse error
 }
 
 // Failed reports whether any figure regressed.
@@ -113,6 +118,7 @@ func Gate(base, new Source, opts Options) (*Report, error) {
 		return nil, err
 	}
 	cmps := pair(rep, sides, units)
+	cmps = dropSparse(rep, cmps)
 	if err := checkRuns(rep, cmps); err != nil {
 		return nil, err
 	}
@@ -226,12 +232,37 @@ func pair(rep *Report, sides [2]*side, units benchfmt.UnitMetadataMap) []compari
 	return cmps
 }
 
+// dropSparse sets apart the figures with too few runs on a side for the
+// test ever to be significant: a figure a run does not always have (itl of
+// one-token answers, json-valid of a run with no JSON check) is listed as
+// not judged, by name, rather than compared blind or allowed to make the
+// whole comparison unusable. checkRuns still fails when nothing is left.
+func dropSparse(rep *Report, cmps []comparison) []comparison {
+	kept := cmps[:0]
+	for _, c := range cmps {
+		if minP(c.N1, c.N2) > rep.Alpha {
+			rep.NotJudged = append(rep.NotJudged, c.Finding)
+			continue
+		}
+		kept = append(kept, c)
+	}
+	if len(kept) == 0 && len(rep.NotJudged) > 0 {
+		c := rep.NotJudged[0]
+		rep.failSparse = fmt.Errorf("%w: %s %s has %d runs in %s and %d in %s; the Mann-Whitney test at alpha %g can never be significant with so few: need ≥ %d runs per side; raise go test -count",
+			ErrUnusable, c.Benchmark, c.Unit, c.N1, rep.Base, c.N2, rep.New, rep.Alpha, runsNeeded(rep.Alpha))
+	}
+	return kept
+}
+
 // checkRuns fails when the sample sizes make significance impossible, so a
 // gate that cannot see a regression does not pass quietly. Mann-Whitney's
 // smallest p-value depends only on the run counts; Holm's first step needs
 // p ≤ α/m.
 func checkRuns(rep *Report, cmps []comparison) error {
 	rep.Compared = len(cmps)
+	if rep.failSparse != nil {
+		return rep.failSparse
+	}
 	if len(cmps) == 0 {
 		return nil
 	}

@@ -29,6 +29,10 @@ func (r *Report) WriteText(w io.Writer) error {
 		}
 	}
 	tw.Flush()
+	for _, f := range r.NotJudged {
+		fmt.Fprintf(&b, "not judged: %s %s: %d runs in %s, %d in %s, too few to be significant (the figure is missing from the others)\n",
+			f.Benchmark, f.Unit, f.N1, r.Base, f.N2, r.New)
+	}
 	for _, warn := range r.Warnings {
 		fmt.Fprintf(&b, "warning: %s\n", warn)
 	}

@@ -1,28 +1,10 @@
-// Package ollama runs a real, local LLM endpoint for tests: an `ollama serve`
-// process on a free loopback port, serving the tiny random-weight Llama model
-// from shared/models under the name "tiny".
+// Package ollama reads an Ollama endpoint's own timings, which its
+// OpenAI-compatible API does not report: [Chat] talks the native /api/chat,
+// whose final chunk carries load_duration, prompt_eval_duration and
+// eval_duration; [Breakdown] splits one request's client TTFT by them into
+// model load, prefill and network+queue (the names of METRICS.md); and
+// [Measure] does so for a scenario's prompts, summarised as means that add
+// up ([Summary]). [Unload] makes the next request cold again.
 //
-// The parts fit like this:
-//
-//   - [Binary] and [Model] find the ollama binary (built by
-//     .ci/install-ollama.sh) and the checksummed test model.
-//   - [Start] gives one test its own server, stopped by t.Cleanup; [Shared]
-//     gives a whole test package one server, stopped by [StopShared] from
-//     TestMain. When the binary or model is missing both skip the test,
-//     except under CI=true, where they fail it: CI must not skip the
-//     real-endpoint tests.
-//   - [Server.BaseURL] is the OpenAI-compatible root that the rest of the
-//     harness measures; [Chat] talks Ollama's native /api/chat instead,
-//     because only that API reports the server's own timings, and
-//     [Breakdown] uses them to split the client's TTFT into model load,
-//     prefill and network+queue (the names of METRICS.md).
-//
-// Nothing may outlive the test binary, even when it is killed by a test
-// timeout: the server runs in its own process group with Pdeathsig, and a
-// watchdog shell in that group kills the whole group (including the model
-// runner that ollama forks, which has no Pdeathsig of its own) as soon as the
-// test process goes away.
-//
-// This package must not import the parent harness package: harness imports
-// it (harness.OllamaBreakdown).
+// Serving a real Ollama for tests is package ollamatest's job.
 package ollama

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/llmsla/llmsla/harness/internal/modroot"
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
@@ -317,20 +318,11 @@ func sortedKeys(m map[string]string) []string {
 	return keys
 }
 
-// repoRoot finds the directory schema paths are relative to.
+// repoRoot finds the directory schema paths are relative to: the module
+// root, or the file's own directory outside a module.
 func repoRoot(file string) string {
-	dir, err := filepath.Abs(filepath.Dir(file))
-	if err != nil {
-		return filepath.Dir(file)
+	if root, err := modroot.Find(filepath.Dir(file)); err == nil {
+		return root
 	}
-	for d := dir; ; {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			return d
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return dir
-		}
-		d = parent
-	}
+	return filepath.Dir(file)
 }

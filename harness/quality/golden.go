@@ -5,10 +5,16 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"testing"
 
 	"github.com/llmsla/llmsla/harness/atomicfile"
 )
+
+// Reporter is what Golden needs of a test: *testing.T and testing.TB are
+// Reporters, and this package stays free of the testing package.
+type Reporter interface {
+	Helper()
+	Errorf(format string, args ...any)
+}
 
 // Golden compares got with the golden file at path, or with update writes it.
 // JSON is compared canonically when both sides parse (key order and spacing
@@ -17,7 +23,7 @@ import (
 // t.Errorf and returns false; on a match it removes a stale .got. It never
 // writes content holding the value of a *_API_KEY or *_TOKEN environment
 // variable. Call Scrub first on recorded responses.
-func Golden(t testing.TB, path string, got []byte, update bool) bool {
+func Golden(t Reporter, path string, got []byte, update bool) bool {
 	t.Helper()
 	if update {
 		if err := writeFileSafe(path, got); err != nil {
@@ -47,14 +53,14 @@ func Golden(t testing.TB, path string, got []byte, update bool) bool {
 	return false
 }
 
-func removeStale(t testing.TB, path string) {
+func removeStale(t Reporter, path string) {
 	t.Helper()
 	if err := os.Remove(path + ".got"); err != nil && !os.IsNotExist(err) {
 		t.Errorf("golden %s: removing stale .got: %v", path, err)
 	}
 }
 
-func writeGot(t testing.TB, path string, got []byte) {
+func writeGot(t Reporter, path string, got []byte) {
 	t.Helper()
 	if err := writeFileSafe(path+".got", got); err != nil {
 		t.Errorf("golden %s.got: %v", path, err)

@@ -1,4 +1,10 @@
-// Package stats computes the order statistics every llmsla report uses:
+// Package stats summarises samples: the third stage of llmsla's pipeline.
+//
+// [Summarize] turns the samples of a run (one scenario × endpoint × level,
+// its repetitions pooled) into [Stats] as METRICS.md defines them; every
+// field is computed from the samples, so runs and shards merge by pooling
+// samples, never by averaging summaries. [Describe] gives the order
+// statistics every figure uses:
 // percentiles by linear interpolation between closest ranks (numpy's
 // default, also vLLM's and k6's), with min, max, mean, stddev and n.
 package stats
@@ -17,10 +23,10 @@ type Summary struct {
 	P50, P90, P95, P99 float64
 }
 
-// Summarize describes xs; it sorts a copy, leaving xs as it was. An empty
+// Describe describes xs; it sorts a copy, leaving xs as it was. An empty
 // xs gives a Summary with N == 0 and NaN elsewhere, never a zero that could
 // be read as a measurement.
-func Summarize(xs []float64) Summary {
+func Describe(xs []float64) Summary {
 	if len(xs) == 0 {
 		nan := math.NaN()
 		return Summary{Min: nan, Max: nan, Mean: nan, Stddev: nan, P50: nan, P90: nan, P95: nan, P99: nan}

@@ -31,9 +31,9 @@ func TestPercentileMatchesNumpy(t *testing.T) {
 	}
 }
 
-func TestSummarize(t *testing.T) {
+func TestDescribe(t *testing.T) {
 	xs := []float64{5, 1, 4, 2, 3}
-	s := Summarize(xs)
+	s := Describe(xs)
 	assert.Equal(t, 5, s.N)
 	assert.Equal(t, 1.0, s.Min)
 	assert.Equal(t, 5.0, s.Max)
@@ -43,8 +43,8 @@ func TestSummarize(t *testing.T) {
 	assert.Equal(t, []float64{5, 1, 4, 2, 3}, xs, "input must not be reordered")
 }
 
-func TestSummarizeEmptyIsNaNNotZero(t *testing.T) {
-	s := Summarize(nil)
+func TestDescribeEmptyIsNaNNotZero(t *testing.T) {
+	s := Describe(nil)
 	assert.Equal(t, 0, s.N)
 	assert.True(t, math.IsNaN(s.P95))
 }

@@ -1,0 +1,319 @@
+// Package config says what to measure and against which objectives: the
+// endpoints, and per scenario how many requests, at which load levels and
+// under which SLA, with per-endpoint overrides. It comes from sla.yaml
+// ([LoadFile]), the environment (OPENAI_BASE_URL), or — when neither is
+// there — the built-in simulator, and every mistake in it is reported with
+// file, line and key before any request is sent.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/llmsla/llmsla/harness/gate"
+	"github.com/llmsla/llmsla/harness/internal/modroot"
+	"github.com/llmsla/llmsla/harness/load"
+	"github.com/llmsla/llmsla/harness/objective"
+	"github.com/llmsla/llmsla/harness/sim"
+	"github.com/llmsla/llmsla/harness/stream"
+)
+
+// Config is the parsed SLA file: the endpoints to measure and, per scenario,
+// how to run it and which objectives it must meet on each endpoint.
+type Config struct {
+	Source    string // the file it came from, or a description of the environment
+	Endpoints []stream.Endpoint
+	Scenarios map[string]Scenario
+	// PerEndpoint holds scenario settings overridden for one endpoint:
+	// PerEndpoint[scenario][endpoint].
+	PerEndpoint map[string]map[string]Scenario
+	Gate        Gate
+	// SimSpecs holds the simulator spec of each simulated endpoint.
+	SimSpecs map[string]string
+	// lines holds the line of each scenario named in the file, for errors
+	// found after parsing (a scenario no suite defines).
+	lines map[string]int
+}
+
+// Scenario says how to run a scenario and what it must meet.
+type Scenario struct {
+	Samples     int   // measured requests per level
+	Concurrency []int // closed-loop levels
+	Warmup      int   // requests sent and discarded before measuring
+	MaxTokens   int
+	Objectives  objective.Objectives
+}
+
+// Pacers are the scenario's load levels, in order.
+func (sc Scenario) Pacers() []load.Pacer {
+	out := make([]load.Pacer, 0, len(sc.Concurrency))
+	for _, c := range sc.Concurrency {
+		out = append(out, load.Closed(c))
+	}
+	return out
+}
+
+// Gate holds the defaults of `llmsla gate`, parsed once: a tolerance
+// accepted here is one the gate accepts.
+type Gate struct {
+	Alpha     float64
+	Tolerance map[string]gate.Tolerance // unit or glob
+}
+
+// Generic is the scenario every suite-defined scenario starts from when
+// neither a preset nor the SLA file says more: 20 samples at concurrency 1,
+// 2 warm-up requests, and at most 1% errors. Quality minimums are added by
+// package objective for every check the fixture implies.
+func Generic() Scenario {
+	return Scenario{Samples: 20, Concurrency: []int{1}, Warmup: 2, MaxTokens: 256,
+		Objectives: objective.MustParse(map[string]float64{"error_rate_max": 0.01})}
+}
+
+// Presets are the usual targets (the seed articles'): chat p95 TTFT 600 ms
+// / total 8 000 ms; extraction 1 500 / 10 000; summary 2 000 / 30 000;
+// batch no latency target and at most 5% errors, at concurrency 16.
+func Presets() map[string]Scenario {
+	with := func(maxTokens int, o map[string]float64) Scenario {
+		sc := Generic()
+		sc.Concurrency = []int{1, 5, 10}
+		sc.MaxTokens = maxTokens
+		sc.Objectives = objective.MustParse(o)
+		return sc
+	}
+	batch := with(64, map[string]float64{"error_rate_max": 0.05})
+	batch.Samples, batch.Concurrency = 40, []int{16}
+	return map[string]Scenario{
+		"chat":       with(64, map[string]float64{"ttft_p95_ms": 600, "total_p95_ms": 8000, "error_rate_max": 0.01}),
+		"extraction": with(256, map[string]float64{"ttft_p95_ms": 1500, "total_p95_ms": 10000, "error_rate_max": 0.01}),
+		"summary":    with(256, map[string]float64{"ttft_p95_ms": 2000, "total_p95_ms": 30000, "error_rate_max": 0.01}),
+		"batch":      batch,
+	}
+}
+
+// Scenario returns the settings of a scenario on an endpoint: the file's
+// (or the preset's, or the generic ones), with the endpoint's overrides on
+// top. This is the one place an unnamed scenario gets its defaults.
+func (c *Config) Scenario(scenario, endpoint string) Scenario {
+	if o, ok := c.PerEndpoint[scenario][endpoint]; ok {
+		return o
+	}
+	if sc, ok := c.Scenarios[scenario]; ok {
+		return sc
+	}
+	return Generic()
+}
+
+// Objectives is Scenario(…).Objectives, as a lookup for verdicts.
+func (c *Config) Objectives(scenario, endpoint string) objective.Objectives {
+	return c.Scenario(scenario, endpoint).Objectives
+}
+
+// CheckScenarios reports, with file and line, every scenario the file
+// names that is not in defined: a typo there would otherwise measure
+// nothing against the objectives the user wrote.
+func (c *Config) CheckScenarios(defined []string) error {
+	var errs []error
+	names := make([]string, 0, len(c.lines))
+	for name := range c.lines {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		if !slices.Contains(defined, name) {
+			errs = append(errs, &fileError{c.Source, c.lines[name], "scenarios." + name,
+				fmt.Sprintf("no such scenario (defined: %s)", strings.Join(defined, ", "))})
+		}
+	}
+	return joinErrors(errs)
+}
+
+// Environment variables that select the configuration.
+const (
+	EnvConfig    = "LLMSLA_CONFIG"    // path of the SLA file
+	EnvEndpoints = "LLMSLA_ENDPOINTS" // comma-separated endpoint names to measure
+	EnvModel     = "LLMSLA_MODEL"
+	EnvSim       = "LLMSLA_SIM" // simulator spec for the built-in endpoint
+)
+
+// Load finds and loads the configuration: $LLMSLA_CONFIG, else sla.yaml at
+// the module root, else one endpoint from OPENAI_BASE_URL, OPENAI_API_KEY
+// and LLMSLA_MODEL, else the built-in simulator. Every error names the file
+// and key, and comes before any request is sent.
+func Load() (*Config, error) {
+	path := Path()
+	var cfg *Config
+	var err error
+	switch {
+	case path != "":
+		cfg, err = LoadFile(path)
+	case os.Getenv("OPENAI_BASE_URL") != "":
+		cfg, err = fromEnv()
+	default:
+		cfg, err = simulated()
+	}
+	if err != nil {
+		return nil, err
+	}
+	return cfg, cfg.selectEndpoints(os.Getenv(EnvEndpoints))
+}
+
+// Path is the SLA file in use: $LLMSLA_CONFIG, else sla.yaml at the module
+// root if there is one, else "" (configuration from the environment).
+func Path() string {
+	root, rootErr := ModuleRoot()
+	if path := os.Getenv(EnvConfig); path != "" {
+		// go test runs in the package's directory: a relative path that is
+		// not there is taken from the module root, where the user typed it.
+		if !filepath.IsAbs(path) && !fileExists(path) && rootErr == nil && fileExists(filepath.Join(root, path)) {
+			return filepath.Join(root, path)
+		}
+		return path
+	}
+	if rootErr == nil {
+		if p := filepath.Join(root, "sla.yaml"); fileExists(p) {
+			return p
+		}
+	}
+	return ""
+}
+
+// ModuleRoot is the directory holding go.mod, above the working directory.
+func ModuleRoot() (string, error) { return modroot.FromWD() }
+
+func fromEnv() (*Config, error) {
+	base := os.Getenv("OPENAI_BASE_URL")
+	model := os.Getenv(EnvModel)
+	if model == "" {
+		return nil, fmt.Errorf("environment: OPENAI_BASE_URL is set but %s is not: name the model to measure", EnvModel)
+	}
+	if err := checkURL(base); err != nil {
+		return nil, fmt.Errorf("environment: OPENAI_BASE_URL: %w", err)
+	}
+	return &Config{
+		Source: "environment (OPENAI_BASE_URL, LLMSLA_MODEL)",
+		Endpoints: []stream.Endpoint{{Name: "default", BaseURL: base, Model: model, APIKey: os.Getenv("OPENAI_API_KEY"),
+			Timeouts: stream.DefaultTimeouts}},
+		Scenarios: Presets(),
+	}, nil
+}
+
+// SimEndpoint is the name of the built-in simulator's endpoint.
+const SimEndpoint = "sim"
+
+func simulated() (*Config, error) {
+	if err := validSimSpec(os.Getenv(EnvSim)); err != nil {
+		return nil, fmt.Errorf("environment: %s: %w", EnvSim, err)
+	}
+	return &Config{
+		Source:    "built-in simulator (no sla.yaml, no OPENAI_BASE_URL)",
+		Endpoints: []stream.Endpoint{{Name: SimEndpoint, Model: "sim", Simulated: true, Timeouts: stream.DefaultTimeouts}},
+		Scenarios: Presets(),
+		SimSpecs:  map[string]string{SimEndpoint: os.Getenv(EnvSim)},
+	}, nil
+}
+
+// Sim returns the simulator configuration of a simulated endpoint.
+func (c *Config) Sim(endpoint string) (sim.Config, error) {
+	spec := c.SimSpecs[endpoint]
+	if strings.TrimSpace(spec) == "" {
+		return sim.Default(), nil
+	}
+	s, err := sim.ParseSpec(spec)
+	if err != nil {
+		return s, fmt.Errorf("%s: simulator spec of endpoint %s: %w", c.Source, endpoint, err)
+	}
+	return s, nil
+}
+
+func validSimSpec(spec string) error {
+	if strings.TrimSpace(spec) == "" {
+		return nil
+	}
+	_, err := sim.ParseSpec(spec)
+	return err
+}
+
+func (c *Config) selectEndpoints(list string) error {
+	if list == "" {
+		return c.resolveKeys()
+	}
+	var keep []stream.Endpoint
+	for _, name := range strings.Split(list, ",") {
+		name = strings.TrimSpace(name)
+		i := slices.IndexFunc(c.Endpoints, func(e stream.Endpoint) bool { return e.Name == name })
+		if i < 0 {
+			return fmt.Errorf("%s: endpoint %q is not in %s (have: %s)", EnvEndpoints, name, c.Source, strings.Join(c.EndpointNames(), ", "))
+		}
+		keep = append(keep, c.Endpoints[i])
+	}
+	c.Endpoints = keep
+	return c.resolveKeys()
+}
+
+// resolveKeys reads the API key of each selected endpoint from the
+// environment; a named variable that is unset is an error before any request.
+func (c *Config) resolveKeys() error {
+	var errs []error
+	for i := range c.Endpoints {
+		ep := &c.Endpoints[i]
+		if ep.KeyEnv == "" {
+			continue
+		}
+		ep.APIKey = os.Getenv(ep.KeyEnv)
+		if ep.APIKey == "" {
+			errs = append(errs, fmt.Errorf("%s: endpoints.%s.api_key_env: environment variable %s is not set", c.Source, ep.Name, ep.KeyEnv))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// EndpointNames lists the configured endpoints.
+func (c *Config) EndpointNames() []string {
+	names := make([]string, len(c.Endpoints))
+	for i, e := range c.Endpoints {
+		names[i] = e.Name
+	}
+	return names
+}
+
+// Describe says which endpoints a run measures, saying so loudly when it is
+// the simulator.
+func (c *Config) Describe() string {
+	var parts []string
+	for _, ep := range c.Endpoints {
+		if ep.Simulated {
+			parts = append(parts, ep.Name+" (the built-in simulator)")
+		} else {
+			parts = append(parts, ep.String())
+		}
+	}
+	return fmt.Sprintf("measuring %s — config: %s", strings.Join(parts, ", "), c.Source)
+}
+
+func fileExists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && !st.IsDir()
+}
+
+func checkURL(s string) error {
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("%q is not an http(s) URL (e.g. https://api.openai.com/v1)", s)
+	}
+	return nil
+}
+
+// parseDuration accepts Go durations ("30s", "1m30s").
+func parseDuration(s string) (time.Duration, error) {
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("%q is not a duration (e.g. 30s, 2m)", s)
+	}
+	return d, nil
+}

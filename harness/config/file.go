@@ -1,0 +1,343 @@
+package config
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/llmsla/llmsla/harness/gate"
+	"github.com/llmsla/llmsla/harness/objective"
+	"github.com/llmsla/llmsla/harness/stream"
+	"gopkg.in/yaml.v3"
+)
+
+// fileError is an error in the SLA file, placed by file, line and key.
+type fileError struct {
+	file string
+	line int
+	key  string
+	msg  string
+}
+
+func (e *fileError) Error() string {
+	return fmt.Sprintf("%s:%d: %s: %s", e.file, e.line, e.key, e.msg)
+}
+
+// configParser walks the YAML tree so that each error can name its line and
+// its full key; unknown keys are errors, not silently ignored.
+type configParser struct {
+	file string
+	errs []error
+}
+
+func (p *configParser) errf(n *yaml.Node, key, format string, args ...any) {
+	p.errs = append(p.errs, &fileError{p.file, n.Line, key, fmt.Sprintf(format, args...)})
+}
+
+// mapping calls fn for each key of a mapping node, rejecting keys not in
+// allowed (nil allows any).
+func (p *configParser) mapping(n *yaml.Node, key string, allowed []string, fn func(k string, v *yaml.Node)) {
+	if n.Kind != yaml.MappingNode {
+		p.errf(n, key, "want a mapping of keys to values")
+		return
+	}
+	seen := map[string]int{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i].Value, n.Content[i+1]
+		full := strings.TrimPrefix(key+"."+k, ".")
+		if first, dup := seen[k]; dup {
+			// YAML leaves a repeated key to the reader; merging the two
+			// silently would measure against half of what was written.
+			p.errf(n.Content[i], full, "repeated key (first at line %d): write it once", first)
+			continue
+		}
+		seen[k] = n.Content[i].Line
+		if allowed != nil && !slices.Contains(allowed, k) {
+			p.errf(n.Content[i], full, "unknown key (allowed: %s)", strings.Join(allowed, ", "))
+			continue
+		}
+		fn(k, v)
+	}
+}
+
+func (p *configParser) str(n *yaml.Node, key string) string {
+	if n.Kind != yaml.ScalarNode {
+		p.errf(n, key, "want a string")
+		return ""
+	}
+	return n.Value
+}
+
+func (p *configParser) num(n *yaml.Node, key string) float64 {
+	f, err := strconv.ParseFloat(n.Value, 64)
+	if n.Kind != yaml.ScalarNode || err != nil {
+		p.errf(n, key, "%q is not a number", n.Value)
+	}
+	return f
+}
+
+func (p *configParser) count(n *yaml.Node, key string, min, max int) int {
+	v, err := strconv.Atoi(n.Value)
+	if n.Kind != yaml.ScalarNode || err != nil || v < min || v > max {
+		p.errf(n, key, "%q is not a whole number from %d to %d", n.Value, min, max)
+	}
+	return v
+}
+
+// LoadFile reads and validates an SLA file.
+func LoadFile(path string) (*Config, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(b, &doc); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	cfg := &Config{Source: path, Scenarios: Presets(), PerEndpoint: map[string]map[string]Scenario{},
+		SimSpecs: map[string]string{}, lines: map[string]int{}}
+	p := &configParser{file: path}
+	if len(doc.Content) == 0 {
+		return nil, fmt.Errorf("%s: empty file: want at least an endpoints: section", path)
+	}
+	type override struct {
+		scenario, endpoint string
+		node               *yaml.Node
+	}
+	var overrides []override
+	p.mapping(doc.Content[0], "", []string{"endpoints", "scenarios", "gate"}, func(k string, v *yaml.Node) {
+		switch k {
+		case "endpoints":
+			p.mapping(v, "endpoints", nil, func(name string, v *yaml.Node) {
+				cfg.Endpoints = append(cfg.Endpoints, p.endpoint(cfg, name, v))
+			})
+		case "scenarios":
+			p.mapping(v, "scenarios", nil, func(name string, v *yaml.Node) {
+				p.scenario(cfg, name, v, func(ep string, n *yaml.Node) { overrides = append(overrides, override{name, ep, n}) })
+			})
+		case "gate":
+			p.gate(cfg, v)
+		}
+	})
+	if len(cfg.Endpoints) == 0 && len(p.errs) == 0 {
+		p.errf(doc.Content[0], "endpoints", "no endpoint defined")
+	}
+	for _, o := range overrides {
+		if !slices.Contains(cfg.EndpointNames(), o.endpoint) {
+			p.errf(o.node, "scenarios."+o.scenario+".endpoints."+o.endpoint,
+				"no endpoint named %q (have: %s)", o.endpoint, strings.Join(cfg.EndpointNames(), ", "))
+		}
+	}
+	if len(p.errs) > 0 {
+		return nil, joinErrors(p.errs)
+	}
+	return cfg, nil
+}
+
+// checkName rejects names that would corrupt what is built from them: an
+// endpoint or scenario name becomes a benchmark name (a newline would forge
+// a benchmark line), a golden directory (a "/" or ".." would write outside
+// golden/) and a key=value label (an "=" would shift it).
+func (p *configParser) checkName(n *yaml.Node, key, name string) bool {
+	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, "/\\=\x00") ||
+		strings.IndexFunc(name, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) >= 0 {
+		p.errf(n, key, "%q is not a name (letters, digits and . _ - only; no spaces, / or =)", name)
+		return false
+	}
+	return true
+}
+
+var endpointKeys = []string{"base_url", "model", "api_key_env", "headers", "timeouts", "kind", "max_tokens_param", "sim"}
+
+func (p *configParser) endpoint(cfg *Config, name string, n *yaml.Node) stream.Endpoint {
+	key := "endpoints." + name
+	ep := stream.Endpoint{Name: name, Timeouts: stream.DefaultTimeouts, Kind: "openai"}
+	p.checkName(n, key, name)
+	isSim := false
+	p.mapping(n, key, endpointKeys, func(k string, v *yaml.Node) {
+		k2 := key + "." + k
+		switch k {
+		case "base_url":
+			ep.BaseURL = p.str(v, k2)
+			if err := checkURL(ep.BaseURL); err != nil {
+				p.errf(v, k2, "%v", err)
+			}
+		case "model":
+			ep.Model = p.str(v, k2)
+		case "api_key_env":
+			ep.KeyEnv = p.str(v, k2)
+		case "headers":
+			ep.Headers = map[string]string{}
+			p.mapping(v, k2, nil, func(h string, v *yaml.Node) {
+				if strings.EqualFold(h, "authorization") {
+					p.errf(v, k2+"."+h, "put the key in the environment and name it with api_key_env, not in the file")
+				}
+				ep.Headers[h] = p.str(v, k2+"."+h)
+			})
+		case "timeouts":
+			p.mapping(v, k2, []string{"headers", "idle", "total"}, func(t string, v *yaml.Node) {
+				d, err := parseDuration(v.Value)
+				if err != nil {
+					p.errf(v, k2+"."+t, "%v", err)
+				}
+				switch t {
+				case "headers":
+					ep.Timeouts.Headers = d
+				case "idle":
+					ep.Timeouts.Idle = d
+				case "total":
+					ep.Timeouts.Total = d
+				}
+			})
+		case "kind":
+			ep.Kind = p.str(v, k2)
+			if ep.Kind != "openai" && ep.Kind != "ollama" {
+				p.errf(v, k2, "%q is not a kind (allowed: openai, ollama)", ep.Kind)
+			}
+		case "max_tokens_param":
+			ep.MaxTokensParam = p.str(v, k2)
+			if ep.MaxTokensParam != stream.MaxTokens && ep.MaxTokensParam != stream.MaxCompletionTokens {
+				p.errf(v, k2, "%q is not a parameter (allowed: %s, %s)", ep.MaxTokensParam, stream.MaxTokens, stream.MaxCompletionTokens)
+			}
+		case "sim":
+			isSim = true
+			spec := p.str(v, k2)
+			if err := validSimSpec(spec); err != nil {
+				p.errf(v, k2, "%v", err)
+			}
+			cfg.SimSpecs[name] = spec
+		}
+	})
+	switch {
+	case isSim && ep.BaseURL != "":
+		p.errf(n, key, "set either base_url or sim, not both")
+	case isSim:
+		ep.Simulated = true
+		if ep.Model == "" {
+			ep.Model = "sim"
+		}
+	case ep.BaseURL == "":
+		p.errf(n, key+".base_url", "missing (e.g. https://api.openai.com/v1, or sim: \"\" for the built-in simulator)")
+	case ep.Model == "":
+		p.errf(n, key+".model", "missing: name the model to ask")
+	}
+	return ep
+}
+
+var scenarioKeys = []string{"samples", "concurrency", "warmup", "max_tokens", "sla", "endpoints"}
+
+// scenario parses one scenario's settings on top of its preset (or the
+// generic ones), and hands each per-endpoint override to override.
+func (p *configParser) scenario(cfg *Config, name string, n *yaml.Node, override func(ep string, n *yaml.Node)) {
+	key := "scenarios." + name
+	if !p.checkName(n, key, name) {
+		return
+	}
+	cfg.lines[name] = n.Line
+	base, ok := cfg.Scenarios[name]
+	if !ok {
+		base = Generic()
+	}
+	var per *yaml.Node
+	sc := p.scenarioSettings(base, key, n, scenarioKeys, func(v *yaml.Node) { per = v })
+	cfg.Scenarios[name] = sc
+	if per == nil {
+		return
+	}
+	cfg.PerEndpoint[name] = map[string]Scenario{}
+	p.mapping(per, key+".endpoints", nil, func(ep string, v *yaml.Node) {
+		cfg.PerEndpoint[name][ep] = p.scenarioSettings(sc, key+".endpoints."+ep, v, scenarioKeys[:5], nil)
+		override(ep, v)
+	})
+}
+
+// scenarioSettings applies the keys of n on top of base.
+func (p *configParser) scenarioSettings(base Scenario, key string, n *yaml.Node, allowed []string, endpoints func(*yaml.Node)) Scenario {
+	sc := base
+	sc.Concurrency = slices.Clone(base.Concurrency)
+	sc.Objectives = slices.Clone(base.Objectives)
+	p.mapping(n, key, allowed, func(k string, v *yaml.Node) {
+		k2 := key + "." + k
+		switch k {
+		case "samples":
+			sc.Samples = p.count(v, k2, 1, maxSamples)
+		case "warmup":
+			sc.Warmup = p.count(v, k2, 0, maxSamples)
+		case "max_tokens":
+			sc.MaxTokens = p.count(v, k2, 1, 1<<20)
+		case "concurrency":
+			sc.Concurrency = nil
+			if v.Kind == yaml.ScalarNode {
+				sc.Concurrency = append(sc.Concurrency, p.count(v, k2, 1, maxConcurrency))
+				return
+			}
+			if v.Kind != yaml.SequenceNode || len(v.Content) == 0 {
+				p.errf(v, k2, "want a level or a list of levels, e.g. [1, 5, 10]")
+				return
+			}
+			for _, c := range v.Content {
+				sc.Concurrency = append(sc.Concurrency, p.count(c, k2, 1, maxConcurrency))
+			}
+		case "sla":
+			p.mapping(v, k2, nil, func(m string, v *yaml.Node) {
+				th, err := objective.Parse(m, p.num(v, k2+"."+m))
+				if err != nil {
+					p.errf(v, k2+"."+m, "%s", strings.TrimPrefix(err.Error(), m+": "))
+					return
+				}
+				sc.Objectives = sc.Objectives.Set(th)
+			})
+		case "endpoints":
+			endpoints(v)
+		}
+	})
+	return sc
+}
+
+// Bounds on sizes, so that a slip of the keyboard is a configuration error
+// rather than an out-of-memory crash an hour into a run.
+const (
+	maxSamples     = 1_000_000
+	maxConcurrency = 100_000
+)
+
+func (p *configParser) gate(cfg *Config, n *yaml.Node) {
+	cfg.Gate.Tolerance = map[string]gate.Tolerance{}
+	p.mapping(n, "gate", []string{"alpha", "tolerance"}, func(k string, v *yaml.Node) {
+		switch k {
+		case "alpha":
+			cfg.Gate.Alpha = p.num(v, "gate.alpha")
+			if !(cfg.Gate.Alpha > 0 && cfg.Gate.Alpha < 0.5) {
+				p.errf(v, "gate.alpha", "%v is not a significance level (want 0 < alpha < 0.5, e.g. 0.05)", cfg.Gate.Alpha)
+			}
+		case "tolerance":
+			p.mapping(v, "gate.tolerance", nil, func(unit string, v *yaml.Node) {
+				s := p.str(v, "gate.tolerance."+unit)
+				_, t, err := gate.ParseTolerance(unit + "=" + s)
+				if err != nil {
+					p.errf(v, "gate.tolerance."+unit, "%v", err)
+					return
+				}
+				cfg.Gate.Tolerance[unit] = t
+			})
+		}
+	})
+}
+
+// joinErrors joins config errors one per line.
+func joinErrors(errs []error) error {
+	switch len(errs) {
+	case 0:
+		return nil
+	case 1:
+		return errs[0]
+	}
+	msgs := make([]string, len(errs))
+	for i, e := range errs {
+		msgs[i] = e.Error()
+	}
+	return fmt.Errorf("%d errors in the configuration:\n  %s", len(errs), strings.Join(msgs, "\n  "))
+}

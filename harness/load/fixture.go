@@ -1,0 +1,104 @@
+package load
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/llmsla/llmsla/harness/quality"
+	"github.com/llmsla/llmsla/harness/stream"
+)
+
+// FixtureOptions say how a fixture's cases become requests.
+type FixtureOptions struct {
+	System string // system prompt sent before each case's messages
+	// Structured asks for structured output: response_format json_schema
+	// with the case's schema (json_object when it has none).
+	Structured bool
+	Lenient    bool // accept JSON inside a fence or prose, counted apart
+	// Temperature and Seed make answers deterministic where the endpoint
+	// allows it.
+	Temperature *float32
+	Seed        *int
+}
+
+// Fixture is the Source of a scenario's fixture cases: prompt i asks case
+// i mod the number of cases, so that a run of at least as many requests as
+// cases asks every one.
+type Fixture struct {
+	prompts []Prompt
+}
+
+// NewFixture builds the requests and checks of cases once, before any
+// request is sent (a structured scenario reads each case's schema here).
+func NewFixture(cases []quality.Case, o FixtureOptions) (*Fixture, error) {
+	if len(cases) == 0 {
+		return nil, fmt.Errorf("no cases: a scenario needs cases to send")
+	}
+	f := &Fixture{prompts: make([]Prompt, len(cases))}
+	for i := range cases {
+		c := &cases[i]
+		var msgs []openai.ChatCompletionMessage
+		if o.System != "" {
+			msgs = append(msgs, openai.ChatCompletionMessage{Role: "system", Content: o.System})
+		}
+		for _, m := range c.Render() {
+			msgs = append(msgs, openai.ChatCompletionMessage{Role: m.Role, Content: m.Content})
+		}
+		chk := quality.NewCheck(c)
+		chk.Lenient = o.Lenient
+		req := stream.Request{Messages: msgs, Temperature: o.Temperature, Seed: o.Seed}
+		if o.Structured {
+			rf, err := responseFormat(c)
+			if err != nil {
+				return nil, fmt.Errorf("case %s: %w", c.ID, err)
+			}
+			req.ResponseFormat = rf
+		}
+		f.prompts[i] = Prompt{Request: req, Case: c.ID, Check: chk}
+	}
+	return f, nil
+}
+
+// Prompt is case i mod the number of cases.
+func (f *Fixture) Prompt(i int) Prompt { return f.prompts[i%len(f.prompts)] }
+
+// Len is the number of cases.
+func (f *Fixture) Len() int { return len(f.prompts) }
+
+// responseFormat asks for the case's schema as structured output.
+func responseFormat(c *quality.Case) (*openai.ChatCompletionResponseFormat, error) {
+	if c.SchemaFile == "" {
+		return &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONObject}, nil
+	}
+	b, err := os.ReadFile(c.SchemaFile)
+	if err != nil {
+		return nil, err
+	}
+	name := strings.TrimSuffix(filepath.Base(c.SchemaFile), filepath.Ext(c.SchemaFile))
+	return &openai.ChatCompletionResponseFormat{
+		Type:       openai.ChatCompletionResponseFormatTypeJSONSchema,
+		JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{Name: name, Schema: json.RawMessage(b)},
+	}, nil
+}
+
+// Shift is src moved on by k positions: prompt i of the result is prompt
+// k + i of src. Runs that continue where the last one stopped walk the
+// whole fixture over several runs and levels.
+func Shift(src Source, k int) Source {
+	return SourceFunc(func(i int) Prompt { return src.Prompt(k + i) })
+}
+
+// MaxTokens is src with every request capped at n output tokens (the
+// scenario's setting on one endpoint).
+func MaxTokens(src Source, n int) Source {
+	return SourceFunc(func(i int) Prompt {
+		p := src.Prompt(i)
+		p.Request.MaxTokens = n
+		return p
+	})
+}

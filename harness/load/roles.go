@@ -1,0 +1,73 @@
+// Package load decides who sends what, and when: the second stage of
+// llmsla's pipeline, between one timed request (package stream) and the
+// statistics of many (package stats).
+//
+// A [Runner] plays three roles against each other, each a small interface
+// with a func adapter where it has several shapes:
+//
+//   - a [Source] says what the i-th request of a run is (fixture cases
+//     today, synthetic prompts of a given length tomorrow);
+//   - a [Pacer] says when each request goes and with how many in flight
+//     ([Closed] is the closed loop: a fixed number of workers, each sending
+//     its next request when the previous one ends);
+//   - a [Doer] turns a request into a [sample.Sample] (*stream.Client is
+//     one; tests may supply others).
+//
+// The runner adds what every load shape shares: a cold first request sent
+// alone, a warm-up at the run's own load, the quality check of every
+// answer, labels, and a sink that sees each sample as it completes.
+package load
+
+import (
+	"context"
+	"time"
+
+	"github.com/llmsla/llmsla/harness/quality"
+	"github.com/llmsla/llmsla/harness/sample"
+	"github.com/llmsla/llmsla/harness/stream"
+)
+
+// Doer turns a request into a timed Sample. It never fails: a failed
+// request is a Sample with an error kind.
+type Doer interface {
+	Do(ctx context.Context, req stream.Request) sample.Sample
+}
+
+// DoerFunc adapts a function to Doer.
+type DoerFunc func(ctx context.Context, req stream.Request) sample.Sample
+
+// Do calls f.
+func (f DoerFunc) Do(ctx context.Context, req stream.Request) sample.Sample { return f(ctx, req) }
+
+var _ Doer = (*stream.Client)(nil)
+
+// Prompt is one request of a scenario and the check its answer must pass.
+type Prompt struct {
+	Request stream.Request
+	Case    string         // fixture case id, if any
+	Check   *quality.Check // nil: latency only
+}
+
+// Source yields the i-th prompt of a run. It is called from several
+// goroutines at once.
+type Source interface {
+	Prompt(i int) Prompt
+}
+
+// SourceFunc adapts a function to Source.
+type SourceFunc func(i int) Prompt
+
+// Prompt calls f.
+func (f SourceFunc) Prompt(i int) Prompt { return f(i) }
+
+// Pacer decides when each request of a run goes. Pace calls send(i, sched)
+// once for every i in [0, n), from as many goroutines as its load shape
+// needs, and returns when every send it started has returned; when ctx is
+// done it starts no more. sched is the instant request i was due: the zero
+// time when it is due as soon as it is sent (closed loop), so that lag is
+// only measured where a schedule exists.
+type Pacer interface {
+	Pace(ctx context.Context, n int, send func(i int, sched time.Time))
+	// Level labels the samples with the load: concurrency=5, rate=10.
+	Level() sample.Level
+}

@@ -1,0 +1,156 @@
+package load
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/llmsla/llmsla/harness/sample"
+)
+
+// Runner sends a run's requests: a cold one alone, a warm-up, then the
+// measured ones, each at the time its Pacer says.
+type Runner struct {
+	warmup int
+	cold   bool
+	probe  bool
+	sink   func(*sample.Sample)
+	tag    func(*sample.Sample)
+}
+
+// Option configures a Runner.
+type Option func(*Runner)
+
+// Warmup sets the number of requests sent, at the run's own load, and
+// flagged as warm-up before measuring.
+func Warmup(n int) Option { return func(r *Runner) { r.warmup = max(0, n) } }
+
+// ColdFirst sends one request alone before the warm-up and marks it cold: the
+// first request to an endpoint in a run, kept apart from warm percentiles.
+func ColdFirst(on bool) Option { return func(r *Runner) { r.cold = on } }
+
+// Sink receives every sample as it completes (cold and warm-up included,
+// flagged), e.g. to write them to a file while the run goes on. Calls are
+// serialised.
+func Sink(fn func(*sample.Sample)) Option { return func(r *Runner) { r.sink = fn } }
+
+// Probe flags every sample of the run as warm-up: go test runs each
+// benchmark once with b.N = 1 before the timed run, and those requests are
+// warm-up, not measurements.
+func Probe(on bool) Option { return func(r *Runner) { r.probe = on } }
+
+// Tag is called on every sample before the sink sees it, to label it
+// (scenario, fixture size).
+func Tag(fn func(*sample.Sample)) Option { return func(r *Runner) { r.tag = fn } }
+
+// NewRunner returns a runner; by default no cold request and no warm-up.
+func NewRunner(opts ...Option) *Runner {
+	r := &Runner{}
+	for _, o := range opts {
+		o(r)
+	}
+	return r
+}
+
+// Run sends n measured requests from src through d at p's pace (plus the
+// cold one and the warm-up) and returns every sample in sending order, cold
+// and warm-up flagged. Measured request i is src.Prompt(i); the cold request
+// and the warm-up ask prompts 0, 1, … again, so that they use no position of
+// the source. Run stops early when ctx is done; the samples not sent are
+// absent, the ones in flight are cancelled.
+func (r *Runner) Run(ctx context.Context, d Doer, src Source, p Pacer, n int) []sample.Sample {
+	run := &run{r: r, d: d, src: src, level: p.Level(), id: NewRunID(), start: time.Now()}
+	out := make([]sample.Sample, 0, n+r.warmup+1)
+	if r.cold && ctx.Err() == nil {
+		s := run.send(ctx, 0, 0, time.Time{})
+		s.Cold = true
+		run.emit(&s)
+		out = append(out, s)
+	}
+	seq := len(out)
+	if r.warmup > 0 {
+		// Warm up at the run's own load, so that the pool holds as many
+		// connections as the measured requests will use.
+		out = append(out, run.measure(ctx, p, r.warmup, seq, true)...)
+		seq += r.warmup
+	}
+	return append(out, run.measure(ctx, p, n, seq, r.probe)...)
+}
+
+// run is the state of one Runner.Run.
+type run struct {
+	r      *Runner
+	d      Doer
+	src    Source
+	level  sample.Level
+	id     string
+	start  time.Time
+	sinkMu sync.Mutex
+}
+
+// measure lets the pacer send n requests. Samples land in a preallocated
+// slice at their index, so no lock is held on the hot path.
+func (run *run) measure(ctx context.Context, p Pacer, n, seq0 int, warmup bool) []sample.Sample {
+	samples := make([]sample.Sample, n)
+	sent := make([]bool, n)
+	p.Pace(ctx, n, func(i int, sched time.Time) {
+		s := run.send(ctx, i, seq0+i, sched)
+		s.Warmup = warmup
+		samples[i], sent[i] = s, true
+		run.emit(&samples[i])
+	})
+	out := samples[:0]
+	for i := range samples {
+		if sent[i] {
+			out = append(out, samples[i])
+		}
+	}
+	return out
+}
+
+// send does prompt i and labels its sample.
+func (run *run) send(ctx context.Context, i, seq int, sched time.Time) sample.Sample {
+	p := run.src.Prompt(i)
+	s := run.d.Do(ctx, p.Request)
+	if !sched.IsZero() {
+		s.Lag = s.Start.Sub(sched)
+	}
+	s.Run, s.Level, s.Seq, s.Case = run.id, run.level, seq, p.Case
+	s.Offset = s.Start.Sub(run.start)
+	if p.Check != nil && s.OK() {
+		q := p.Check.Run(s.Content, s.Finish)
+		s.Quality = &q
+	}
+	return s
+}
+
+func (run *run) emit(s *sample.Sample) {
+	if run.r.tag != nil {
+		run.r.tag(s)
+	}
+	if run.r.sink != nil {
+		run.sinkMu.Lock()
+		run.r.sink(s)
+		run.sinkMu.Unlock()
+	}
+}
+
+// process is a random id of this process, so that runs of two shards in
+// containers (where each may be pid 1) never share an id.
+var process = func() string {
+	var b [4]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return strconv.FormatInt(time.Now().UnixNano(), 36)
+	}
+	return hex.EncodeToString(b[:])
+}()
+
+var runSeq atomic.Int64
+
+// NewRunID returns an id no other run, in this process or another, has:
+// a random process id and the run's number in it.
+func NewRunID() string { return process + "." + strconv.FormatInt(runSeq.Add(1), 10) }

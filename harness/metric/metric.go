@@ -1,0 +1,275 @@
+// Package metric is the one table of what llmsla measures: each metric's
+// name, its benchmark unit, which way is better, how to read it from a
+// run's [stats.Stats], and whether it can be an SLA threshold. SLA keys
+// (ttft_p95_ms, accuracy_min), the "Unit … better=" lines of benchfmt,
+// b.ReportMetric units, the per-request limits of goodput and the verdict
+// table's columns are all derived from [Table]: a new metric is one row.
+package metric
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/llmsla/llmsla/harness/sample"
+	"github.com/llmsla/llmsla/harness/stats"
+)
+
+// Kind says how a metric is read and bounded.
+type Kind int
+
+const (
+	// Latency is a distribution of per-request durations in milliseconds:
+	// thresholds bound a percentile (ttft_p95_ms), benchmark units report
+	// some percentiles (ttft-p95-ms).
+	Latency Kind = iota
+	// Fraction is a proportion in [0, 1]: a threshold bounds it from the
+	// bad side (error_rate_max, accuracy_min), its unit is in percent.
+	Fraction
+	// Figure is any other number of a run, in its own unit (out-tok/s).
+	Figure
+	// Server is a figure only an endpoint's own timings give (Ollama's
+	// load and prefill durations); it has a unit, but no reader over Stats.
+	Server
+)
+
+// Metric is one row of the table.
+type Metric struct {
+	Name  string // the threshold key's stem: ttft, error_rate, accuracy
+	Kind  Kind
+	Lower bool // lower is better
+	// BenchUnit is the benchmark unit of a non-latency metric (err-%,
+	// out-tok/s); latency units are derived (ttft-p95-ms).
+	BenchUnit string
+	// Report lists the percentiles of a latency metric reported as
+	// benchmark units; Bench reports a non-latency metric.
+	Report []int
+	Bench  bool
+	// Columns lists the percentiles of a latency metric shown in the
+	// verdict table; Column is the short header of another metric shown
+	// there ("" = not shown).
+	Columns []int
+	Column  string
+	// Threshold: the metric may be an SLA objective.
+	Threshold bool
+	Doc       string
+
+	// Dist reads a latency metric's distribution from a run.
+	Dist func(*stats.Stats) stats.Summary
+	// Value reads another metric from a run: the figure (a fraction for
+	// Fraction metrics, NaN when not measured) and the number of values
+	// behind it.
+	Value func(*stats.Stats) (float64, int)
+	// PerRequest reads a latency metric from one successful request, in
+	// ms, so that goodput can judge each request against the objective.
+	PerRequest func(*sample.Sample) (float64, bool)
+}
+
+// Percentiles are those a latency threshold may name.
+var Percentiles = []int{50, 90, 95, 99}
+
+// ByName returns the row of a metric, nil if there is none.
+func ByName(name string) *Metric {
+	for _, m := range Table {
+		if m.Name == name {
+			return m
+		}
+	}
+	return nil
+}
+
+// A Fig is one figure of a run: a metric, and a percentile for latencies.
+type Fig struct {
+	*Metric
+	P int // percentile of a latency metric, 0 otherwise
+}
+
+// Unit is the figure's benchmark unit: ttft-p95-ms, err-%.
+func (f Fig) Unit() string {
+	if f.Kind == Latency {
+		return fmt.Sprintf("%s-p%d-ms", f.Name, f.P)
+	}
+	return f.BenchUnit
+}
+
+// Key is the figure's SLA threshold key: ttft_p95_ms, error_rate_max,
+// accuracy_min.
+func (f Fig) Key() string {
+	switch {
+	case f.Kind == Latency:
+		return fmt.Sprintf("%s_p%d_ms", f.Name, f.P)
+	case f.Lower:
+		return f.Name + "_max"
+	default:
+		return f.Name + "_min"
+	}
+}
+
+// Label names the figure for people: "ttft p95", "accuracy".
+func (f Fig) Label() string {
+	if f.Kind == Latency {
+		return fmt.Sprintf("%s p%d", f.Name, f.P)
+	}
+	return strings.ReplaceAll(f.Name, "_", " ")
+}
+
+// Of reads the figure from a run: ms for latencies, a fraction for
+// fractions; NaN when it was not measured. n is the number of values
+// behind it.
+func (f Fig) Of(st *stats.Stats) (v float64, n int) {
+	switch {
+	case f.Dist != nil:
+		d := f.Dist(st)
+		v, _ = d.At(f.P)
+		return v, d.N
+	case f.Value != nil:
+		return f.Value(st)
+	}
+	return math.NaN(), 0
+}
+
+// Bench reads the figure in its benchmark unit (fractions in percent);
+// ok is false when it was not measured, so that it is not reported as 0.
+func (f Fig) Bench(st *stats.Stats) (float64, bool) {
+	v, _ := f.Of(st)
+	if f.Kind == Fraction {
+		v *= 100
+	}
+	return v, !math.IsNaN(v) && !math.IsInf(v, 0)
+}
+
+// Format writes a value of the figure as the table shows it: "712 ms",
+// "95%", "4210".
+func (f Fig) Format(v float64) string {
+	if math.IsNaN(v) {
+		return "–"
+	}
+	switch f.Kind {
+	case Latency:
+		return Num(v) + " ms"
+	case Fraction:
+		return Pct(v)
+	}
+	return Num(v)
+}
+
+// FormatBound writes a threshold value: "600 ms", "99%".
+func (f Fig) FormatBound(v float64) string {
+	switch f.Kind {
+	case Latency:
+		return strconv.FormatFloat(v, 'f', -1, 64) + " ms"
+	case Fraction:
+		return Pct(v)
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64)
+}
+
+// Better is "lower" or "higher", as benchfmt's Unit metadata says it.
+func (f Fig) Better() string {
+	if f.Lower {
+		return "lower"
+	}
+	return "higher"
+}
+
+// Units lists every figure reported as a benchmark unit, in table order.
+func Units() []Fig {
+	var out []Fig
+	for _, m := range Table {
+		switch {
+		case m.Kind == Latency:
+			for _, p := range m.Report {
+				out = append(out, Fig{m, p})
+			}
+		case m.Bench:
+			out = append(out, Fig{m, 0})
+		}
+	}
+	return out
+}
+
+// Columns lists the figures the verdict table shows, in table order.
+func Columns() []Fig {
+	var out []Fig
+	for _, m := range Table {
+		switch {
+		case m.Kind == Latency:
+			for _, p := range m.Columns {
+				out = append(out, Fig{m, p})
+			}
+		case m.Column != "":
+			out = append(out, Fig{m, 0})
+		}
+	}
+	return out
+}
+
+// ParseKey returns the figure an SLA key names, e.g. ttft_p95_ms or
+// accuracy_min; ok is false for anything else.
+func ParseKey(key string) (Fig, bool) {
+	for _, m := range Table {
+		if !m.Threshold {
+			continue
+		}
+		if m.Kind == Latency {
+			for _, p := range Percentiles {
+				if f := (Fig{m, p}); f.Key() == key {
+					return f, true
+				}
+			}
+			continue
+		}
+		if f := (Fig{m, 0}); f.Key() == key {
+			return f, true
+		}
+	}
+	return Fig{}, false
+}
+
+// Keys describes the allowed SLA keys, for error messages:
+// "<ttft|ttfa|total|tpot|itl>_p<50|90|95|99>_ms, error_rate_max, …".
+func Keys() string {
+	var lat, other []string
+	for _, m := range Table {
+		switch {
+		case !m.Threshold:
+		case m.Kind == Latency:
+			lat = append(lat, m.Name)
+		default:
+			other = append(other, Fig{m, 0}.Key())
+		}
+	}
+	ps := make([]string, len(Percentiles))
+	for i, p := range Percentiles {
+		ps[i] = strconv.Itoa(p)
+	}
+	return fmt.Sprintf("<%s>_p<%s>_ms, %s", strings.Join(lat, "|"), strings.Join(ps, "|"), strings.Join(other, ", "))
+}
+
+// Num formats a number for a table: no decimals from 100 up, one below.
+func Num(v float64) string {
+	if math.IsNaN(v) {
+		return "–"
+	}
+	if math.Abs(v) >= 100 {
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	}
+	return strconv.FormatFloat(v, 'f', 1, 64)
+}
+
+// Pct formats a fraction as a percentage, rounded to what a reader needs:
+// "95%", "99.5%", never "21.666666666666668%".
+func Pct(f float64) string {
+	if math.IsNaN(f) {
+		return "–"
+	}
+	v := f * 100
+	if v == math.Trunc(v) {
+		return strconv.FormatFloat(v, 'f', 0, 64) + "%"
+	}
+	if math.Abs(v) >= 10 {
+		return strconv.FormatFloat(v, 'f', 1, 64) + "%"
+	}
+	return strconv.FormatFloat(v, 'g', 2, 64) + "%"
+}

@@ -1,0 +1,75 @@
+package metric
+
+import (
+	"math"
+	"time"
+
+	"github.com/llmsla/llmsla/harness/sample"
+	"github.com/llmsla/llmsla/harness/stats"
+)
+
+// Table is every metric, in report order. The definitions are those of
+// METRICS.md (docs/METRICS.md).
+var Table = []*Metric{
+	{Name: "ttft", Kind: Latency, Lower: true, Report: []int{50, 95, 99}, Columns: []int{50, 95}, Threshold: true,
+		Doc:        "t0 → first token of any kind (reasoning included)",
+		Dist:       func(st *stats.Stats) stats.Summary { return st.TTFT },
+		PerRequest: func(s *sample.Sample) (float64, bool) { return ms(s.TTFT), s.TTFT > 0 }},
+	{Name: "ttfa", Kind: Latency, Lower: true, Report: []int{95}, Threshold: true,
+		Doc:        "t0 → first answer token (reasoning excluded)",
+		Dist:       func(st *stats.Stats) stats.Summary { return st.TTFA },
+		PerRequest: func(s *sample.Sample) (float64, bool) { return ms(s.TTFA), s.TTFA > 0 }},
+	{Name: "total", Kind: Latency, Lower: true, Report: []int{50, 95}, Columns: []int{95}, Threshold: true,
+		Doc:        "t0 → end of stream",
+		Dist:       func(st *stats.Stats) stats.Summary { return st.Total },
+		PerRequest: func(s *sample.Sample) (float64, bool) { return ms(s.Total), true }},
+	{Name: "tpot", Kind: Latency, Lower: true, Report: []int{50}, Columns: []int{50}, Threshold: true,
+		Doc:  "(total − ttft) / (output tokens − 1)",
+		Dist: func(st *stats.Stats) stats.Summary { return st.TPOT },
+		PerRequest: func(s *sample.Sample) (float64, bool) {
+			d, ok := s.TPOT()
+			return ms(d), ok
+		}},
+	{Name: "itl", Kind: Latency, Lower: true, Report: []int{95}, Threshold: true,
+		Doc:  "gaps between token-bearing chunks, pooled",
+		Dist: func(st *stats.Stats) stats.Summary { return st.ITL }},
+	{Name: "out_tok", Kind: Figure, BenchUnit: "out-tok/s", Bench: true, Column: "out-tok/s",
+		Doc: "Σ output tokens / wall time of the measured window",
+		Value: func(st *stats.Stats) (float64, int) {
+			if st.Wall <= 0 {
+				return math.NaN(), 0
+			}
+			return st.OutTokPerSec, st.Attempted
+		}},
+	{Name: "error_rate", Kind: Fraction, Lower: true, BenchUnit: "err-%", Bench: true, Column: "err", Threshold: true,
+		Doc:   "failed / attempted requests",
+		Value: func(st *stats.Stats) (float64, int) { return st.ErrorRate(), st.Attempted }},
+	{Name: "json_valid", Kind: Fraction, BenchUnit: "json-valid-%", Bench: true, Column: "json", Threshold: true,
+		Doc:   "answers that parse as JSON (strict) / answers checked",
+		Value: func(st *stats.Stats) (float64, int) { return st.Quality.JSONValidRate(), st.Quality.JSONChecked }},
+	{Name: "schema_valid", Kind: Fraction, BenchUnit: "schema-valid-%", Bench: true, Column: "schema", Threshold: true,
+		Doc:   "answers valid against the JSON Schema / answers checked",
+		Value: func(st *stats.Stats) (float64, int) { return st.Quality.SchemaValidRate(), st.Quality.SchemaChecked }},
+	{Name: "accuracy", Kind: Fraction, BenchUnit: "accuracy-%", Bench: true, Column: "acc", Threshold: true,
+		Doc:   "answers matching the fixture's expected answer / answers checked",
+		Value: func(st *stats.Stats) (float64, int) { return st.Quality.AccuracyRate(), st.Quality.MatchChecked }},
+	{Name: "good", Kind: Fraction, BenchUnit: "good-%", Bench: true, Column: "good", Threshold: true,
+		Doc: "requests meeting every objective / attempted",
+		Value: func(st *stats.Stats) (float64, int) {
+			if st.Attempted == 0 {
+				return math.NaN(), 0
+			}
+			return st.GoodPct, st.Attempted
+		}},
+	{Name: "coverage", Kind: Fraction, BenchUnit: "coverage-%", Column: "cov", Threshold: true,
+		Doc:   "distinct fixture cases asked / cases in the fixture",
+		Value: func(st *stats.Stats) (float64, int) { return st.Coverage(), st.Attempted }},
+	// An Ollama endpoint's own split of the TTFT (means over the breakdown
+	// requests), reported by benchmarks beside the client's figures.
+	{Name: "load", Kind: Server, Lower: true, BenchUnit: "load-ms", Bench: true, Doc: "Ollama load_duration"},
+	{Name: "prefill", Kind: Server, Lower: true, BenchUnit: "prefill-ms", Bench: true, Doc: "Ollama prompt_eval_duration"},
+	{Name: "netq", Kind: Server, Lower: true, BenchUnit: "netq-ms", Bench: true, Doc: "TTFT − load − prefill: network and queue"},
+	{Name: "server_tok", Kind: Server, BenchUnit: "server-tok/s", Bench: true, Doc: "Ollama eval_count / eval_duration"},
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

@@ -1,0 +1,30 @@
+package objective_test
+
+import (
+	"fmt"
+
+	"github.com/llmsla/llmsla/harness/objective"
+	"github.com/llmsla/llmsla/harness/sample"
+	"github.com/llmsla/llmsla/harness/stats"
+)
+
+// Objectives are data: parsed once, checked against a run's figures.
+func ExampleObjectives_Check() {
+	o, err := objective.ParseMap(map[string]float64{"ttft_p95_ms": 600, "error_rate_max": 0.01, "accuracy_min": 0.9})
+	if err != nil {
+		panic(err)
+	}
+	st := &stats.Stats{Attempted: 40, Failed: 1, Errors: map[sample.ErrorKind]int{sample.KindRateLimited: 1}}
+	st.TTFT.N, st.TTFT.P95 = 39, 712
+	st.Quality.MatchChecked, st.Quality.Matched = 39, 30
+	for _, v := range o.Check(st) {
+		fmt.Println("chat endpoint=prod concurrency=10:", v)
+	}
+	_, err = objective.ParseMap(map[string]float64{"ttft_p96_ms": 600})
+	fmt.Println(err)
+	// Output:
+	// chat endpoint=prod concurrency=10: ttft p95 712 ms > 600 ms (n=39)
+	// chat endpoint=prod concurrency=10: error rate 2.5% > 1% (n=40; rate_limited=1)
+	// chat endpoint=prod concurrency=10: accuracy 76.9% < 90% (n=39)
+	// ttft_p96_ms: unknown metric (allowed: <ttft|ttfa|total|tpot|itl>_p<50|90|95|99>_ms, error_rate_max, json_valid_min, schema_valid_min, accuracy_min, good_min, coverage_min)
+}

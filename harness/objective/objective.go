@@ -1,0 +1,200 @@
+// Package objective judges runs: the fourth stage of llmsla's pipeline.
+//
+// An objective is data (k6's thresholds): a [Threshold] is parsed once from
+// an SLA key and value (ttft_p95_ms: 600, accuracy_min: 0.9), the figure it
+// bounds taken from the metric table, and checked against a run's Stats;
+// [Objectives] are the thresholds of one scenario on one endpoint. They
+// also judge single requests ([Objectives.Good]), which is what goodput
+// counts. A [Verdict] is the outcome of one run, and [Evaluate] is a pure
+// view over samples: the verdict table, a model-selection report and a
+// shard merge each call it on the samples they pooled.
+package objective
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+
+	"github.com/llmsla/llmsla/harness/metric"
+	"github.com/llmsla/llmsla/harness/sample"
+	"github.com/llmsla/llmsla/harness/stats"
+)
+
+// Threshold is one objective: a figure and its bound. A latency threshold
+// is an upper bound on a percentile in milliseconds; a fraction threshold
+// bounds a proportion in [0, 1] from the bad side.
+type Threshold struct {
+	metric.Fig
+	Value float64 // ms for latencies, a fraction for fractions
+}
+
+// Key is the threshold's key as written in the SLA file.
+func (th Threshold) Key() string { return th.Fig.Key() }
+
+// String is the objective as a reader checks it: "ttft p95 ≤ 600 ms",
+// "accuracy ≥ 90%".
+func (th Threshold) String() string {
+	op := "≥"
+	if th.Lower {
+		op = "≤"
+	}
+	return fmt.Sprintf("%s %s %s", th.Label(), op, th.FormatBound(th.Value))
+}
+
+// Parse parses one SLA key and value.
+func Parse(key string, value float64) (Threshold, error) {
+	if math.IsNaN(value) || math.IsInf(value, 0) || value < 0 {
+		return Threshold{}, fmt.Errorf("%s: %v is not a threshold (want a number ≥ 0)", key, value)
+	}
+	f, ok := metric.ParseKey(key)
+	if !ok {
+		return Threshold{}, fmt.Errorf("%s: unknown metric (allowed: %s)", key, metric.Keys())
+	}
+	if f.Kind == metric.Fraction && value > 1 {
+		return Threshold{}, fmt.Errorf("%s: %v is not a fraction (want 0 to 1, e.g. 0.99)", key, value)
+	}
+	return Threshold{Fig: f, Value: value}, nil
+}
+
+// Objectives are the thresholds of one scenario on one endpoint.
+type Objectives []Threshold
+
+// ParseMap parses a key → value map into objectives, in key order.
+func ParseMap(m map[string]float64) (Objectives, error) {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var o Objectives
+	for _, k := range keys {
+		th, err := Parse(k, m[k])
+		if err != nil {
+			return nil, err
+		}
+		o = append(o, th)
+	}
+	return o.sorted(), nil
+}
+
+// sorted orders o as the metric table does (latencies, then errors, then
+// quality), each metric's percentiles in order, so that a list of
+// objectives reads the same wherever it is printed.
+func (o Objectives) sorted() Objectives {
+	rank := func(th Threshold) int { return slices.Index(metric.Table, th.Metric)*1000 + th.P }
+	slices.SortStableFunc(o, func(a, b Threshold) int { return rank(a) - rank(b) })
+	return o
+}
+
+// MustParse is ParseMap for built-in objectives, which cannot be wrong.
+func MustParse(m map[string]float64) Objectives {
+	o, err := ParseMap(m)
+	if err != nil {
+		panic(err)
+	}
+	return o
+}
+
+// Set returns o with th in place of any threshold with the same key.
+func (o Objectives) Set(th Threshold) Objectives {
+	out := make(Objectives, 0, len(o)+1)
+	for _, x := range o {
+		if x.Key() != th.Key() {
+			out = append(out, x)
+		}
+	}
+	return append(out, th).sorted()
+}
+
+// Has reports whether o bounds the metric named name.
+func (o Objectives) Has(name string) bool {
+	for _, th := range o {
+		if th.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// Minimums are the quality objectives a run gets for every check that ran
+// on its answers, unless its SLA names that key itself (a lower value, or
+// 0 to accept anything, is a choice the file states): valid JSON in 99% of
+// answers (the seed articles' operational threshold), valid against the
+// schema in 99%, and 90% of answers right. A fast endpoint that answers
+// wrong must fail without anyone having thought to ask.
+var Minimums = MustParse(map[string]float64{"json_valid_min": 0.99, "schema_valid_min": 0.99, "accuracy_min": 0.90})
+
+// Implied returns o with the Minimums of every quality check that ran in
+// st and that o does not bound.
+func (o Objectives) Implied(st *stats.Stats) Objectives {
+	out := o
+	for _, th := range Minimums {
+		if _, n := th.Of(st); n > 0 && !o.Has(th.Name) {
+			out = append(slices.Clip(out), th)
+		}
+	}
+	return out.sorted()
+}
+
+// Violation is a threshold a run did not meet.
+type Violation struct {
+	Threshold Threshold
+	Got       float64 // NaN: not measured
+	N         int
+	Detail    string // e.g. the error counts by kind
+}
+
+// String is one line a user reads in a failed test or a verdict table:
+// "ttft p95 712 ms > 600 ms (n=40)", "accuracy 75% < 90% (n=40)".
+func (v Violation) String() string {
+	th := v.Threshold
+	if math.IsNaN(v.Got) {
+		return fmt.Sprintf("%s not measured, want %s (n=%d)", th.Label(), th.String()[len(th.Label())+1:], v.N)
+	}
+	op := "<"
+	if th.Lower {
+		op = ">"
+	}
+	s := fmt.Sprintf("%s %s %s %s (n=%d", th.Label(), th.Format(v.Got), op, th.FormatBound(th.Value), v.N)
+	if v.Detail != "" {
+		s += "; " + v.Detail
+	}
+	return s + ")"
+}
+
+// Check returns the thresholds st does not meet. A figure that was not
+// measured (no successful request, no quality check) is not met: an
+// objective never passes on nothing.
+func (o Objectives) Check(st *stats.Stats) []Violation {
+	var out []Violation
+	for _, th := range o {
+		got, n := th.Of(st)
+		v := Violation{Threshold: th, Got: got, N: n}
+		if th.Name == "error_rate" {
+			v.Detail = st.ErrorKinds()
+		}
+		switch {
+		case math.IsNaN(got):
+			out = append(out, v)
+		case th.Lower && got > th.Value, !th.Lower && got < th.Value:
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// Good judges one successful request: it met every per-request latency
+// objective (each percentile target used as a limit on the request, the
+// tightest when several) and passed every quality check that ran on it.
+func (o Objectives) Good(s *sample.Sample) bool {
+	for _, th := range o {
+		if th.PerRequest == nil || !th.Lower {
+			continue
+		}
+		if v, ok := th.PerRequest(s); ok && v > th.Value {
+			return false
+		}
+	}
+	return s.Quality.Pass()
+}

@@ -1,0 +1,37 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/llmsla/llmsla/harness/metric"
+	"github.com/llmsla/llmsla/harness/stats"
+)
+
+// Line is a one-line summary of a run for logs.
+func Line(st *stats.Stats) string {
+	var b strings.Builder
+	num := metric.Num
+	fmt.Fprintf(&b, "n=%d ttft p50/p95 %s/%s ms, total p50/p95 %s/%s ms, tpot p50 %s ms, %.0f out-tok/s, errors %d",
+		st.Attempted, num(st.TTFT.P50), num(st.TTFT.P95), num(st.Total.P50), num(st.Total.P95), num(st.TPOT.P50),
+		st.OutTokPerSec, st.Failed)
+	if st.Failed > 0 {
+		fmt.Fprintf(&b, " (%s)", st.ErrorKinds())
+	}
+	if q := st.Quality; q.Responses > 0 {
+		fmt.Fprintf(&b, ", json %s schema %s accuracy %s", metric.Pct(q.JSONValidRate()), metric.Pct(q.SchemaValidRate()), metric.Pct(q.AccuracyRate()))
+	}
+	if st.FixtureCases > 0 {
+		fmt.Fprintf(&b, ", cases %d/%d", len(st.Cases), st.FixtureCases)
+	}
+	if st.Attempted > 0 {
+		fmt.Fprintf(&b, ", good %s", metric.Pct(st.GoodPct))
+	}
+	if st.Cold != nil {
+		fmt.Fprintf(&b, "; cold ttft %s ms", num(ms(st.Cold.TTFT)))
+	}
+	return b.String()
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

@@ -1,0 +1,148 @@
+// Package report writes what people read: the last stage of llmsla's
+// pipeline. Every report is a view over verdicts, which are views over
+// samples, so a table, a leaderboard and a merge of shards show the same
+// figures.
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/llmsla/llmsla/harness/metric"
+	"github.com/llmsla/llmsla/harness/objective"
+	"github.com/llmsla/llmsla/harness/sample"
+	"github.com/llmsla/llmsla/harness/stats"
+)
+
+// WorstCases is how many failing cases a report names per run.
+const WorstCases = 5
+
+// Verdicts prints the verdict table (columns from the metric table) and
+// under it: what each row was checked against, the errors of each level by
+// kind, the cold first request of each run, the cases that failed most,
+// and one line per violated objective in the form a failed test prints.
+func Verdicts(w io.Writer, vs []objective.Verdict) {
+	cols := metric.Columns()
+	levelHead, levelCell := levelColumn(vs)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	head := []string{"scenario", "endpoint", levelHead, "n"}
+	for _, c := range cols {
+		head = append(head, header(c))
+	}
+	fmt.Fprintln(tw, strings.Join(append(head, "verdict"), "\t")+"\t")
+	for _, v := range vs {
+		row := []string{v.Scenario, v.Endpoint, levelCell(v.Level), fmt.Sprint(v.Stats.Attempted)}
+		for _, c := range cols {
+			got, _ := c.Of(v.Stats)
+			row = append(row, c.Format(got))
+		}
+		verdict := "ok"
+		if !v.OK() {
+			verdict = fmt.Sprintf("FAIL (%d)", len(v.Violations))
+		}
+		fmt.Fprintln(tw, strings.Join(append(row, verdict), "\t")+"\t")
+	}
+	tw.Flush()
+	writeObjectives(w, vs)
+	for _, v := range vs {
+		if st := v.Stats; st.Failed > 0 {
+			fmt.Fprintf(w, "errors (%s): %s of %d\n", where(v), st.ErrorKinds(), st.Attempted)
+		}
+	}
+	for _, v := range vs {
+		if c := v.Stats.Cold; c != nil {
+			fmt.Fprintf(w, "cold start (%s endpoint=%s, first request, not in the percentiles): %s\n", v.Scenario, v.Endpoint, coldLine(c))
+		}
+	}
+	for _, v := range vs {
+		if !v.OK() {
+			Cases(w, v.Stats, "  ")
+		}
+	}
+	for _, v := range vs {
+		for _, viol := range v.Violations {
+			fmt.Fprintf(w, "%s: %s\n", where(v), viol)
+		}
+	}
+}
+
+// where names a verdict's run as test output does:
+// "chat endpoint=prod concurrency=5".
+func where(v objective.Verdict) string {
+	return strings.TrimSpace(fmt.Sprintf("%s endpoint=%s %s", v.Scenario, v.Endpoint, strings.ReplaceAll(string(v.Level), "/", " ")))
+}
+
+// Cases writes the cases of st that failed most: id, how often, expected
+// and got, as go test lists failing subtests.
+func Cases(w io.Writer, st *stats.Stats, indent string) {
+	worst := st.WorstCases(WorstCases)
+	if len(worst) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "failing cases (%s endpoint=%s %s):\n", st.Scenario, st.Endpoint, st.Level)
+	for _, c := range worst {
+		fmt.Fprintf(w, "%scase %s failed %d of %d: expected %q, got %q", indent, c.ID, c.Failed, c.Asked, c.Expected, c.Got)
+		if c.Detail != "" {
+			fmt.Fprintf(w, " (%s)", c.Detail)
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+// writeObjectives says under the table what "ok" meant: the objectives of
+// each scenario × endpoint, once per distinct set.
+func writeObjectives(w io.Writer, vs []objective.Verdict) {
+	seen := map[string]bool{}
+	for _, v := range vs {
+		parts := make([]string, len(v.Objectives))
+		for i, th := range v.Objectives {
+			parts[i] = th.String()
+		}
+		line := fmt.Sprintf("objectives (%s endpoint=%s): %s", v.Scenario, v.Endpoint, strings.Join(parts, ", "))
+		if len(parts) == 0 {
+			line = fmt.Sprintf("objectives (%s endpoint=%s): none", v.Scenario, v.Endpoint)
+		}
+		if !seen[line] {
+			seen[line] = true
+			fmt.Fprintln(w, line)
+		}
+	}
+}
+
+// levelColumn shows levels compactly: when every level is one label with
+// the same key, the column is that key and the cells its values.
+func levelColumn(vs []objective.Verdict) (string, func(sample.Level) string) {
+	key := ""
+	for i, v := range vs {
+		labels := v.Level.Labels()
+		if len(labels) != 1 || (i > 0 && labels[0].Key != key) {
+			return "level", func(l sample.Level) string { return string(l) }
+		}
+		key = labels[0].Key
+	}
+	if key == "concurrency" {
+		key = "conc"
+	}
+	return key, func(l sample.Level) string {
+		if ls := l.Labels(); len(ls) == 1 {
+			return ls[0].Value
+		}
+		return string(l)
+	}
+}
+
+func header(f metric.Fig) string {
+	if f.Kind == metric.Latency {
+		return f.Label()
+	}
+	return f.Column
+}
+
+func coldLine(c *sample.Sample) string {
+	if !c.OK() {
+		return "failed: " + c.Err
+	}
+	return fmt.Sprintf("ttft %s ms, total %s ms", metric.Num(ms(c.TTFT)), metric.Num(ms(c.Total)))
+}

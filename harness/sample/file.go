@@ -1,0 +1,112 @@
+package sample
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+)
+
+// File appends samples as JSON lines. Each line goes out in one write on an
+// O_APPEND file, so an interrupted run leaves every finished sample readable
+// (at most the last line is cut, and Read skips it).
+type File struct {
+	mu     sync.Mutex
+	f      *os.File
+	path   string
+	filter func([]byte) []byte
+}
+
+// Create opens path for appending, creating it if needed. filter, when not
+// nil, rewrites each line before it is written (the secrets redactor).
+func Create(path string, filter func([]byte) []byte) (*File, error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	return &File{f: f, path: path, filter: filter}, nil
+}
+
+// Close closes the file.
+func (w *File) Close() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.f == nil {
+		return nil
+	}
+	err := w.f.Close()
+	w.f = nil
+	return err
+}
+
+// Write appends one sample. An error is reported once on stderr and stops
+// further writes, but does not stop the run: the run's own verdict does
+// not depend on the file.
+func (w *File) Write(s *Sample) {
+	b, err := json.Marshal(s)
+	if err != nil {
+		return
+	}
+	if w.filter != nil {
+		b = w.filter(b)
+	}
+	b = append(b, '\n')
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.f == nil {
+		return
+	}
+	if _, err := w.f.Write(b); err != nil {
+		fmt.Fprintf(os.Stderr, "llmsla: writing samples to %s: %v\n", w.path, err)
+		w.f = nil
+	}
+}
+
+// legacy holds fields of older sample files that Read migrates: before
+// levels had labels, a sample carried its closed-loop concurrency alone.
+type legacy struct {
+	Concurrency int `json:"concurrency"`
+}
+
+// Read reads a JSONL sample file. A cut last line (an interrupted run) is
+// skipped; a bad line elsewhere is an error naming file and line. Files
+// written before levels had labels ("concurrency": 5) read as
+// level "concurrency=5".
+func Read(path string) ([]Sample, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []Sample
+	r := bufio.NewReader(f)
+	for line := 1; ; line++ {
+		b, err := r.ReadBytes('\n')
+		if len(bytes.TrimSpace(b)) > 0 {
+			var s Sample
+			if jerr := json.Unmarshal(b, &s); jerr != nil {
+				if err == io.EOF { // the cut last line of an interrupted run
+					break
+				}
+				return nil, fmt.Errorf("%s:%d: %v", path, line, jerr)
+			}
+			if s.Level == "" {
+				var old legacy
+				if json.Unmarshal(b, &old) == nil && old.Concurrency > 0 {
+					s.Level = NewLevel("concurrency", old.Concurrency)
+				}
+			}
+			out = append(out, s)
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,151 @@
+package sample
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+)
+
+// ErrorKind names the class of a failed request. Kinds are counted per run
+// and reported by name, so they are stable strings, not numbers.
+type ErrorKind string
+
+// The error kinds. A timeout is split by phase because each points at a
+// different fault: no headers (queueing, overload), idle between chunks (a
+// stalled decode), whole request (too long an answer for the budget).
+const (
+	KindNone           ErrorKind = ""
+	KindTimeoutHeaders ErrorKind = "timeout_headers"
+	KindTimeoutIdle    ErrorKind = "timeout_idle"
+	KindTimeoutTotal   ErrorKind = "timeout_total"
+	KindConnRefused    ErrorKind = "connection_refused"
+	KindConnReset      ErrorKind = "connection_reset"
+	KindRateLimited    ErrorKind = "rate_limited"
+	KindServerError    ErrorKind = "server_error"
+	KindClientError    ErrorKind = "client_error"
+	KindAuth           ErrorKind = "auth"
+	KindProtocol       ErrorKind = "protocol"
+	KindMidstream      ErrorKind = "midstream_error"
+	KindTruncated      ErrorKind = "truncated"
+	KindCancelled      ErrorKind = "cancelled"
+	KindOther          ErrorKind = "other"
+)
+
+// Kinds lists every error kind in report order.
+var Kinds = []ErrorKind{
+	KindTimeoutHeaders, KindTimeoutIdle, KindTimeoutTotal, KindConnRefused,
+	KindConnReset, KindRateLimited, KindServerError, KindClientError, KindAuth,
+	KindProtocol, KindMidstream, KindTruncated, KindCancelled, KindOther,
+}
+
+// Sentinels, one per kind, for errors.Is. ErrTimeout matches all three
+// timeout kinds.
+var (
+	ErrTimeout        = errors.New("timeout")
+	ErrTimeoutHeaders = kindErr(KindTimeoutHeaders)
+	ErrTimeoutIdle    = kindErr(KindTimeoutIdle)
+	ErrTimeoutTotal   = kindErr(KindTimeoutTotal)
+	ErrConnRefused    = kindErr(KindConnRefused)
+	ErrConnReset      = kindErr(KindConnReset)
+	ErrRateLimited    = kindErr(KindRateLimited)
+	ErrServerError    = kindErr(KindServerError)
+	ErrClientError    = kindErr(KindClientError)
+	ErrAuth           = kindErr(KindAuth)
+	ErrProtocol       = kindErr(KindProtocol)
+	ErrMidstream      = kindErr(KindMidstream)
+	ErrTruncated      = kindErr(KindTruncated)
+	ErrCancelled      = kindErr(KindCancelled)
+)
+
+var sentinels = map[ErrorKind]error{}
+
+func kindErr(k ErrorKind) error {
+	e := errors.New(string(k))
+	sentinels[k] = e
+	return e
+}
+
+// RequestError is the error of one failed request: its kind, the HTTP status
+// when there was one, and what the server said (cut short, never the request
+// headers, so an API key cannot leak through it).
+type RequestError struct {
+	Kind       ErrorKind
+	Status     int
+	Message    string
+	RetryAfter string      // Retry-After of a 429, verbatim
+	RateLimit  http.Header // x-ratelimit-* headers of a 429
+	Err        error       // the underlying cause, if any
+}
+
+func (e *RequestError) Error() string {
+	s := string(e.Kind)
+	if e.Status != 0 {
+		s += fmt.Sprintf(" (HTTP %d)", e.Status)
+	}
+	if e.Message != "" {
+		s += ": " + e.Message
+	}
+	if e.Err != nil && e.Message == "" {
+		s += ": " + e.Err.Error()
+	}
+	return s
+}
+
+func (e *RequestError) Unwrap() error { return e.Err }
+
+// Is matches the sentinel of the error's kind, and ErrTimeout for any timeout.
+func (e *RequestError) Is(target error) bool {
+	if target == ErrTimeout {
+		return e.Kind == KindTimeoutHeaders || e.Kind == KindTimeoutIdle || e.Kind == KindTimeoutTotal
+	}
+	s, ok := sentinels[e.Kind]
+	return ok && s == target
+}
+
+// KindOf returns the kind of err: KindNone for nil, KindOther for an error
+// that is not a *RequestError.
+func KindOf(err error) ErrorKind {
+	if err == nil {
+		return KindNone
+	}
+	var re *RequestError
+	if errors.As(err, &re) {
+		return re.Kind
+	}
+	return KindOther
+}
+
+// Fail marks the sample failed with err: its kind, its message, and the
+// Retry-After of a 429.
+func (s *Sample) Fail(err error) {
+	k := KindOf(err)
+	s.ErrKind = k
+	s.Finish = string(k)
+	s.Err = err.Error()
+	var re *RequestError
+	if errors.As(err, &re) {
+		s.RetryAfter = re.RetryAfter
+	}
+}
+
+// Error returns the failure of a measured sample as an error that
+// errors.Is matches against the sentinels (ErrTimeout, ErrRateLimited, …),
+// or nil when the request succeeded. It works as well on a sample read back
+// from a file, whose cause is only its kind and message.
+func (s *Sample) Error() error {
+	if s.ErrKind == KindNone {
+		return nil
+	}
+	return &sampleError{kind: s.ErrKind, msg: s.Err}
+}
+
+// sampleError is a recorded failure: its message as recorded (kind first),
+// matching the sentinels of its kind as a RequestError does.
+type sampleError struct {
+	kind ErrorKind
+	msg  string
+}
+
+func (e *sampleError) Error() string { return e.msg }
+
+func (e *sampleError) Is(target error) bool { return (&RequestError{Kind: e.kind}).Is(target) }

@@ -1,0 +1,112 @@
+// Package sample holds the data every other part of llmsla passes along:
+// one timed request ([Sample]), the load level it ran at ([Level]), and the
+// kind of its failure ([ErrorKind]). Samples are written as JSON lines
+// ([File], [Read]) as each request ends, so that every statistic, verdict
+// and report is a view over them, and files from several runs or machines
+// pool into one.
+package sample
+
+import (
+	"time"
+
+	"github.com/llmsla/llmsla/harness/quality"
+)
+
+// TokenSource says where a sample's output token count came from.
+type TokenSource string
+
+const (
+	TokensUsage     TokenSource = "usage"     // the server's usage.completion_tokens
+	TokensEstimated TokenSource = "estimated" // counted token-bearing chunks
+)
+
+// Sample is one timed request: everything METRICS.md defines per request.
+// Durations are measured from t0 on the monotonic clock; a zero TTFT means no
+// token arrived. Samples are plain data: they are written as JSONL, merged
+// across runs and shards, and every report is computed from them.
+type Sample struct {
+	Scenario string `json:"scenario"`
+	Endpoint string `json:"endpoint"`
+	Model    string `json:"model,omitempty"`
+	// Level is the load the request ran under, as key=value labels:
+	// "concurrency=5", "rate=10", "prompt_tokens=1024/concurrency=1".
+	Level Level  `json:"level,omitempty"`
+	Run   string `json:"run,omitempty"`  // which run: runs pooled in one file keep their own time windows
+	Seq   int    `json:"seq"`            // order of sending within the run
+	ID    string `json:"id,omitempty"`   // the response id, to find it in server logs
+	Case  string `json:"case,omitempty"` // fixture case id
+	// FixtureCases is the number of cases in the scenario's fixture, so that
+	// coverage (distinct cases asked / cases) is computed from samples alone.
+	FixtureCases int  `json:"fixture_cases,omitempty"`
+	Cold         bool `json:"cold,omitempty"` // first request to the endpoint in the run
+	Warmup       bool `json:"warmup,omitempty"`
+
+	// Start is t0. In memory it carries the monotonic reading; written out
+	// it is wall-clock time, good for windows within one run.
+	Start  time.Time     `json:"t0"`
+	Offset time.Duration `json:"offset_ns"` // t0 − start of the run
+	// Lag is t0 − tsched, the time the request went out after its
+	// scheduled instant (open loop); zero in closed loop, where a request
+	// is scheduled when it is sent.
+	Lag time.Duration `json:"lag_ns,omitempty"`
+
+	DNS     time.Duration `json:"dns_ns,omitempty"`
+	Connect time.Duration `json:"connect_ns,omitempty"`
+	TLS     time.Duration `json:"tls_ns,omitempty"`
+	Reused  bool          `json:"reused"`
+
+	TTFB  time.Duration `json:"ttfb_ns,omitempty"`
+	TTFT  time.Duration `json:"ttft_ns,omitempty"`
+	TTFA  time.Duration `json:"ttfa_ns,omitempty"`
+	Total time.Duration `json:"total_ns"`
+
+	OutputTokens int         `json:"output_tokens"`
+	PromptTokens int         `json:"prompt_tokens,omitempty"`
+	TokenSource  TokenSource `json:"token_source,omitempty"`
+	Chunks       int         `json:"chunks"` // token-bearing chunks
+	// Gaps are the inter-token latencies: every gap between consecutive
+	// token-bearing chunks.
+	Gaps []time.Duration `json:"gaps_ns,omitempty"`
+
+	Finish     string    `json:"finish"` // finish_reason, or the error kind
+	Status     int       `json:"status,omitempty"`
+	ErrKind    ErrorKind `json:"error_kind,omitempty"`
+	Err        string    `json:"error,omitempty"`
+	RetryAfter string    `json:"retry_after,omitempty"`
+
+	// Content is the answer text (reasoning excluded), kept for quality
+	// checks; ContentCut says it was cut at the capture limit.
+	Content    string `json:"content,omitempty"`
+	ContentCut bool   `json:"content_cut,omitempty"`
+	Reasoning  int    `json:"reasoning_bytes,omitempty"`
+
+	Quality *quality.Result `json:"quality,omitempty"`
+}
+
+// OK reports whether the request succeeded.
+func (s *Sample) OK() bool { return s.ErrKind == KindNone }
+
+// Measured reports whether the sample counts in a run's statistics: not the
+// cold first request, not warm-up.
+func (s *Sample) Measured() bool { return !s.Cold && !s.Warmup }
+
+// TPOT is (total − ttft) / (output_tokens − 1); ok is false when it is
+// undefined (one token or fewer, or a failed request).
+func (s *Sample) TPOT() (tpot time.Duration, ok bool) {
+	if !s.OK() || s.OutputTokens <= 1 || s.TTFT == 0 {
+		return 0, false
+	}
+	return (s.Total - s.TTFT) / time.Duration(s.OutputTokens-1), true
+}
+
+// DecodeRate is (output_tokens − 1) / (total − ttft) in tokens per second.
+func (s *Sample) DecodeRate() (float64, bool) {
+	tpot, ok := s.TPOT()
+	if !ok || tpot <= 0 {
+		return 0, false
+	}
+	return float64(time.Second) / float64(tpot), true
+}
+
+// End is the instant the request ended (t0 + total).
+func (s *Sample) End() time.Time { return s.Start.Add(s.Total) }

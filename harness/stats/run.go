@@ -1,0 +1,220 @@
+package stats
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/llmsla/llmsla/harness/quality"
+	"github.com/llmsla/llmsla/harness/sample"
+)
+
+// Stats is one run (one scenario × one endpoint × one load level, its
+// repetitions pooled) summarised as METRICS.md defines it. It is a view over
+// samples: every field is computed from them, so runs merge by pooling
+// samples.
+type Stats struct {
+	Scenario string
+	Endpoint string
+	Level    sample.Level
+
+	Attempted int
+	Failed    int
+	Errors    map[sample.ErrorKind]int
+
+	// Latencies in milliseconds over successful warm requests.
+	TTFT, TTFA, Total, TPOT, ITL Summary
+
+	OutputTokens    int
+	TokensEstimated int // requests whose count is estimated, not from usage
+
+	Wall         time.Duration // the measured windows (first t0 to last end) of the runs, added up
+	ReqPerSec    float64       // completed requests / wall
+	OutTokPerSec float64       // Σ output tokens / wall
+
+	Quality quality.Tally
+	Good    int     // requests meeting every latency and quality objective
+	GoodPct float64 // Good / Attempted
+	Goodput float64 // Good / wall, per second
+
+	// Cases holds, per fixture case asked, how it fared; FixtureCases is
+	// the number of cases in the fixture (0 when the scenario has none).
+	Cases        map[string]*Case
+	FixtureCases int
+
+	Cold *sample.Sample // the run's cold first request, outside the percentiles
+}
+
+// Case is how one fixture case fared in a run: how often it was asked, how
+// often its answer failed a quality check, and the last failure.
+type Case struct {
+	ID            string
+	Asked, Failed int
+	Expected, Got string
+	Detail        string
+}
+
+// WorstCases returns the cases that failed, most failures first (then by
+// failure rate and id), at most n of them.
+func (st *Stats) WorstCases(n int) []*Case {
+	var out []*Case
+	for _, c := range st.Cases {
+		if c.Failed > 0 {
+			out = append(out, c)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Failed != b.Failed {
+			return a.Failed > b.Failed
+		}
+		if ra, rb := float64(a.Failed)/float64(a.Asked), float64(b.Failed)/float64(b.Asked); ra != rb {
+			return ra > rb
+		}
+		return a.ID < b.ID
+	})
+	return out[:min(n, len(out))]
+}
+
+// ErrorRate is failed / attempted, all kinds together.
+func (st *Stats) ErrorRate() float64 {
+	if st.Attempted == 0 {
+		return math.NaN()
+	}
+	return float64(st.Failed) / float64(st.Attempted)
+}
+
+// Coverage is distinct cases asked / cases in the fixture; NaN without a
+// fixture.
+func (st *Stats) Coverage() float64 {
+	if st.FixtureCases == 0 {
+		return math.NaN()
+	}
+	return float64(len(st.Cases)) / float64(st.FixtureCases)
+}
+
+// Summarize computes the Stats of the warm, measured samples of a run; the
+// cold and warm-up samples are set apart (the cold one is kept in Cold).
+// good says whether a successful sample met every per-request objective of
+// its scenario (package objective makes it); nil counts none as good.
+func Summarize(samples []sample.Sample, good func(*sample.Sample) bool) *Stats {
+	st := &Stats{Errors: map[sample.ErrorKind]int{}, Cases: map[string]*Case{}}
+	n := len(samples)
+	ttft := make([]float64, 0, n)
+	ttfa := make([]float64, 0, n)
+	total := make([]float64, 0, n)
+	tpot := make([]float64, 0, n)
+	var itl []float64
+	windows := map[string]*window{}
+	for i := range samples {
+		s := &samples[i]
+		if s.Cold {
+			st.Cold = s
+			continue
+		}
+		if s.Warmup {
+			continue
+		}
+		if st.Attempted == 0 {
+			st.Scenario, st.Endpoint, st.Level = s.Scenario, s.Endpoint, s.Level
+		}
+		st.Attempted++
+		if s.Case != "" {
+			st.addCase(s)
+		}
+		st.FixtureCases = max(st.FixtureCases, s.FixtureCases)
+		w := windows[s.Run]
+		if w == nil {
+			w = &window{}
+			windows[s.Run] = w
+		}
+		w.add(s.Start, s.End())
+		if s.Quality != nil {
+			st.Quality.Add(*s.Quality)
+		}
+		if !s.OK() {
+			st.Failed++
+			st.Errors[s.ErrKind]++
+			continue
+		}
+		total = append(total, ms(s.Total))
+		if s.TTFT > 0 {
+			ttft = append(ttft, ms(s.TTFT))
+		}
+		if s.TTFA > 0 {
+			ttfa = append(ttfa, ms(s.TTFA))
+		}
+		if d, ok := s.TPOT(); ok {
+			tpot = append(tpot, ms(d))
+		}
+		for _, g := range s.Gaps {
+			itl = append(itl, ms(g))
+		}
+		st.OutputTokens += s.OutputTokens
+		if s.TokenSource == sample.TokensEstimated {
+			st.TokensEstimated++
+		}
+		if good != nil && good(s) {
+			st.Good++
+		}
+	}
+	st.TTFT, st.TTFA, st.Total = Describe(ttft), Describe(ttfa), Describe(total)
+	st.TPOT, st.ITL = Describe(tpot), Describe(itl)
+	for _, w := range windows {
+		st.Wall += w.last.Sub(w.first)
+	}
+	if secs := st.Wall.Seconds(); secs > 0 {
+		st.ReqPerSec = float64(st.Attempted-st.Failed) / secs
+		st.OutTokPerSec = float64(st.OutputTokens) / secs
+		st.Goodput = float64(st.Good) / secs
+	}
+	if st.Attempted > 0 {
+		st.GoodPct = float64(st.Good) / float64(st.Attempted)
+	}
+	return st
+}
+
+func (st *Stats) addCase(s *sample.Sample) {
+	c := st.Cases[s.Case]
+	if c == nil {
+		c = &Case{ID: s.Case}
+		st.Cases[s.Case] = c
+	}
+	c.Asked++
+	if q := s.Quality; q != nil && !q.Pass() {
+		c.Failed++
+		c.Expected, c.Got = q.Expected, q.Got
+		c.Detail = q.Detail
+		if c.Detail == "" {
+			c.Detail = q.SchemaError
+		}
+	}
+}
+
+// window is the measured window of one run: first t0 to last end. Runs
+// pooled together (the -count repetitions of a benchmark) add their windows,
+// so that the time between runs does not dilute throughput.
+type window struct{ first, last time.Time }
+
+func (w *window) add(start, end time.Time) {
+	if w.first.IsZero() || start.Before(w.first) {
+		w.first = start
+	}
+	if end.After(w.last) {
+		w.last = end
+	}
+}
+
+// ErrorKinds lists the failed requests by kind: "rate_limited=3 truncated=1".
+func (st *Stats) ErrorKinds() string {
+	kinds := make([]string, 0, len(st.Errors))
+	for k, n := range st.Errors {
+		kinds = append(kinds, fmt.Sprintf("%s=%d", k, n))
+	}
+	sort.Strings(kinds)
+	return strings.Join(kinds, " ")
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

@@ -1,0 +1,50 @@
+package stats
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/llmsla/llmsla/harness/quality"
+	"github.com/llmsla/llmsla/harness/sample"
+)
+
+func TestSummarize(t *testing.T) {
+	base := time.Now()
+	ms := time.Millisecond
+	ok := func(run string, at, ttft, total time.Duration, tokens int) sample.Sample {
+		return sample.Sample{Scenario: "chat", Endpoint: "e", Run: run, Start: base.Add(at), TTFT: ttft, TTFA: ttft, Total: total,
+			OutputTokens: tokens, TokenSource: sample.TokensUsage, Chunks: tokens, Finish: "stop"}
+	}
+	wrong := ok("a", 0, 100*ms, 300*ms, 5)
+	wrong.Quality = &quality.Result{MatchChecked: true, Matched: false, Case: "c1"}
+	samples := []sample.Sample{
+		{Cold: true, Run: "a", Start: base, TTFT: 900 * ms, Total: time.Second},        // cold: apart
+		{Warmup: true, Run: "a", Start: base, TTFT: 5 * time.Second, Total: time.Hour}, // warm-up: excluded
+		ok("a", 0, 100*ms, 500*ms, 5),      // tpot 100 ms
+		ok("a", 500*ms, 200*ms, 500*ms, 1), // one token: tpot undefined
+		wrong,                              // fast but wrong: not good
+		ok("b", 10*time.Second, 700*ms, time.Second, 4), // too slow for ttft ≤ 600: not good
+		{Run: "b", Start: base.Add(10 * time.Second), Total: 200 * ms, ErrKind: sample.KindRateLimited, Finish: "rate_limited"},
+	}
+	good := func(s *sample.Sample) bool { return s.TTFT <= 600*ms && s.Quality.Pass() }
+	st := Summarize(samples, good)
+
+	require.NotNil(t, st.Cold)
+	assert.Equal(t, 900*ms, st.Cold.TTFT)
+	assert.Equal(t, 5, st.Attempted)
+	assert.Equal(t, 1, st.Failed)
+	assert.Equal(t, 1, st.Errors[sample.KindRateLimited])
+	assert.Equal(t, 4, st.TTFT.N)
+	assert.Equal(t, 3, st.TPOT.N, "tpot undefined for one token, not 0")
+	assert.InDelta(t, 50, st.TPOT.Min, 1e-9) // (300 − 100) / 4
+	assert.Equal(t, 2, st.Good)
+	assert.InDelta(t, 0.4, st.GoodPct, 1e-9, "errors are in the denominator")
+	// Windows: run a spans 0 → 1 s, run b 10 s → 11 s: 2 s, not 11 s.
+	assert.Equal(t, 2*time.Second, st.Wall)
+	assert.InDelta(t, 15.0/2, st.OutTokPerSec, 1e-9)
+	assert.InDelta(t, 0.2, st.ErrorRate(), 1e-9)
+	assert.InDelta(t, 0.0, st.Quality.AccuracyRate(), 1e-9)
+}

@@ -1,0 +1,298 @@
+package stream
+
+import (
+	"github.com/llmsla/llmsla/harness/sample"
+
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptrace"
+	"net/url"
+	"strings"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// Endpoint is an OpenAI-compatible server and the model to ask. APIKey is
+// resolved from the environment by the config loader and never printed:
+// Endpoint has a String method that leaves it out.
+type Endpoint struct {
+	Name     string
+	BaseURL  string // up to and including /v1
+	Model    string
+	APIKey   string
+	Headers  map[string]string
+	Timeouts Timeouts
+	// Simulated marks the built-in simulator, so every report can say so.
+	Simulated bool
+	// Kind is "openai" (default) or "ollama" (enables the native-timing
+	// breakdown).
+	Kind string
+	// KeyEnv names the environment variable the API key is read from.
+	KeyEnv string
+	// MaxTokensParam is the request field that caps the answer:
+	// "max_tokens" (default; vLLM, Ollama, llama.cpp read it) or
+	// "max_completion_tokens" (OpenAI's reasoning models refuse the other).
+	MaxTokensParam string
+}
+
+func (e Endpoint) String() string {
+	return fmt.Sprintf("%s (%s, model %s)", e.Name, RedactURL(e.BaseURL), e.Model)
+}
+
+// RedactURL drops what may hold a secret (user info, query) from a URL.
+func RedactURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	u.User, u.RawQuery, u.Fragment = nil, "", ""
+	return u.String()
+}
+
+// Timeouts bound one request. Zero means no limit.
+type Timeouts struct {
+	Headers time.Duration // t0 → response headers
+	Idle    time.Duration // between two lines of the stream
+	Total   time.Duration // t0 → end of stream
+}
+
+// DefaultTimeouts are generous: a timeout is an error, and errors should be
+// the endpoint's doing, not the harness's.
+var DefaultTimeouts = Timeouts{Headers: 60 * time.Second, Idle: 30 * time.Second, Total: 5 * time.Minute}
+
+// Request is one chat completion to send. Temperature is a pointer because
+// zero is a meaningful value that go-openai's omitempty would drop.
+type Request struct {
+	Messages       []openai.ChatCompletionMessage
+	MaxTokens      int
+	Temperature    *float32
+	Seed           *int
+	ResponseFormat *openai.ChatCompletionResponseFormat
+}
+
+// wireRequest adds to go-openai's request what it cannot say: an explicit
+// temperature of 0. The outer field shadows the embedded one in encoding/json.
+type wireRequest struct {
+	openai.ChatCompletionRequest
+	Temperature *float32 `json:"temperature,omitempty"`
+}
+
+// The values of Endpoint.MaxTokensParam.
+const (
+	MaxTokens           = "max_tokens"
+	MaxCompletionTokens = "max_completion_tokens"
+)
+
+// Client sends timed streaming requests to one endpoint.
+type Client struct {
+	ep         Endpoint
+	url        string
+	http       *http.Client
+	maxLine    int
+	maxContent int
+}
+
+// ClientOption configures a Client.
+type ClientOption func(*Client)
+
+// MaxLine bounds one SSE line; a longer one is a protocol error, so that a
+// broken server cannot make the harness buffer without bound.
+func MaxLine(n int) ClientOption { return func(c *Client) { c.maxLine = n } }
+
+// MaxContent bounds the answer text kept for quality checks.
+func MaxContent(n int) ClientOption { return func(c *Client) { c.maxContent = n } }
+
+// HTTPClient replaces the HTTP client (its transport), e.g. for tests.
+func HTTPClient(h *http.Client) ClientOption { return func(c *Client) { c.http = h } }
+
+// NewClient returns a client for ep. Its transport keeps enough idle
+// connections for high concurrency, and does not ask for gzip, which would
+// let a proxy buffer the stream.
+func NewClient(ep Endpoint, opts ...ClientOption) *Client {
+	c := &Client{
+		ep:         ep,
+		url:        chatURL(ep.BaseURL),
+		maxLine:    1 << 20,
+		maxContent: 1 << 20,
+		http: &http.Client{Transport: &http.Transport{
+			Proxy:               http.ProxyFromEnvironment,
+			DialContext:         (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+			ForceAttemptHTTP2:   true,
+			MaxIdleConns:        1024,
+			MaxIdleConnsPerHost: 1024,
+			IdleConnTimeout:     90 * time.Second,
+			TLSHandshakeTimeout: 30 * time.Second,
+			DisableCompression:  true,
+		}},
+	}
+	for _, o := range opts {
+		o(c)
+	}
+	if c.ep.Timeouts == (Timeouts{}) {
+		c.ep.Timeouts = DefaultTimeouts
+	}
+	return c
+}
+
+// chatURL appends /chat/completions to the base URL's path, keeping its
+// query (Azure's api-version, a gateway's key parameter).
+func chatURL(base string) string {
+	u, err := url.Parse(base)
+	if err != nil {
+		return strings.TrimRight(base, "/") + "/chat/completions"
+	}
+	u.Path = strings.TrimRight(u.Path, "/") + "/chat/completions"
+	u.RawPath = ""
+	return u.String()
+}
+
+// Endpoint returns the client's endpoint.
+func (c *Client) Endpoint() Endpoint { return c.ep }
+
+// CloseIdle closes idle connections, so that a finished run leaves none.
+func (c *Client) CloseIdle() { c.http.CloseIdleConnections() }
+
+// Timeout causes, told apart through context.Cause.
+var (
+	errNoHeaders = errors.New("no response headers in time")
+	errIdle      = errors.New("stream idle too long")
+	errTooLong   = errors.New("request took too long")
+)
+
+// Body serialises req for the endpoint, streaming with usage.
+func (c *Client) Body(req Request) ([]byte, error) {
+	w := wireRequest{
+		ChatCompletionRequest: openai.ChatCompletionRequest{
+			Model:          c.ep.Model,
+			Messages:       req.Messages,
+			MaxTokens:      req.MaxTokens,
+			Seed:           req.Seed,
+			ResponseFormat: req.ResponseFormat,
+			Stream:         true,
+			StreamOptions:  &openai.StreamOptions{IncludeUsage: true},
+		},
+		Temperature: req.Temperature,
+	}
+	if c.ep.MaxTokensParam == MaxCompletionTokens {
+		w.MaxTokens, w.MaxCompletionTokens = 0, req.MaxTokens
+	}
+	return json.Marshal(w)
+}
+
+// Do sends req and times it. It never returns an error: a failure is a
+// sample.Sample whose ErrKind says what went wrong, so that a run goes on and counts.
+func (c *Client) Do(ctx context.Context, req Request) sample.Sample {
+	s := sample.Sample{Endpoint: c.ep.Name, Model: c.ep.Model}
+	body, err := c.Body(req)
+	if err != nil {
+		s.Fail(&sample.RequestError{Kind: sample.KindOther, Message: "encoding request", Err: err})
+		return s
+	}
+	c.stream(ctx, body, &s)
+	if s.Err != "" {
+		s.Err = c.redact(s.Err)
+	}
+	return s
+}
+
+// redact removes secrets from an error message: the API key (a server may
+// echo the request back) and the URL's query (Go's transport errors quote the
+// URL, and some gateways take their key there).
+func (c *Client) redact(msg string) string {
+	if c.ep.APIKey != "" {
+		msg = strings.ReplaceAll(msg, c.ep.APIKey, "[redacted]")
+	}
+	if i := strings.IndexByte(c.url, '?'); i >= 0 {
+		msg = strings.ReplaceAll(msg, c.url[i+1:], "[redacted]")
+	}
+	return msg
+}
+
+func (c *Client) stream(parent context.Context, body []byte, s *sample.Sample) {
+	ctx, cancel := context.WithCancelCause(parent)
+	defer cancel(nil)
+	to := c.ep.Timeouts
+
+	var tr phaseTrace
+	hreq, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, tr.trace()), http.MethodPost, c.url, bytes.NewReader(body))
+	if err != nil {
+		s.Fail(&sample.RequestError{Kind: sample.KindOther, Message: "building request", Err: err})
+		return
+	}
+	hreq.Header.Set("Content-Type", "application/json")
+	hreq.Header.Set("Accept", "text/event-stream")
+	if c.ep.APIKey != "" {
+		hreq.Header.Set("Authorization", "Bearer "+c.ep.APIKey)
+	}
+	for k, v := range c.ep.Headers {
+		hreq.Header.Set(k, v)
+	}
+
+	var headerTimer, totalTimer *time.Timer
+	t0 := time.Now()
+	s.Start = t0
+	if to.Total > 0 {
+		totalTimer = time.AfterFunc(to.Total, func() { cancel(errTooLong) })
+		defer totalTimer.Stop()
+	}
+	if to.Headers > 0 {
+		headerTimer = time.AfterFunc(to.Headers, func() { cancel(errNoHeaders) })
+	}
+	resp, err := c.http.Do(hreq)
+	if headerTimer != nil {
+		headerTimer.Stop()
+	}
+	tr.into(s, t0)
+	if err != nil {
+		s.Total = time.Since(t0)
+		s.Fail(classify(ctx, parent, err))
+		return
+	}
+	defer resp.Body.Close()
+	s.Status = resp.StatusCode
+	if resp.StatusCode != http.StatusOK {
+		s.Total = time.Since(t0)
+		s.Fail(statusError(resp))
+		return
+	}
+	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/event-stream") {
+		s.Total = time.Since(t0)
+		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 256))
+		s.Fail(&sample.RequestError{Kind: sample.KindProtocol, Status: resp.StatusCode,
+			Message: fmt.Sprintf("content type %q, want text/event-stream: %s", ct, truncate(string(msg), 120))})
+		return
+	}
+
+	var idleTimer *time.Timer
+	if to.Idle > 0 {
+		idleTimer = time.AfterFunc(to.Idle, func() { cancel(errIdle) })
+		defer idleTimer.Stop()
+	}
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 0, 64<<10), c.maxLine)
+	st := streamState{s: s, t0: t0, maxContent: c.maxContent}
+	for sc.Scan() {
+		if idleTimer != nil {
+			idleTimer.Reset(to.Idle)
+		}
+		if st.line(sc.Bytes()) {
+			break
+		}
+	}
+	// Fold the error before draining, so that what the drain reads can't
+	// change the verdict.
+	scanErr := sc.Err()
+	if st.done {
+		// Let the connection go back to the pool.
+		_, _ = io.CopyN(io.Discard, resp.Body, 4<<10)
+	}
+	st.finish(ctx, parent, scanErr)
+}

@@ -1,0 +1,18 @@
+// Package stream sends one streaming chat completion to an
+// OpenAI-compatible endpoint and times it into a [sample.Sample]: the first
+// stage of llmsla's pipeline.
+//
+// [Client.Do] builds the request from go-openai's types (with an explicit
+// temperature 0, which go-openai drops), sends it with connection phases
+// traced through net/http/httptrace, and reads the server-sent events
+// itself: go-openai's reader returns io.EOF both after [DONE] and on a cut
+// connection, sees only one spelling of an error event, and buffers lines
+// without bound, each of which would hide a failure this harness must
+// count. Each data line is timestamped when it is read, before it is
+// decoded (a reflection-free decoder for the usual chunk shapes, checked
+// against encoding/json by a fuzz test).
+//
+// A failed request is never an error return: the sample carries its
+// [sample.ErrorKind], classified from the status, the transport error, the
+// timeout that fired, or what the stream said.
+package stream

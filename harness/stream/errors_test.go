@@ -1,0 +1,131 @@
+package stream_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/llmsla/llmsla/harness/load"
+	"github.com/llmsla/llmsla/harness/sample"
+	"github.com/llmsla/llmsla/harness/sim"
+	"github.com/llmsla/llmsla/harness/stats"
+	"github.com/llmsla/llmsla/harness/stream"
+)
+
+// fast timeouts, so that the timeout faults end in a fraction of a second.
+var testTimeouts = stream.Timeouts{Headers: 300 * time.Millisecond, Idle: 300 * time.Millisecond, Total: 1500 * time.Millisecond}
+
+// TestErrorKinds injects each fault into the simulator and checks the sample
+// carries the kind, the run counts it, and nothing is left behind.
+func TestErrorKinds(t *testing.T) {
+	cases := map[string]struct {
+		fault    string
+		kind     sample.ErrorKind
+		sentinel error
+		check    func(t *testing.T, s sample.Sample)
+	}{
+		"timeout_headers":  {sim.FaultTimeoutHeaders, sample.KindTimeoutHeaders, sample.ErrTimeoutHeaders, nil},
+		"timeout_idle":     {sim.FaultTimeoutIdle, sample.KindTimeoutIdle, sample.ErrTimeoutIdle, nil},
+		"timeout_total":    {sim.FaultTimeoutTotal, sample.KindTimeoutTotal, sample.ErrTimeoutTotal, nil},
+		"connection_reset": {sim.FaultConnectionReset, sample.KindConnReset, sample.ErrConnReset, nil},
+		"rate_limited": {sim.FaultRateLimited, sample.KindRateLimited, sample.ErrRateLimited, func(t *testing.T, s sample.Sample) {
+			assert.Equal(t, 429, s.Status)
+			assert.Equal(t, "2", s.RetryAfter, "Retry-After kept")
+		}},
+		"server_error_html": {sim.FaultServerError, sample.KindServerError, sample.ErrServerError, func(t *testing.T, s sample.Sample) {
+			assert.Equal(t, 503, s.Status)
+			assert.NotContains(t, s.Err, "<", "HTML tags dropped from the message")
+		}},
+		"server_error_json":      {sim.FaultServerErrorJSON, sample.KindServerError, sample.ErrServerError, nil},
+		"client_error":           {sim.FaultClientError, sample.KindClientError, sample.ErrClientError, nil},
+		"auth":                   {sim.FaultAuth, sample.KindAuth, sample.ErrAuth, nil},
+		"protocol_content_type":  {sim.FaultProtocolContentType, sample.KindProtocol, sample.ErrProtocol, nil},
+		"protocol_bad_chunk":     {sim.FaultProtocolBadChunk, sample.KindProtocol, sample.ErrProtocol, nil},
+		"protocol_long_line":     {sim.FaultProtocolLongLine, sample.KindProtocol, sample.ErrProtocol, nil},
+		"midstream_error":        {sim.FaultMidstreamError, sample.KindMidstream, sample.ErrMidstream, nil},
+		"midstream_error_spaced": {sim.FaultMidstreamErrorSpaced, sample.KindMidstream, sample.ErrMidstream, nil},
+		"midstream_error_vllm":   {sim.FaultMidstreamErrorVLLM, sample.KindMidstream, sample.ErrMidstream, nil},
+		"truncated":              {sim.FaultTruncated, sample.KindTruncated, sample.ErrTruncated, nil},
+		"truncated_abort":        {sim.FaultTruncatedAbort, sample.KindTruncated, sample.ErrTruncated, nil},
+	}
+	before := runtime.NumGoroutine()
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			cfg := sim.Default()
+			cfg.Faults = map[string]float64{tc.fault: 1}
+			srv, url := sim.Start(t, cfg)
+			c := stream.NewClient(stream.Endpoint{Name: "sim", BaseURL: url, Model: "m", Timeouts: testTimeouts})
+			defer c.CloseIdle()
+			samples := load.NewRunner().Run(context.Background(), c, hello(), load.Closed(2), 4)
+			require.Len(t, samples, 4)
+			for _, s := range samples {
+				assert.Equal(t, tc.kind, s.ErrKind, "sample error: %s", s.Err)
+				assert.Equal(t, string(tc.kind), s.Finish)
+				assert.False(t, s.OK())
+				if tc.check != nil {
+					tc.check(t, s)
+				}
+			}
+			st := stats.Summarize(samples, nil)
+			assert.Equal(t, 4, st.Failed)
+			assert.Equal(t, 4, st.Errors[tc.kind], "counted by kind")
+			assert.Equal(t, 1.0, st.ErrorRate())
+			c.CloseIdle()
+			assert.True(t, srv.WaitIdle(5*time.Second), "the simulator still has %d requests in flight", srv.InFlight())
+			// The sentinel matches through errors.Is on the measured
+			// sample, and on the sample read back from its JSON line.
+			assert.ErrorIs(t, samples[0].Error(), tc.sentinel)
+			b, err := json.Marshal(samples[0])
+			require.NoError(t, err)
+			var back sample.Sample
+			require.NoError(t, json.Unmarshal(b, &back))
+			assert.ErrorIs(t, back.Error(), tc.sentinel)
+		})
+	}
+	assertNoGoroutineLeak(t, before)
+}
+
+func TestConnectionRefused(t *testing.T) {
+	c := stream.NewClient(stream.Endpoint{Name: "closed", BaseURL: "http://" + sim.ClosedAddr(t) + "/v1", Model: "m", Timeouts: testTimeouts})
+	s := c.Do(context.Background(), hello().Prompt(0).Request)
+	assert.Equal(t, sample.KindConnRefused, s.ErrKind, s.Err)
+}
+
+func TestCancelled(t *testing.T) {
+	cfg := sim.Default()
+	cfg.TTFT = 2 * time.Second
+	_, url := sim.Start(t, cfg)
+	c := stream.NewClient(stream.Endpoint{Name: "sim", BaseURL: url, Model: "m"})
+	defer c.CloseIdle()
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(100*time.Millisecond, cancel)
+	s := c.Do(ctx, hello().Prompt(0).Request)
+	assert.Equal(t, sample.KindCancelled, s.ErrKind, s.Err)
+}
+
+// TestTimeoutsAreErrTimeout: the three timeout kinds all match sample.ErrTimeout,
+// and no other kind does.
+func TestTimeoutsAreErrTimeout(t *testing.T) {
+	for _, k := range sample.Kinds {
+		isTimeout := k == sample.KindTimeoutHeaders || k == sample.KindTimeoutIdle || k == sample.KindTimeoutTotal
+		assert.Equal(t, isTimeout, errors.Is(&sample.RequestError{Kind: k}, sample.ErrTimeout), string(k))
+	}
+}
+
+func assertNoGoroutineLeak(t *testing.T, before int) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > before+2 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before+2 {
+		buf := make([]byte, 1<<16)
+		t.Errorf("goroutines: %d before, %d after\n%s", before, n, buf[:runtime.Stack(buf, true)])
+	}
+}

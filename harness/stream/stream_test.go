@@ -1,0 +1,168 @@
+package stream
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/llmsla/llmsla/harness/sample"
+	openai "github.com/sashabaranov/go-openai"
+	"github.com/stretchr/testify/assert"
+)
+
+// rawServer answers every request with body, written line by line with a
+// pause before the lines that start with "data:", so that timings differ.
+func rawServer(t *testing.T, contentType, body string) string {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", contentType)
+		w.WriteHeader(200)
+		for _, line := range strings.SplitAfter(body, "\n") {
+			if strings.HasPrefix(line, "data:") {
+				time.Sleep(3 * time.Millisecond)
+			}
+			io.WriteString(w, line)
+			w.(http.Flusher).Flush()
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL + "/v1"
+}
+
+const (
+	role   = `data: {"id":"c1","choices":[{"index":0,"delta":{"role":"assistant"},"finish_reason":null}]}` + "\n\n"
+	empty  = `data: {"id":"c1","choices":[{"index":0,"delta":{"content":""},"finish_reason":null}]}` + "\n\n"
+	tokA   = `data: {"id":"c1","choices":[{"index":0,"delta":{"content":"Hel"},"finish_reason":null}]}` + "\n\n"
+	tokB   = `data:{"id":"c1","choices":[{"index":0,"delta":{"content":"lo"},"finish_reason":null}]}` + "\n\n"
+	think  = `data: {"id":"c1","choices":[{"index":0,"delta":{"reasoning_content":"hmm"},"finish_reason":null}]}` + "\n\n"
+	think2 = `data: {"id":"c1","choices":[{"index":0,"delta":{"reasoning":"hmm"},"finish_reason":null}]}` + "\n\n"
+	tool   = `data: {"id":"c1","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"t","type":"function","function":{"name":"f","arguments":""}}]},"finish_reason":null}]}` + "\n\n"
+	stop   = `data: {"id":"c1","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}` + "\n\n"
+	usage  = `data: {"id":"c1","choices":[],"usage":{"prompt_tokens":5,"completion_tokens":2,"total_tokens":7}}` + "\n\n"
+	done   = "data: [DONE]\n\n"
+	ping   = ": ping\n\n"
+)
+
+func TestStreamParsing(t *testing.T) {
+	cases := map[string]struct {
+		body      string
+		kind      sample.ErrorKind
+		tokens    int
+		source    sample.TokenSource
+		content   string
+		ttfaLater bool // ttfa after ttft (reasoning first)
+	}{
+		"openai":                 {role + tokA + tokB + stop + usage + done, sample.KindNone, 2, sample.TokensUsage, "Hello", false},
+		"role and empty ignored": {role + ping + empty + ping + tokA + tokB + stop + usage + done, sample.KindNone, 2, sample.TokensUsage, "Hello", false},
+		"no usage: estimated":    {tokA + tokB + stop + done, sample.KindNone, 2, sample.TokensEstimated, "Hello", false},
+		"eof after finish":       {tokA + tokB + stop + usage, sample.KindNone, 2, sample.TokensUsage, "Hello", false},
+		"eof without finish":     {tokA + tokB, sample.KindTruncated, 0, "", "", false},
+		"usage only then eof":    {tokA + usage, sample.KindTruncated, 0, "", "", false},
+		"reasoning_content":      {think + tokA + tokB + stop + done, sample.KindNone, 3, sample.TokensEstimated, "Hello", true},
+		"reasoning":              {think2 + tokA + stop + done, sample.KindNone, 2, sample.TokensEstimated, "Hel", true},
+		"tool call counts":       {tool + stop + done, sample.KindNone, 1, sample.TokensEstimated, "", false},
+		"crlf":                   {strings.ReplaceAll(role+tokA+tokB+stop+usage+done, "\n", "\r\n"), sample.KindNone, 2, sample.TokensUsage, "Hello", false},
+		"error after tokens":     {tokA + `data: {"error":{"message":"overloaded"}}` + "\n\n", sample.KindMidstream, 0, "", "", false},
+		"error key order":        {tokA + `data: {"code":500,"error":"boom"}` + "\n\n", sample.KindMidstream, 0, "", "", false},
+		"vllm error":             {`data: {"object":"error","message":"oops","type":"x","code":500}` + "\n\n", sample.KindMidstream, 0, "", "", false},
+		"undecodable":            {tokA + "data: {nope\n\n", sample.KindProtocol, 0, "", "", false},
+		"empty stream":           {"", sample.KindTruncated, 0, "", "", false},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			url := rawServer(t, "text/event-stream", tc.body)
+			c := NewClient(Endpoint{Name: "raw", BaseURL: url, Model: "m"})
+			defer c.CloseIdle()
+			s := c.Do(context.Background(), helloRequest)
+			assert.Equal(t, tc.kind, s.ErrKind, s.Err)
+			if tc.kind != sample.KindNone {
+				return
+			}
+			assert.Equal(t, tc.tokens, s.OutputTokens)
+			assert.Equal(t, tc.source, s.TokenSource)
+			assert.Equal(t, tc.content, s.Content)
+			assert.Greater(t, s.TTFT, time.Duration(0))
+			assert.GreaterOrEqual(t, s.Total, s.TTFT)
+			assert.GreaterOrEqual(t, s.TTFT, s.TTFB)
+			if tc.ttfaLater {
+				assert.Greater(t, s.TTFA, s.TTFT)
+			} else if tc.content != "" {
+				assert.Equal(t, s.TTFT, s.TTFA)
+			}
+			assert.Len(t, s.Gaps, s.Chunks-1, "one gap between each pair of token chunks")
+		})
+	}
+}
+
+// TestTTFTSkipsNonTokens: the role chunk, the empty content and comments come
+// 3 ms apart before the first token; TTFT must be measured at the token.
+func TestTTFTSkipsNonTokens(t *testing.T) {
+	url := rawServer(t, "text/event-stream", role+empty+ping+usage[:0]+tokA+stop+done)
+	c := NewClient(Endpoint{Name: "raw", BaseURL: url, Model: "m"})
+	defer c.CloseIdle()
+	s := c.Do(context.Background(), helloRequest)
+	assert.True(t, s.OK(), s.Err)
+	assert.GreaterOrEqual(t, s.TTFT, 9*time.Millisecond, "three data lines of 3 ms each precede the first token")
+}
+
+func TestNotAnEventStream(t *testing.T) {
+	url := rawServer(t, "application/json", `{"choices":[]}`)
+	s := NewClient(Endpoint{Name: "raw", BaseURL: url, Model: "m"}).Do(context.Background(), helloRequest)
+	assert.Equal(t, sample.KindProtocol, s.ErrKind)
+	assert.Contains(t, s.Err, "application/json")
+}
+
+func TestTemperatureZeroIsSent(t *testing.T) {
+	zero := float32(0)
+	seed := 42
+	body, err := NewClient(Endpoint{Model: "m"}).Body(Request{Temperature: &zero, Seed: &seed})
+	assert.NoError(t, err)
+	assert.Contains(t, string(body), `"temperature":0`)
+	assert.Contains(t, string(body), `"seed":42`)
+	assert.Contains(t, string(body), `"stream_options":{"include_usage":true}`)
+	body, _ = NewClient(Endpoint{Model: "m"}).Body(Request{})
+	assert.NotContains(t, string(body), "temperature", "unset stays unset")
+}
+
+func TestAPIKeyNeverInErrors(t *testing.T) {
+	const key = "sk-test-secret-value-123456"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// A hostile server echoing the request headers back.
+		w.WriteHeader(401)
+		io.WriteString(w, r.Header.Get("Authorization"))
+	}))
+	defer srv.Close()
+	ep := Endpoint{Name: "x", BaseURL: srv.URL + "/v1", Model: "m", APIKey: key}
+	s := NewClient(ep).Do(context.Background(), helloRequest)
+	assert.Equal(t, sample.KindAuth, s.ErrKind)
+	assert.NotContains(t, ep.String(), key)
+	assert.Contains(t, s.Err, "auth (HTTP 401)")
+	assert.NotContains(t, s.Err, key, "a server echoing the key back must not put it in the report")
+	assert.Contains(t, s.Err, "[redacted]")
+}
+
+func TestURLQueryKeptAndRedacted(t *testing.T) {
+	c := NewClient(Endpoint{Name: "x", BaseURL: "http://127.0.0.1:9/openai/v1/?api-version=2024-10&key=sk-q-secret", Model: "m"})
+	assert.Equal(t, "http://127.0.0.1:9/openai/v1/chat/completions?api-version=2024-10&key=sk-q-secret", c.url)
+	s := c.Do(context.Background(), helloRequest)
+	assert.Equal(t, sample.KindConnRefused, s.ErrKind)
+	assert.NotContains(t, s.Err, "sk-q-secret")
+	assert.NotContains(t, Endpoint{BaseURL: "http://u:p@h/v1?key=sk-q-secret"}.String(), "sk-q-secret")
+}
+
+func TestMaxTokensParam(t *testing.T) {
+	req := Request{MaxTokens: 64}
+	body, _ := NewClient(Endpoint{Model: "m"}).Body(req)
+	assert.Contains(t, string(body), `"max_tokens":64`)
+	assert.NotContains(t, string(body), "max_completion_tokens")
+	body, _ = NewClient(Endpoint{Model: "o3", MaxTokensParam: MaxCompletionTokens}).Body(req)
+	assert.Contains(t, string(body), `"max_completion_tokens":64`)
+	assert.NotContains(t, string(body), `"max_tokens"`)
+}
+
+var helloRequest = Request{Messages: []openai.ChatCompletionMessage{{Role: "user", Content: "hello"}}}
