@@ -12,41 +12,6 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 )
 
-// Truth is what the simulator did for one request, timed on the same
-// monotonic clock as an in-process client. Each instant is taken right after
-// the corresponding write and Flush returned, so a client's reading of the
-// same event can only be later, never earlier.
-type Truth struct {
-	Index int
-	ID    string // also the chunks' "id" and the X-Request-Id header: "chatcmpl-sim-<Index>"
-
-	Received    time.Time // handler entry
-	Headers     time.Time // after WriteHeader+Flush (zero for connection_reset and timeout_headers cut short)
-	FirstToken  time.Time // first token-bearing chunk (reasoning or content)
-	FirstAnswer time.Time // first content chunk
-	Last        time.Time // after the last byte the handler wrote ([DONE], or the fault's last write)
-
-	PromptTokens int
-	OutputTokens int // token-bearing chunks sent; equals the usage.completion_tokens sent
-	TTFTDelay    time.Duration
-
-	Status int    // HTTP status sent; 0 if none (connection_reset, client gone first)
-	Stream bool   // stream: true in the request
-	Finish string // finish_reason sent: "stop", "length", or "" when none was
-	Fault  string // injected fault kind, "" if none
-	Wrong  bool
-	// InvalidJSON: the answer was broken on purpose (see Config.InvalidJSONRate).
-	InvalidJSON bool
-	Answer      string // content text sent, reasoning excluded
-
-	Model       string
-	MaxTokens   int      // max_completion_tokens, else max_tokens, as received
-	Temperature *float64 // nil when absent, so that 0 is told apart
-	Seed        *int
-
-	Done bool // the handler has returned; a record is final only then
-}
-
 // Server is the simulated endpoint; it implements http.Handler for
 // POST /v1/chat/completions (streaming or not) and GET /v1/models.
 type Server struct {
