@@ -24,18 +24,22 @@ type call struct {
 	rc  *http.ResponseController
 	ctx context.Context
 
-	tpot      *rand.Rand
-	timer     *time.Timer
-	next      time.Time // when the next token is due
-	nl        string    // line ending
-	base      []byte    // `{"id":…,"object":…,"created":…,"model":…,` shared by every chunk
-	buf       []byte
-	headers   bool // the response has begun: pings are allowed, status is fixed
-	reasoning []string
-	answer    []string
-	sent      []string // content tokens sent, for Truth.Answer
-	finish    string
-	failed    bool // a write or flush failed: the client is gone
+	tpot       *rand.Rand
+	timer      *time.Timer
+	from       time.Time // what the first token's delay counts from: arrival, or the end of a header stall
+	ttftFactor float64   // Scale × jitter × drift, drawn once; slowdown is applied when the delay is decided
+	next       time.Time // when the next token is due
+	held       bool      // holds a generation slot (Config.Slots)
+	immediate  bool      // the slot was free on arrival: no queue wait
+	nl         string    // line ending
+	base       []byte    // `{"id":…,"object":…,"created":…,"model":…,` shared by every chunk
+	buf        []byte
+	headers    bool // the response has begun: pings are allowed, status is fixed
+	reasoning  []string
+	answer     []string
+	sent       []string // content tokens sent, for Truth.Answer
+	finish     string
+	failed     bool // a write or flush failed: the client is gone
 }
 
 func newCall(s *Server, cfg *Config, tr *Truth, req *openai.ChatCompletionRequest, w http.ResponseWriter, r *http.Request) *call {
@@ -66,7 +70,9 @@ func newCall(s *Server, cfg *Config, tr *Truth, req *openai.ChatCompletionReques
 // run plans the answer and the delays, then plays the request out.
 func (c *call) run() {
 	defer c.timer.Stop()
+	defer c.releaseSlot()
 	defer func() { c.tr.Answer = strings.Join(c.sent, "") }()
+	c.from = c.tr.Received
 	c.plan()
 	switch c.tr.Fault {
 	case FaultTimeoutHeaders:
@@ -75,7 +81,7 @@ func (c *call) run() {
 		if !c.sleepUntil(c.tr.Received.Add(holdHeaders)) {
 			return
 		}
-		c.next = time.Now().Add(c.tr.TTFTDelay)
+		c.from = time.Now()
 	case FaultConnectionReset:
 		c.reset()
 		return
@@ -130,23 +136,35 @@ func (c *call) plan() {
 		c.finish = "length"
 	}
 
-	scale := cfg.Scale
-	if scale == 0 {
-		scale = 1
+	c.ttftFactor = cfg.Scale
+	if c.ttftFactor == 0 {
+		c.ttftFactor = 1
 	}
-	base := cfg.TTFT + time.Duration(tr.PromptTokens)*cfg.PrefillPerToken
-	f := scale * jitter(draw(cfg.Seed, tr.Index, streamTTFT), cfg.TTFTJitter) * c.slowdown()
-	tr.TTFTDelay = scaled(base, f)
-	c.next = tr.Received.Add(tr.TTFTDelay)
+	c.ttftFactor *= jitter(draw(cfg.Seed, tr.Index, streamTTFT), cfg.TTFTJitter)
+	// Decided here for the requests that never start generating (status
+	// faults), and again by start once a slot is held.
+	tr.TTFTDelay = c.ttftDelay()
+}
+
+// ttftDelay is the time from arrival (or from the end of a queue wait) to
+// the first token.
+func (c *call) ttftDelay() time.Duration {
+	base := c.cfg.TTFT + time.Duration(c.tr.PromptTokens)*c.cfg.PrefillPerToken
+	return scaled(base, c.ttftFactor*c.slowdown())
 }
 
 // slowdown models a server that shares its compute between the requests
-// in flight at the moment a delay is decided.
+// it is working on at the moment a delay is decided: those in flight, or,
+// with Slots, those holding a slot (a queued request costs no compute).
 func (c *call) slowdown() float64 {
 	if c.cfg.Slowdown == 0 {
 		return 1
 	}
-	return 1 + c.cfg.Slowdown*float64(c.s.InFlight()-1)
+	n := c.s.InFlight()
+	if c.cfg.Slots > 0 {
+		n, _ = c.s.Slots()
+	}
+	return 1 + c.cfg.Slowdown*float64(max(n, 1)-1)
 }
 
 // tokenDue moves the schedule on by one TPOT. The schedule is kept on

@@ -26,6 +26,16 @@ type Config struct {
 	Slowdown        float64 // every delay is multiplied by 1+Slowdown*(inflight-1)
 	Scale           float64 // multiplies TTFT and prefill, to simulate a regression; 0 means 1
 
+	// Capacity. At most Slots requests generate at once (0 = unlimited);
+	// the others wait in arrival order. A streamed response sends its
+	// headers (and role chunk) before the wait, as vLLM and Ollama do, so
+	// the wait is part of time to first token: the first token comes
+	// QueueWait + TTFTDelay after arrival (see Truth). A slot is held from
+	// the start of generation to the end of the response, or until the
+	// client leaves; status faults never take one. See ServiceTime and
+	// Capacity for the arithmetic.
+	Slots int
+
 	// Framing.
 	RoleChunk       bool          // a first chunk with only delta.role, sent right after the headers
 	EmptyContent    bool          // a chunk with content "" right after the headers (and the role chunk)
@@ -122,6 +132,9 @@ func (c Config) Validate() error {
 		if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
 			return bad("%s=%v must be a finite number >= 0", name, v)
 		}
+	}
+	if c.Slots < 0 {
+		return bad("slots=%d must be >= 0 (0 = unlimited)", c.Slots)
 	}
 	if c.OutputTokens < 0 || c.ReasoningTokens < 0 {
 		return bad("tokens=%d, reasoning=%d: must be >= 0", c.OutputTokens, c.ReasoningTokens)

@@ -20,6 +20,7 @@ type Server struct {
 	gen      int // bumped by Reset so that requests begun before it are not recorded after it
 	records  []Truth
 	inflight int
+	slots    slotQueue
 	idle     chan struct{} // closed while inflight == 0
 }
 
@@ -40,6 +41,8 @@ func (s *Server) SetConfig(cfg Config) {
 	}
 	s.mu.Lock()
 	s.cfg = cfg
+	s.slots.limit = cfg.Slots
+	s.slots.grant() // a raised limit serves waiters at once
 	s.mu.Unlock()
 }
 

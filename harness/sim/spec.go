@@ -10,7 +10,7 @@ import (
 // specKeys are the keys ParseSpec accepts, in the order String writes them.
 var specKeys = []string{
 	"ttft", "prefill", "tpot", "tokens", "jitter", "ttft_jitter", "tpot_jitter",
-	"slowdown", "scale", "role", "empty", "keepalive", "nousage", "crlf",
+	"slowdown", "scale", "slots", "role", "empty", "keepalive", "nousage", "crlf",
 	"reasoning", "nodone", "fault", "wrong", "invalid_json", "seed",
 }
 
@@ -68,6 +68,8 @@ func (c *Config) set(key, val string, hasVal bool) error {
 		integer(&c.OutputTokens)
 	case "reasoning":
 		integer(&c.ReasoningTokens)
+	case "slots":
+		integer(&c.Slots)
 	case "jitter":
 		num(&c.TTFTJitter)
 		c.TPOTJitter = c.TTFTJitter
@@ -164,6 +166,9 @@ func (c Config) String() string {
 	}
 	if c.Scale != d.Scale {
 		add("scale", ff(c.Scale))
+	}
+	if c.Slots != d.Slots {
+		add("slots", strconv.Itoa(c.Slots))
 	}
 	flag := func(key string, v, dv bool) {
 		switch {

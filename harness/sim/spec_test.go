@@ -33,6 +33,7 @@ func TestParseSpec(t *testing.T) {
 		"quality": {"wrong=0.2,invalid_json=0.1,seed=-3", func(c *Config) {
 			c.WrongRate, c.InvalidJSONRate, c.Seed = 0.2, 0.1, -3
 		}},
+		"capacity": {"slots=4", func(c *Config) { c.Slots = 4 }},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -69,6 +70,7 @@ func TestParseSpecErrors(t *testing.T) {
 		"negative tokens":    {"tokens=-1", []string{"tokens=-1"}},
 		"negative ttft":      {"ttft=-1ms", []string{"ttft=-1ms"}},
 		"rate out of bounds": {"wrong=1.5", []string{"wrong=1.5"}},
+		"negative slots":     {"slots=-1", []string{"slots=-1"}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -20,6 +20,9 @@ func (c *call) stream() {
 	if c.cfg.EmptyContent {
 		c.chunk(`"choices":[{"index":0,"delta":{"content":""},"finish_reason":null}]}`)
 	}
+	if !c.start() {
+		return
+	}
 	if c.tr.Fault == FaultProtocolLongLine {
 		c.longLine()
 		return
@@ -166,6 +169,9 @@ func (c *call) longLine() {
 // complete answers with one chat.completion JSON once the whole answer
 // would have been generated.
 func (c *call) complete() {
+	if !c.start() {
+		return
+	}
 	for range max(len(c.reasoning)+len(c.answer)-1, 0) {
 		c.tokenDue()
 	}

@@ -17,8 +17,12 @@ type Truth struct {
 	Last        time.Time // after the last byte the handler wrote ([DONE], or the fault's last write)
 
 	PromptTokens int
-	OutputTokens int // token-bearing chunks sent; equals the usage.completion_tokens sent
-	TTFTDelay    time.Duration
+	OutputTokens int           // token-bearing chunks sent; equals the usage.completion_tokens sent
+	TTFTDelay    time.Duration // planned time to first token, queue wait excluded
+	// QueueWait is the time spent waiting for a generation slot (Config.Slots),
+	// until the grant or until the client left; 0 when a slot was free. The
+	// first token is due QueueWait + TTFTDelay after Received.
+	QueueWait time.Duration
 
 	Status int    // HTTP status sent; 0 if none (connection_reset, client gone first)
 	Stream bool   // stream: true in the request
