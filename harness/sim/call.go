@@ -140,7 +140,7 @@ func (c *call) plan() {
 	if c.ttftFactor == 0 {
 		c.ttftFactor = 1
 	}
-	c.ttftFactor *= jitter(draw(cfg.Seed, tr.Index, streamTTFT), cfg.TTFTJitter)
+	c.ttftFactor *= tr.SlowFactor * jitter(draw(cfg.Seed, tr.Index, streamTTFT), cfg.TTFTJitter)
 	// Decided here for the requests that never start generating (status
 	// faults), and again by start once a slot is held.
 	tr.TTFTDelay = c.ttftDelay()

@@ -36,6 +36,13 @@ type Config struct {
 	// Capacity for the arithmetic.
 	Slots int
 
+	// Drift, for soak tests: a request arriving more than SlowAfter after
+	// the server's first request (the first since New or Reset) has its
+	// TTFT and prefill multiplied by SlowFactor (recorded in
+	// Truth.SlowFactor). SlowFactor 0 turns drift off.
+	SlowAfter  time.Duration
+	SlowFactor float64
+
 	// Framing.
 	RoleChunk       bool          // a first chunk with only delta.role, sent right after the headers
 	EmptyContent    bool          // a chunk with content "" right after the headers (and the role chunk)
@@ -120,6 +127,7 @@ func (c Config) Validate() error {
 	}
 	for name, d := range map[string]time.Duration{
 		"ttft": c.TTFT, "prefill": c.PrefillPerToken, "tpot": c.TPOT, "keepalive": c.KeepAlive,
+		"slow_after": c.SlowAfter,
 	} {
 		if d < 0 {
 			return bad("%s=%v is negative", name, d)
@@ -127,11 +135,15 @@ func (c Config) Validate() error {
 	}
 	for name, v := range map[string]float64{
 		"ttft_jitter": c.TTFTJitter, "tpot_jitter": c.TPOTJitter,
-		"slowdown": c.Slowdown, "scale": c.Scale,
+		"slowdown": c.Slowdown, "scale": c.Scale, "slow_factor": c.SlowFactor,
 	} {
 		if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
 			return bad("%s=%v must be a finite number >= 0", name, v)
 		}
+	}
+	if c.SlowAfter > 0 && c.SlowFactor == 0 {
+		// Fail closed: a soak that was meant to drift must not run flat.
+		return bad("slow_after=%v needs slow_factor (the factor TTFT is multiplied by)", c.SlowAfter)
 	}
 	if c.Slots < 0 {
 		return bad("slots=%d must be >= 0 (0 = unlimited)", c.Slots)

@@ -17,7 +17,8 @@ import (
 type Server struct {
 	mu       sync.Mutex
 	cfg      Config
-	gen      int // bumped by Reset so that requests begun before it are not recorded after it
+	gen      int       // bumped by Reset so that requests begun before it are not recorded after it
+	first    time.Time // arrival of the first request since New or Reset, for SlowAfter
 	records  []Truth
 	inflight int
 	slots    slotQueue
@@ -47,11 +48,13 @@ func (s *Server) SetConfig(cfg Config) {
 }
 
 // Reset forgets all records and restarts request indices at 0, so the next
-// run meets the same faults and jitter as the first.
+// run meets the same faults and jitter as the first; the next request is
+// the first again for SlowAfter.
 func (s *Server) Reset() {
 	s.mu.Lock()
 	s.gen++
 	s.records = nil
+	s.first = time.Time{}
 	s.mu.Unlock()
 }
 
@@ -103,7 +106,13 @@ func (s *Server) begin(received time.Time) (Truth, Config, int) {
 	}
 	s.inflight++
 	i := len(s.records)
-	tr := Truth{Index: i, ID: "chatcmpl-sim-" + strconv.Itoa(i), Received: received}
+	tr := Truth{Index: i, ID: "chatcmpl-sim-" + strconv.Itoa(i), Received: received, SlowFactor: 1}
+	if s.first.IsZero() {
+		s.first = received
+	}
+	if s.cfg.SlowFactor != 0 && received.Sub(s.first) > s.cfg.SlowAfter {
+		tr.SlowFactor = s.cfg.SlowFactor
+	}
 	s.records = append(s.records, tr)
 	return tr, s.cfg, s.gen
 }

@@ -10,7 +10,7 @@ import (
 // specKeys are the keys ParseSpec accepts, in the order String writes them.
 var specKeys = []string{
 	"ttft", "prefill", "tpot", "tokens", "jitter", "ttft_jitter", "tpot_jitter",
-	"slowdown", "scale", "slots", "role", "empty", "keepalive", "nousage", "crlf",
+	"slowdown", "scale", "slots", "slow_after", "slow_factor", "role", "empty", "keepalive", "nousage", "crlf",
 	"reasoning", "nodone", "fault", "wrong", "invalid_json", "seed",
 }
 
@@ -64,6 +64,10 @@ func (c *Config) set(key, val string, hasVal bool) error {
 		dur(&c.TPOT)
 	case "keepalive":
 		dur(&c.KeepAlive)
+	case "slow_after":
+		dur(&c.SlowAfter)
+	case "slow_factor":
+		num(&c.SlowFactor)
 	case "tokens":
 		integer(&c.OutputTokens)
 	case "reasoning":
@@ -169,6 +173,12 @@ func (c Config) String() string {
 	}
 	if c.Slots != d.Slots {
 		add("slots", strconv.Itoa(c.Slots))
+	}
+	if c.SlowAfter != d.SlowAfter {
+		add("slow_after", c.SlowAfter.String())
+	}
+	if c.SlowFactor != d.SlowFactor {
+		add("slow_factor", ff(c.SlowFactor))
 	}
 	flag := func(key string, v, dv bool) {
 		switch {

@@ -23,6 +23,10 @@ type Truth struct {
 	// until the grant or until the client left; 0 when a slot was free. The
 	// first token is due QueueWait + TTFTDelay after Received.
 	QueueWait time.Duration
+	// SlowFactor is the drift factor applied to TTFT and prefill:
+	// Config.SlowFactor when the request arrived after Config.SlowAfter,
+	// else 1. TTFTDelay includes it.
+	SlowFactor float64
 
 	Status int    // HTTP status sent; 0 if none (connection_reset, client gone first)
 	Stream bool   // stream: true in the request
