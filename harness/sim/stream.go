@@ -89,7 +89,9 @@ func (c *call) token(text string, reasoning bool) {
 	if c.tr.FirstToken.IsZero() {
 		c.tr.FirstToken = now
 	}
-	if !reasoning {
+	if reasoning {
+		c.tr.ReasoningTokens++
+	} else {
 		c.sent = append(c.sent, text)
 		if c.tr.FirstAnswer.IsZero() {
 			c.tr.FirstAnswer = now
@@ -181,6 +183,7 @@ func (c *call) complete() {
 	plainFault := isStreamFault(c.tr.Fault)
 	if !plainFault {
 		c.tr.OutputTokens = len(c.reasoning) + len(c.answer)
+		c.tr.ReasoningTokens = len(c.reasoning)
 		c.tr.Finish = c.finish
 		c.sent = c.answer
 	}
@@ -201,7 +204,13 @@ func (c *call) complete() {
 	}
 	c.buf = append(c.buf[:0], body...)
 	now := c.flushBuf()
-	c.tr.FirstToken, c.tr.FirstAnswer = now, now
+	// The whole answer arrives at once; an empty one has no first token.
+	if c.tr.OutputTokens > 0 {
+		c.tr.FirstToken = now
+	}
+	if len(c.answer) > 0 {
+		c.tr.FirstAnswer = now
+	}
 }
 
 // streamFaultPlain plays a mid-stream fault on a non-stream response: the

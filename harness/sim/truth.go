@@ -16,9 +16,10 @@ type Truth struct {
 	FirstAnswer time.Time // first content chunk
 	Last        time.Time // after the last byte the handler wrote ([DONE], or the fault's last write)
 
-	PromptTokens int
-	OutputTokens int           // token-bearing chunks sent; equals the usage.completion_tokens sent
-	TTFTDelay    time.Duration // planned time to first token, queue wait excluded
+	PromptTokens    int
+	OutputTokens    int           // token-bearing chunks sent; equals the usage.completion_tokens sent
+	ReasoningTokens int           // of OutputTokens, those sent as reasoning (they all come before the answer)
+	TTFTDelay       time.Duration // planned time to first token, queue wait excluded
 	// QueueWait is the time spent waiting for a generation slot (Config.Slots),
 	// until the grant or until the client left; 0 when a slot was free. The
 	// first token is due QueueWait + TTFTDelay after Received.
@@ -43,4 +44,26 @@ type Truth struct {
 	Seed        *int
 
 	Done bool // the handler has returned; a record is final only then
+}
+
+// TPOT is METRICS.md's tpot over every token, reasoning included, as the
+// server sent them: (Last − FirstToken) / (OutputTokens − 1). It is
+// undefined (ok false) with fewer than two tokens, never 0.
+func (t Truth) TPOT() (tpot time.Duration, ok bool) {
+	return perToken(t.Last.Sub(t.FirstToken), t.OutputTokens)
+}
+
+// AnswerTPOT is the same over the answer alone, from the first answer
+// token: (Last − FirstAnswer) / (OutputTokens − ReasoningTokens − 1). For
+// a reasoning model the two differ: a client that times the answer from
+// its first reasoning token, or divides by every token, is caught here.
+func (t Truth) AnswerTPOT() (tpot time.Duration, ok bool) {
+	return perToken(t.Last.Sub(t.FirstAnswer), t.OutputTokens-t.ReasoningTokens)
+}
+
+func perToken(d time.Duration, tokens int) (time.Duration, bool) {
+	if tokens <= 1 {
+		return 0, false
+	}
+	return d / time.Duration(tokens-1), true
 }
