@@ -34,12 +34,14 @@ type call struct {
 	nl         string    // line ending
 	base       []byte    // `{"id":…,"object":…,"created":…,"model":…,` shared by every chunk
 	buf        []byte
-	headers    bool // the response has begun: pings are allowed, status is fixed
-	reasoning  []string
-	answer     []string
-	sent       []string // content tokens sent, for Truth.Answer
-	finish     string
-	failed     bool // a write or flush failed: the client is gone
+	// pings: keep-alive comments may go out while waiting: an event stream
+	// has begun (never in a JSON body).
+	pings     bool
+	reasoning []string
+	answer    []string
+	sent      []string // content tokens sent, for Truth.Answer
+	finish    string
+	failed    bool // a write or flush failed: the client is gone
 }
 
 func newCall(s *Server, cfg *Config, tr *Truth, req *openai.ChatCompletionRequest, w http.ResponseWriter, r *http.Request) *call {
@@ -178,8 +180,8 @@ func (c *call) tokenDue() {
 	}
 }
 
-// sleepUntil waits for t, sending keep-alive comments meanwhile once the
-// response has begun. It returns false as soon as the client is gone.
+// sleepUntil waits for t, sending keep-alive comments meanwhile once an
+// event stream has begun. It returns false as soon as the client is gone.
 func (c *call) sleepUntil(t time.Time) bool {
 	for {
 		if c.failed || c.ctx.Err() != nil {
@@ -189,7 +191,7 @@ func (c *call) sleepUntil(t time.Time) bool {
 		if d <= 0 {
 			return true
 		}
-		ping := c.headers && c.cfg.KeepAlive > 0 && d > c.cfg.KeepAlive
+		ping := c.pings && c.cfg.KeepAlive > 0 && d > c.cfg.KeepAlive
 		if ping {
 			d = c.cfg.KeepAlive
 		}
@@ -237,7 +239,6 @@ func (c *call) begin(contentType string) {
 	h.Set("X-Request-Id", c.tr.ID)
 	c.w.WriteHeader(http.StatusOK)
 	c.tr.Status = http.StatusOK
-	c.headers = true
 	if err := c.rc.Flush(); err != nil {
 		c.failed = true
 	}

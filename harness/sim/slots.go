@@ -104,14 +104,14 @@ func (c *call) start() bool {
 	return true
 }
 
-// acquire waits for a slot, sending keep-alive comments meanwhile once the
-// response has begun, and gives up when the client leaves.
+// acquire waits for a slot, sending keep-alive comments meanwhile once an
+// event stream has begun, and gives up when the client leaves.
 func (c *call) acquire() bool {
 	ch := c.s.enqueue()
 	c.immediate = ch == granted
 	for {
 		var tick <-chan time.Time
-		if c.headers && c.cfg.KeepAlive > 0 {
+		if c.pings && c.cfg.KeepAlive > 0 {
 			c.timer.Reset(c.cfg.KeepAlive)
 			tick = c.timer.C
 		}

@@ -14,6 +14,7 @@ const fewTokens = 3
 // stream answers with an event stream, playing out the mid-stream faults.
 func (c *call) stream() {
 	c.begin("text/event-stream")
+	c.pings = true
 	if c.cfg.RoleChunk {
 		c.chunk(`"choices":[{"index":0,"delta":{"role":"assistant"},"finish_reason":null}]}`)
 	}
