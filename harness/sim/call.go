@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"math/rand/v2"
@@ -20,6 +21,7 @@ type call struct {
 	cfg *Config
 	tr  *Truth
 	req *openai.ChatCompletionRequest
+	hr  *http.Request // for the secrets that Echo and echo_error send back
 	w   http.ResponseWriter
 	rc  *http.ResponseController
 	ctx context.Context
@@ -35,8 +37,9 @@ type call struct {
 	base       []byte    // `{"id":…,"object":…,"created":…,"model":…,` shared by every chunk
 	buf        []byte
 	// pings: keep-alive comments may go out while waiting: an event stream
-	// has begun (never in a JSON body).
+	// has begun (never in a JSON body) and no data line is cut short.
 	pings     bool
+	gz        *gzip.Writer
 	reasoning []string
 	answer    []string
 	sent      []string // content tokens sent, for Truth.Answer
@@ -46,7 +49,7 @@ type call struct {
 
 func newCall(s *Server, cfg *Config, tr *Truth, req *openai.ChatCompletionRequest, w http.ResponseWriter, r *http.Request) *call {
 	c := &call{
-		s: s, cfg: cfg, tr: tr, req: req, w: w, ctx: r.Context(),
+		s: s, cfg: cfg, tr: tr, req: req, hr: r, w: w, ctx: r.Context(),
 		rc:    http.NewResponseController(w),
 		tpot:  draw(cfg.Seed, tr.Index, streamTPOT),
 		timer: time.NewTimer(time.Hour),
@@ -61,11 +64,17 @@ func newCall(s *Server, cfg *Config, tr *Truth, req *openai.ChatCompletionReques
 	if model == "" {
 		model = "sim"
 	}
-	c.base = append(c.base, `{"id":"`+tr.ID+`","object":"chat.completion.chunk","created":`...)
+	// With MultiLine the separators between members end the data line
+	// and start the next, built once here so per-token work stays the same.
+	sep := ","
+	if cfg.MultiLine {
+		sep = "," + c.nl + "data: "
+	}
+	c.base = append(c.base, `{"id":"`+tr.ID+`"`+sep+`"object":"chat.completion.chunk"`+sep+`"created":`...)
 	c.base = strconv.AppendInt(c.base, tr.Received.Unix(), 10)
-	c.base = append(c.base, `,"model":`...)
+	c.base = append(c.base, sep+`"model":`...)
 	c.base = appendJSONString(c.base, model)
-	c.base = append(c.base, ',')
+	c.base = append(c.base, sep...)
 	return c
 }
 
@@ -87,7 +96,7 @@ func (c *call) run() {
 	case FaultConnectionReset:
 		c.reset()
 		return
-	case FaultRateLimited, FaultServerError, FaultServerErrorJSON, FaultClientError, FaultAuth:
+	case FaultRateLimited, FaultServerError, FaultServerErrorJSON, FaultClientError, FaultAuth, FaultEchoError:
 		c.statusFault()
 		return
 	case FaultProtocolContentType:
@@ -105,13 +114,24 @@ func (c *call) run() {
 	} else {
 		c.complete()
 	}
+	c.closeGzip()
 }
 
 func (c *call) plan() {
 	cfg, tr := c.cfg, c.tr
 	var text string
+	// Draw every stream whatever the answer, so Echo or a fault leaves
+	// the other requests of a run as they were.
 	tr.Wrong = cfg.WrongRate > 0 && draw(cfg.Seed, tr.Index, streamWrong).Float64() < cfg.WrongRate
+	tr.InvalidJSON = cfg.InvalidJSONRate > 0 && draw(cfg.Seed, tr.Index, streamInvalid).Float64() < cfg.InvalidJSONRate
+	if cfg.Echo || tr.Fault == FaultEmptyAnswer {
+		tr.Wrong, tr.InvalidJSON = false, false
+	}
 	switch {
+	case tr.Fault == FaultEmptyAnswer:
+		c.answer = []string{}
+	case cfg.Echo:
+		text = echoText(c.hr)
 	case tr.Wrong && cfg.Wrong != nil:
 		text = cfg.Wrong(c.req)
 	case tr.Wrong:
@@ -121,7 +141,6 @@ func (c *call) plan() {
 	default:
 		c.answer = loremTokens(cfg.OutputTokens, 0)
 	}
-	tr.InvalidJSON = cfg.InvalidJSONRate > 0 && draw(cfg.Seed, tr.Index, streamInvalid).Float64() < cfg.InvalidJSONRate
 	if c.answer == nil {
 		if tr.InvalidJSON {
 			text = breakJSON(text)
@@ -131,6 +150,9 @@ func (c *call) plan() {
 		c.answer = splitTokens(breakJSON(strings.Join(c.answer, "")))
 	}
 	c.reasoning = loremTokens(cfg.ReasoningTokens, 7)
+	if tr.Fault == FaultEmptyAnswer {
+		c.reasoning = nil
+	}
 	c.finish = "stop"
 	if limit := tr.MaxTokens; limit > 0 && len(c.reasoning)+len(c.answer) > limit {
 		c.reasoning = c.reasoning[:min(len(c.reasoning), limit)]
@@ -218,7 +240,15 @@ func (c *call) flushBuf() time.Time {
 	if c.failed {
 		return time.Time{}
 	}
-	_, err := c.w.Write(c.buf)
+	var err error
+	if c.gz != nil {
+		// A sync flush per write keeps a gzip stream a stream.
+		if _, err = c.gz.Write(c.buf); err == nil {
+			err = c.gz.Flush()
+		}
+	} else {
+		_, err = c.w.Write(c.buf)
+	}
 	if err == nil {
 		err = c.rc.Flush()
 	}
@@ -237,6 +267,13 @@ func (c *call) begin(contentType string) {
 	h.Set("Content-Type", contentType)
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Request-Id", c.tr.ID)
+	if c.tr.Fault == FaultGzipUnasked {
+		h.Set("Content-Encoding", "gzip")
+		h.Del("Content-Length") // it counted the plain body
+		// BestSpeed: the smallest compressor state, for a fault that
+		// only needs the body to be gzip.
+		c.gz, _ = gzip.NewWriterLevel(c.w, gzip.BestSpeed)
+	}
 	c.w.WriteHeader(http.StatusOK)
 	c.tr.Status = http.StatusOK
 	if err := c.rc.Flush(); err != nil {

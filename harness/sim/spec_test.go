@@ -33,6 +33,10 @@ func TestParseSpec(t *testing.T) {
 		"quality": {"wrong=0.2,invalid_json=0.1,seed=-3", func(c *Config) {
 			c.WrongRate, c.InvalidJSONRate, c.Seed = 0.2, 0.1, -3
 		}},
+		"hostile framing": {"multiline,echo,fault=flood:0.1,fault=gzip_unasked:0.2,fault=echo_error:0.05", func(c *Config) {
+			c.MultiLine, c.Echo = true, true
+			c.Faults = map[string]float64{FaultFlood: 0.1, FaultGzipUnasked: 0.2, FaultEchoError: 0.05}
+		}},
 		"capacity and drift": {"slots=4,slow_after=30s,slow_factor=2.5", func(c *Config) {
 			c.Slots, c.SlowAfter, c.SlowFactor = 4, 30*time.Second, 2.5
 		}},

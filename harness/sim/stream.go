@@ -15,7 +15,7 @@ const fewTokens = 3
 func (c *call) stream() {
 	c.begin("text/event-stream")
 	c.pings = true
-	if c.cfg.RoleChunk {
+	if c.cfg.RoleChunk || c.tr.Fault == FaultEmptyAnswer {
 		c.chunk(`"choices":[{"index":0,"delta":{"role":"assistant"},"finish_reason":null}]}`)
 	}
 	if c.cfg.EmptyContent {
@@ -24,15 +24,22 @@ func (c *call) stream() {
 	if !c.start() {
 		return
 	}
-	if c.tr.Fault == FaultProtocolLongLine {
+	switch c.tr.Fault {
+	case FaultProtocolLongLine:
 		c.longLine()
 		return
+	case FaultFlood:
+		c.flood()
+		return
+	case FaultEmptyAnswer:
+		// The server thinks as long as for any answer, then has none.
+		if !c.sleepUntil(c.next) {
+			return
+		}
 	}
 	c.sent = make([]string, 0, len(c.answer))
 	limit := -1
-	switch c.tr.Fault {
-	case FaultTimeoutIdle, FaultTimeoutTotal, FaultProtocolBadChunk, FaultMidstreamError,
-		FaultMidstreamErrorSpaced, FaultMidstreamErrorVLLM, FaultTruncated, FaultTruncatedAbort:
+	if cutShort(c.tr.Fault) {
 		limit = fewTokens
 	}
 	if !c.tokens(limit) {
@@ -51,6 +58,11 @@ func (c *call) stream() {
 		c.raw(`data: { "error": { "message": "overloaded", "type": "server_error" } }` + c.nl + c.nl)
 	case FaultMidstreamErrorVLLM:
 		c.raw(`data: {"object":"error","message":"overloaded","type":"InternalServerError","param":null,"code":500}` + c.nl + c.nl)
+	case FaultMidstreamErrorEvent:
+		c.raw("event: error" + c.nl +
+			`data: {"error":{"message":"overloaded","type":"server_error","param":null,"code":null}}` + c.nl + c.nl)
+	case FaultTruncatedMidline, FaultResetMidline, FaultStallMidline, FaultAbortMidline:
+		c.midline()
 	case FaultTruncated:
 		// Returning ends the chunked body properly: the client reads a
 		// clean EOF with no finish_reason and no [DONE].
@@ -70,9 +82,9 @@ func (c *call) chunk(rest string) time.Time {
 	return c.flushBuf()
 }
 
-// token sends one token-bearing chunk and counts it.
-func (c *call) token(text string, reasoning bool) {
-	c.buf = append(c.buf[:0], "data: "...)
+// appendToken appends one token-bearing chunk event to c.buf.
+func (c *call) appendToken(text string, reasoning bool) {
+	c.buf = append(c.buf, "data: "...)
 	c.buf = append(c.buf, c.base...)
 	if reasoning {
 		c.buf = append(c.buf, `"choices":[{"index":0,"delta":{"reasoning_content":`...)
@@ -82,6 +94,12 @@ func (c *call) token(text string, reasoning bool) {
 	c.buf = appendJSONString(c.buf, text)
 	c.buf = append(c.buf, `},"finish_reason":null}]}`...)
 	c.buf = append(c.buf, c.nl+c.nl...)
+}
+
+// token sends one token-bearing chunk and counts it.
+func (c *call) token(text string, reasoning bool) {
+	c.buf = c.buf[:0]
+	c.appendToken(text, reasoning)
 	now := c.flushBuf()
 	if c.failed {
 		return
@@ -197,7 +215,9 @@ func (c *call) complete() {
 		"model": c.req.Model, "usage": c.usage(),
 		"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": c.finish}},
 	})
-	c.w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	if c.tr.Fault != FaultFlood {
+		c.w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	}
 	c.begin("application/json")
 	if plainFault {
 		c.streamFaultPlain(body)
@@ -215,31 +235,48 @@ func (c *call) complete() {
 }
 
 // streamFaultPlain plays a mid-stream fault on a non-stream response: the
-// stalls send headers and then nothing; the others send half the body.
+// stalls send headers and then nothing, flood sends an answer that never
+// ends; the others send half the body and then break off as their stream
+// form does.
 func (c *call) streamFaultPlain(body []byte) {
 	switch c.tr.Fault {
 	case FaultTimeoutIdle, FaultTimeoutTotal, FaultProtocolLongLine:
 		c.sleepUntil(time.Now().Add(holdStall))
+		return
+	case FaultFlood:
+		c.floodPlain(body)
 		return
 	}
 	c.buf = append(c.buf[:0], body[:len(body)/2]...)
 	c.flushBuf()
 	// Content-Length promised more, so net/http closes the connection and
 	// the client reads an unexpected EOF: a truncated body either way.
-	if c.tr.Fault == FaultTruncatedAbort {
+	switch c.tr.Fault {
+	case FaultTruncatedAbort, FaultAbortMidline:
 		c.abort()
+	case FaultResetMidline:
+		c.reset()
+	case FaultStallMidline:
+		c.sleepUntil(time.Now().Add(holdStall))
 	}
+}
+
+// cutShort says whether kind lets fewTokens through and then breaks the
+// stream.
+func cutShort(kind string) bool {
+	switch kind {
+	case FaultTimeoutIdle, FaultTimeoutTotal, FaultProtocolBadChunk,
+		FaultMidstreamError, FaultMidstreamErrorSpaced, FaultMidstreamErrorVLLM, FaultMidstreamErrorEvent,
+		FaultTruncated, FaultTruncatedAbort,
+		FaultTruncatedMidline, FaultResetMidline, FaultStallMidline, FaultAbortMidline:
+		return true
+	}
+	return false
 }
 
 // isStreamFault says whether kind needs a response under way to happen.
 func isStreamFault(kind string) bool {
-	switch kind {
-	case FaultTimeoutIdle, FaultTimeoutTotal, FaultProtocolBadChunk, FaultProtocolLongLine,
-		FaultMidstreamError, FaultMidstreamErrorSpaced, FaultMidstreamErrorVLLM,
-		FaultTruncated, FaultTruncatedAbort:
-		return true
-	}
-	return false
+	return cutShort(kind) || kind == FaultProtocolLongLine || kind == FaultFlood
 }
 
 var _ http.Handler = (*Server)(nil)
