@@ -201,3 +201,59 @@ func TestSlotsNoLeak(t *testing.T) {
 		t.Errorf("after the storm: queue wait %v, finish %q; want 0, stop", tr.QueueWait, tr.Finish)
 	}
 }
+
+// TestQueueWaitOnTheWire: a queued stream has its headers and role chunk at
+// once, keep-alive comments while it waits, and its first token after the
+// request ahead of it is done.
+func TestQueueWaitOnTheWire(t *testing.T) {
+	cfg := fast()
+	cfg.TTFT, cfg.TTFTJitter, cfg.KeepAlive, cfg.Slots = 60*time.Millisecond, 0, 10*time.Millisecond, 1
+	srv, url := Start(t, cfg)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		if resp, err := post(t, http.DefaultClient, url, streamBody, ""); err == nil {
+			rawBody(t, resp, 1<<20)
+		}
+	})
+	for busy, _ := srv.Slots(); busy == 0; busy, _ = srv.Slots() {
+		time.Sleep(time.Millisecond)
+	}
+	resp, err := post(t, http.DefaultClient, url, streamBody, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs, _ := readSSE(t, resp.Body, "\n")
+	resp.Body.Close()
+	wg.Wait()
+	s, tr := summarize(t, evs), srv.Truth()[1]
+	if tr.QueueWait < 30*time.Millisecond || s.pings < 2 || s.roleOnly != 1 || s.tokens != cfg.OutputTokens {
+		t.Errorf("queue wait %v, %d pings, %d role chunks, %d tokens; want a wait with pings, then the answer",
+			tr.QueueWait, s.pings, s.roleOnly, s.tokens)
+	}
+	if tr.Headers.Sub(tr.Received) > tr.QueueWait/2 {
+		t.Errorf("headers %v after arrival in a %v wait; they must come first", tr.Headers.Sub(tr.Received), tr.QueueWait)
+	}
+}
+
+// TestSlowdownCountsSlots: with slots, a request shares compute only with
+// the requests generating, not with those queued behind it; with one slot
+// that is nobody, so no request is slowed however many are in flight.
+func TestSlowdownCountsSlots(t *testing.T) {
+	cfg := fast()
+	cfg.TTFT, cfg.TTFTJitter, cfg.OutputTokens, cfg.Slowdown, cfg.Slots = 15*time.Millisecond, 0, 1, 1, 1
+	srv, url := Start(t, cfg)
+	var wg sync.WaitGroup
+	for range 3 {
+		wg.Go(func() {
+			if resp, err := post(t, http.DefaultClient, url, plainBody, ""); err == nil {
+				rawBody(t, resp, 1<<20)
+			}
+		})
+	}
+	wg.Wait()
+	for _, tr := range srv.Truth() {
+		if tr.TTFTDelay != cfg.TTFT {
+			t.Errorf("request %d (queued %v): TTFT delay %v, want %v", tr.Index, tr.QueueWait, tr.TTFTDelay, cfg.TTFT)
+		}
+	}
+}
