@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"math/rand/v2"
@@ -20,17 +21,25 @@ type call struct {
 	cfg *Config
 	tr  *Truth
 	req *openai.ChatCompletionRequest
+	hr  *http.Request // for the secrets that Echo and echo_error send back
 	w   http.ResponseWriter
 	rc  *http.ResponseController
 	ctx context.Context
 
-	tpot      *rand.Rand
-	timer     *time.Timer
-	next      time.Time // when the next token is due
-	nl        string    // line ending
-	base      []byte    // `{"id":…,"object":…,"created":…,"model":…,` shared by every chunk
-	buf       []byte
-	headers   bool // the response has begun: pings are allowed, status is fixed
+	tpot       *rand.Rand
+	timer      *time.Timer
+	from       time.Time // what the first token's delay counts from: arrival, or the end of a header stall
+	ttftFactor float64   // Scale × jitter × drift, drawn once; slowdown is applied when the delay is decided
+	next       time.Time // when the next token is due
+	held       bool      // holds a generation slot (Config.Slots)
+	immediate  bool      // the slot was free on arrival: no queue wait
+	nl         string    // line ending
+	base       []byte    // `{"id":…,"object":…,"created":…,"model":…,` shared by every chunk
+	buf        []byte
+	// pings: keep-alive comments may go out while waiting: an event stream
+	// has begun (never in a JSON body) and no data line is cut short.
+	pings     bool
+	gz        *gzip.Writer
 	reasoning []string
 	answer    []string
 	sent      []string // content tokens sent, for Truth.Answer
@@ -40,7 +49,7 @@ type call struct {
 
 func newCall(s *Server, cfg *Config, tr *Truth, req *openai.ChatCompletionRequest, w http.ResponseWriter, r *http.Request) *call {
 	c := &call{
-		s: s, cfg: cfg, tr: tr, req: req, w: w, ctx: r.Context(),
+		s: s, cfg: cfg, tr: tr, req: req, hr: r, w: w, ctx: r.Context(),
 		rc:    http.NewResponseController(w),
 		tpot:  draw(cfg.Seed, tr.Index, streamTPOT),
 		timer: time.NewTimer(time.Hour),
@@ -55,18 +64,26 @@ func newCall(s *Server, cfg *Config, tr *Truth, req *openai.ChatCompletionReques
 	if model == "" {
 		model = "sim"
 	}
-	c.base = append(c.base, `{"id":"`+tr.ID+`","object":"chat.completion.chunk","created":`...)
+	// With MultiLine the separators between members end the data line
+	// and start the next, built once here so per-token work stays the same.
+	sep := ","
+	if cfg.MultiLine {
+		sep = "," + c.nl + "data: "
+	}
+	c.base = append(c.base, `{"id":"`+tr.ID+`"`+sep+`"object":"chat.completion.chunk"`+sep+`"created":`...)
 	c.base = strconv.AppendInt(c.base, tr.Received.Unix(), 10)
-	c.base = append(c.base, `,"model":`...)
+	c.base = append(c.base, sep+`"model":`...)
 	c.base = appendJSONString(c.base, model)
-	c.base = append(c.base, ',')
+	c.base = append(c.base, sep...)
 	return c
 }
 
 // run plans the answer and the delays, then plays the request out.
 func (c *call) run() {
 	defer c.timer.Stop()
+	defer c.releaseSlot()
 	defer func() { c.tr.Answer = strings.Join(c.sent, "") }()
+	c.from = c.tr.Received
 	c.plan()
 	switch c.tr.Fault {
 	case FaultTimeoutHeaders:
@@ -75,11 +92,11 @@ func (c *call) run() {
 		if !c.sleepUntil(c.tr.Received.Add(holdHeaders)) {
 			return
 		}
-		c.next = time.Now().Add(c.tr.TTFTDelay)
+		c.from = time.Now()
 	case FaultConnectionReset:
 		c.reset()
 		return
-	case FaultRateLimited, FaultServerError, FaultServerErrorJSON, FaultClientError, FaultAuth:
+	case FaultRateLimited, FaultServerError, FaultServerErrorJSON, FaultClientError, FaultAuth, FaultEchoError:
 		c.statusFault()
 		return
 	case FaultProtocolContentType:
@@ -97,13 +114,24 @@ func (c *call) run() {
 	} else {
 		c.complete()
 	}
+	c.closeGzip()
 }
 
 func (c *call) plan() {
 	cfg, tr := c.cfg, c.tr
 	var text string
+	// Draw every stream whatever the answer, so Echo or a fault leaves
+	// the other requests of a run as they were.
 	tr.Wrong = cfg.WrongRate > 0 && draw(cfg.Seed, tr.Index, streamWrong).Float64() < cfg.WrongRate
+	tr.InvalidJSON = cfg.InvalidJSONRate > 0 && draw(cfg.Seed, tr.Index, streamInvalid).Float64() < cfg.InvalidJSONRate
+	if cfg.Echo || tr.Fault == FaultEmptyAnswer {
+		tr.Wrong, tr.InvalidJSON = false, false
+	}
 	switch {
+	case tr.Fault == FaultEmptyAnswer:
+		c.answer = []string{}
+	case cfg.Echo:
+		text = echoText(c.hr)
 	case tr.Wrong && cfg.Wrong != nil:
 		text = cfg.Wrong(c.req)
 	case tr.Wrong:
@@ -113,7 +141,6 @@ func (c *call) plan() {
 	default:
 		c.answer = loremTokens(cfg.OutputTokens, 0)
 	}
-	tr.InvalidJSON = cfg.InvalidJSONRate > 0 && draw(cfg.Seed, tr.Index, streamInvalid).Float64() < cfg.InvalidJSONRate
 	if c.answer == nil {
 		if tr.InvalidJSON {
 			text = breakJSON(text)
@@ -123,6 +150,9 @@ func (c *call) plan() {
 		c.answer = splitTokens(breakJSON(strings.Join(c.answer, "")))
 	}
 	c.reasoning = loremTokens(cfg.ReasoningTokens, 7)
+	if tr.Fault == FaultEmptyAnswer {
+		c.reasoning = nil
+	}
 	c.finish = "stop"
 	if limit := tr.MaxTokens; limit > 0 && len(c.reasoning)+len(c.answer) > limit {
 		c.reasoning = c.reasoning[:min(len(c.reasoning), limit)]
@@ -130,23 +160,35 @@ func (c *call) plan() {
 		c.finish = "length"
 	}
 
-	scale := cfg.Scale
-	if scale == 0 {
-		scale = 1
+	c.ttftFactor = cfg.Scale
+	if c.ttftFactor == 0 {
+		c.ttftFactor = 1
 	}
-	base := cfg.TTFT + time.Duration(tr.PromptTokens)*cfg.PrefillPerToken
-	f := scale * jitter(draw(cfg.Seed, tr.Index, streamTTFT), cfg.TTFTJitter) * c.slowdown()
-	tr.TTFTDelay = scaled(base, f)
-	c.next = tr.Received.Add(tr.TTFTDelay)
+	c.ttftFactor *= tr.SlowFactor * jitter(draw(cfg.Seed, tr.Index, streamTTFT), cfg.TTFTJitter)
+	// Decided here for the requests that never start generating (status
+	// faults), and again by start once a slot is held.
+	tr.TTFTDelay = c.ttftDelay()
+}
+
+// ttftDelay is the time from arrival (or from the end of a queue wait) to
+// the first token.
+func (c *call) ttftDelay() time.Duration {
+	base := c.cfg.TTFT + time.Duration(c.tr.PromptTokens)*c.cfg.PrefillPerToken
+	return scaled(base, c.ttftFactor*c.slowdown())
 }
 
 // slowdown models a server that shares its compute between the requests
-// in flight at the moment a delay is decided.
+// it is working on at the moment a delay is decided: those in flight, or,
+// with Slots, those holding a slot (a queued request costs no compute).
 func (c *call) slowdown() float64 {
 	if c.cfg.Slowdown == 0 {
 		return 1
 	}
-	return 1 + c.cfg.Slowdown*float64(c.s.InFlight()-1)
+	n := c.s.InFlight()
+	if c.cfg.Slots > 0 {
+		n, _ = c.s.Slots()
+	}
+	return 1 + c.cfg.Slowdown*float64(max(n, 1)-1)
 }
 
 // tokenDue moves the schedule on by one TPOT. The schedule is kept on
@@ -160,8 +202,8 @@ func (c *call) tokenDue() {
 	}
 }
 
-// sleepUntil waits for t, sending keep-alive comments meanwhile once the
-// response has begun. It returns false as soon as the client is gone.
+// sleepUntil waits for t, sending keep-alive comments meanwhile once an
+// event stream has begun. It returns false as soon as the client is gone.
 func (c *call) sleepUntil(t time.Time) bool {
 	for {
 		if c.failed || c.ctx.Err() != nil {
@@ -171,7 +213,7 @@ func (c *call) sleepUntil(t time.Time) bool {
 		if d <= 0 {
 			return true
 		}
-		ping := c.headers && c.cfg.KeepAlive > 0 && d > c.cfg.KeepAlive
+		ping := c.pings && c.cfg.KeepAlive > 0 && d > c.cfg.KeepAlive
 		if ping {
 			d = c.cfg.KeepAlive
 		}
@@ -198,7 +240,15 @@ func (c *call) flushBuf() time.Time {
 	if c.failed {
 		return time.Time{}
 	}
-	_, err := c.w.Write(c.buf)
+	var err error
+	if c.gz != nil {
+		// A sync flush per write keeps a gzip stream a stream.
+		if _, err = c.gz.Write(c.buf); err == nil {
+			err = c.gz.Flush()
+		}
+	} else {
+		_, err = c.w.Write(c.buf)
+	}
 	if err == nil {
 		err = c.rc.Flush()
 	}
@@ -217,9 +267,15 @@ func (c *call) begin(contentType string) {
 	h.Set("Content-Type", contentType)
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Request-Id", c.tr.ID)
+	if c.tr.Fault == FaultGzipUnasked {
+		h.Set("Content-Encoding", "gzip")
+		h.Del("Content-Length") // it counted the plain body
+		// BestSpeed: the smallest compressor state, for a fault that
+		// only needs the body to be gzip.
+		c.gz, _ = gzip.NewWriterLevel(c.w, gzip.BestSpeed)
+	}
 	c.w.WriteHeader(http.StatusOK)
 	c.tr.Status = http.StatusOK
-	c.headers = true
 	if err := c.rc.Flush(); err != nil {
 		c.failed = true
 	}

@@ -26,6 +26,23 @@ type Config struct {
 	Slowdown        float64 // every delay is multiplied by 1+Slowdown*(inflight-1)
 	Scale           float64 // multiplies TTFT and prefill, to simulate a regression; 0 means 1
 
+	// Capacity. At most Slots requests generate at once (0 = unlimited);
+	// the others wait in arrival order. A streamed response sends its
+	// headers (and role chunk) before the wait, as vLLM and Ollama do, so
+	// the wait is part of time to first token: the first token comes
+	// QueueWait + TTFTDelay after arrival (see Truth). A slot is held from
+	// the start of generation to the end of the response, or until the
+	// client leaves; status faults never take one. See ServiceTime and
+	// Capacity for the arithmetic.
+	Slots int
+
+	// Drift, for soak tests: a request arriving more than SlowAfter after
+	// the server's first request (the first since New or Reset) has its
+	// TTFT and prefill multiplied by SlowFactor (recorded in
+	// Truth.SlowFactor). SlowFactor 0 turns drift off.
+	SlowAfter  time.Duration
+	SlowFactor float64
+
 	// Framing.
 	RoleChunk       bool          // a first chunk with only delta.role, sent right after the headers
 	EmptyContent    bool          // a chunk with content "" right after the headers (and the role chunk)
@@ -34,6 +51,19 @@ type Config struct {
 	CRLF            bool          // \r\n line endings
 	ReasoningTokens int           // delta.reasoning_content tokens before the answer
 	NoDone          bool          // end after finish_reason without "data: [DONE]"
+	// MultiLine spreads the JSON of every chunk event over several "data:"
+	// lines, cut after the commas between top-level members. The SSE spec
+	// has a reader join them with "\n", which JSON takes as whitespace: a
+	// correct client reads a normal, successful stream; one that parses
+	// each line alone reports protocol errors that are its own.
+	MultiLine bool
+	// Echo makes the answer the request's secrets as sent (see echoText):
+	// "echo key=<bearer token> header=<X-… value> query=<value>", cut into
+	// tokens like any answer, so a secret is split across chunks. A
+	// correct client never shows those values in any report, log, sample
+	// file or error, whole or in part. Echo wins over Answer, Wrong and
+	// InvalidJSON; max_tokens still caps it like any answer.
+	Echo bool
 
 	// Faults maps a fault kind (see FaultKinds) to its probability. The kind
 	// of request i depends only on Seed and i, so a run repeats exactly.
@@ -88,6 +118,48 @@ const (
 	FaultMidstreamErrorVLLM   = "midstream_error_vllm"   // the same, in vLLM's {"object":"error",...} shape
 	FaultTruncated            = "truncated"              // a few tokens, then a clean end of the HTTP body
 	FaultTruncatedAbort       = "truncated_abort"        // a few tokens, then the connection is dropped mid-body
+
+	// Stream shapes that hostile or broken endpoints produce; each comment
+	// says what a correct client reports.
+
+	// A few tokens, then an event named "error" ("event: error" before
+	// data: {"error":{...}}), as some servers and proxies name it:
+	// midstream_error, with the message, whether the client reads the
+	// event name or only the data.
+	FaultMidstreamErrorEvent = "midstream_error_event"
+	// A 200 text/event-stream whose body is gzip (Content-Encoding: gzip),
+	// flushed per event, though the request did not ask for it: protocol,
+	// saying the body is gzip-encoded unasked. (Go's Transport asks for
+	// gzip by itself unless DisableCompression is set, and then decodes it
+	// silently; a client that measures streams must not let it.)
+	FaultGzipUnasked = "gzip_unasked"
+	// A few tokens, then half of the next data line, cut inside the JSON,
+	// and then: a clean end of the body (truncated_midline → truncated); a
+	// TCP RST (reset_midline → connection_reset); nothing, with no
+	// keep-alive, until the client leaves (stall_midline → timeout_idle);
+	// a dropped connection (abort_midline → truncated). A half line is
+	// never an event: it adds no token and no protocol error.
+	FaultTruncatedMidline = "truncated_midline"
+	FaultResetMidline     = "reset_midline"
+	FaultStallMidline     = "stall_midline"
+	FaultAbortMidline     = "abort_midline"
+	// From the first token on, token chunks as fast as the connection
+	// takes them, until the client leaves: timeout_total, or whatever
+	// bound the client sets on a response's size, with its memory bounded
+	// all along. The server reuses one buffer and allocates nothing per
+	// token.
+	FaultFlood = "flood"
+	// 200, the role chunk, a finish_reason "stop" chunk, usage with
+	// completion_tokens 0 (when asked for), [DONE]: no token at all. A
+	// success with finish stop and 0 output tokens (known, not estimated);
+	// ttft, ttfa and tpot undefined, not 0; the empty answer then fails
+	// any quality check.
+	FaultEmptyAnswer = "empty_answer"
+	// 400 with an OpenAI error body whose message holds the request's
+	// secrets (see Config.Echo) after more than 200 characters: client_error,
+	// its message with every secret redacted in full, even where the
+	// message is shortened (redact first, then cut).
+	FaultEchoError = "echo_error"
 )
 
 // FaultKinds lists every fault kind; the order fixes how a uniform draw maps
@@ -98,6 +170,8 @@ var FaultKinds = []string{
 	FaultAuth, FaultProtocolContentType, FaultProtocolBadChunk, FaultProtocolLongLine,
 	FaultMidstreamError, FaultMidstreamErrorSpaced, FaultMidstreamErrorVLLM,
 	FaultTruncated, FaultTruncatedAbort,
+	FaultMidstreamErrorEvent, FaultGzipUnasked, FaultTruncatedMidline, FaultResetMidline,
+	FaultStallMidline, FaultAbortMidline, FaultFlood, FaultEmptyAnswer, FaultEchoError,
 }
 
 // ErrConfig is wrapped by every error from Validate and ParseSpec.
@@ -110,6 +184,7 @@ func (c Config) Validate() error {
 	}
 	for name, d := range map[string]time.Duration{
 		"ttft": c.TTFT, "prefill": c.PrefillPerToken, "tpot": c.TPOT, "keepalive": c.KeepAlive,
+		"slow_after": c.SlowAfter,
 	} {
 		if d < 0 {
 			return bad("%s=%v is negative", name, d)
@@ -117,11 +192,18 @@ func (c Config) Validate() error {
 	}
 	for name, v := range map[string]float64{
 		"ttft_jitter": c.TTFTJitter, "tpot_jitter": c.TPOTJitter,
-		"slowdown": c.Slowdown, "scale": c.Scale,
+		"slowdown": c.Slowdown, "scale": c.Scale, "slow_factor": c.SlowFactor,
 	} {
 		if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
 			return bad("%s=%v must be a finite number >= 0", name, v)
 		}
+	}
+	if c.SlowAfter > 0 && c.SlowFactor == 0 {
+		// Fail closed: a soak that was meant to drift must not run flat.
+		return bad("slow_after=%v needs slow_factor (the factor TTFT is multiplied by)", c.SlowAfter)
+	}
+	if c.Slots < 0 {
+		return bad("slots=%d must be >= 0 (0 = unlimited)", c.Slots)
 	}
 	if c.OutputTokens < 0 || c.ReasoningTokens < 0 {
 		return bad("tokens=%d, reasoning=%d: must be >= 0", c.OutputTokens, c.ReasoningTokens)

@@ -62,6 +62,9 @@ func (c *call) statusFault() {
 	case FaultAuth:
 		status, kind, msg = http.StatusUnauthorized, "invalid_request_error", "Incorrect API key provided."
 		code = "invalid_api_key"
+	case FaultEchoError:
+		status, kind, msg = http.StatusBadRequest, "invalid_request_error", echoPreamble+" "+echoText(c.hr)
+		code = "unsupported_parameter"
 	}
 	writeError(c.w, status, msg, kind, code)
 	c.stampStatus(status)

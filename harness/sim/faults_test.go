@@ -20,7 +20,8 @@ type faultResult struct {
 	err  error  // from Do
 	body string // a non-SSE body
 	evs  []event
-	end  error // what ended the body
+	tail string // an unterminated last line
+	end  error  // what ended the body
 	tr   Truth
 }
 
@@ -73,9 +74,21 @@ func TestFaults(t *testing.T) {
 	}
 	cleanEOF := func(err error) bool { return err == io.EOF }
 	timedOut := func(err error) bool { return errors.Is(err, context.DeadlineExceeded) }
+	unexpectedEOF := func(err error) bool { return errors.Is(err, io.ErrUnexpectedEOF) }
+	// half checks the few tokens, then a data line cut inside its JSON.
+	half := func(end func(error) bool) check {
+		return func(t *testing.T, r faultResult) {
+			cut("", end)(t, r)
+			json, ok := strings.CutPrefix(r.tail, `data: {"id":"`+r.tr.ID)
+			if !ok || strings.ContainsAny(r.tail, "\r\n") || strings.Contains(json, "ping") || strings.HasSuffix(json, "}") {
+				t.Errorf("tail %q, want half a data line and nothing after it", r.tail)
+			}
+		}
+	}
+	const overloaded = `{"error":{"message":"overloaded","type":"server_error","param":null,"code":null}}`
 
 	cases := map[string]struct {
-		fault   string
+		cfg     func(*Config)
 		timeout time.Duration
 		check   check
 	}{
@@ -109,28 +122,57 @@ func TestFaults(t *testing.T) {
 			}
 			status(429, "application/json", "rate_limit_exceeded")(t, r)
 		}},
-		FaultServerError:         {check: status(503, "text/html", "<html>", "Service Unavailable")},
-		FaultServerErrorJSON:     {check: status(500, "application/json", `"server_error"`)},
-		FaultClientError:         {check: status(400, "application/json", `"invalid_request_error"`)},
-		FaultAuth:                {check: status(401, "application/json", "invalid_api_key")},
-		FaultProtocolContentType: {check: status(200, "application/json", `"chat.completion"`)},
-		FaultProtocolBadChunk:    {check: cut("{not json", cleanEOF)},
-		FaultMidstreamError: {check: cut(`{"error":{"message":"overloaded","type":"server_error",`+
-			`"param":null,"code":null}}`, cleanEOF)},
+		FaultServerError:          {check: status(503, "text/html", "<html>", "Service Unavailable")},
+		FaultServerErrorJSON:      {check: status(500, "application/json", `"server_error"`)},
+		FaultClientError:          {check: status(400, "application/json", `"invalid_request_error"`)},
+		FaultAuth:                 {check: status(401, "application/json", "invalid_api_key")},
+		FaultProtocolContentType:  {check: status(200, "application/json", `"chat.completion"`)},
+		FaultProtocolBadChunk:     {check: cut("{not json", cleanEOF)},
+		FaultMidstreamError:       {check: cut(overloaded, cleanEOF)},
 		FaultMidstreamErrorSpaced: {check: cut(`{ "error": { "message": "overloaded", "type": "server_error" } }`, cleanEOF)},
 		FaultMidstreamErrorVLLM: {check: cut(`{"object":"error","message":"overloaded",`+
 			`"type":"InternalServerError","param":null,"code":500}`, cleanEOF)},
-		FaultTruncated: {check: cut("", cleanEOF)},
-		FaultTruncatedAbort: {check: cut("", func(err error) bool {
-			return errors.Is(err, io.ErrUnexpectedEOF)
-		})},
+		FaultTruncated:      {check: cut("", cleanEOF)},
+		FaultTruncatedAbort: {check: cut("", unexpectedEOF)},
+		FaultMidstreamErrorEvent: {check: func(t *testing.T, r faultResult) {
+			cut(overloaded, cleanEOF)(t, r)
+			if n := len(r.evs); n == 0 || r.evs[n-1].name != "error" {
+				t.Errorf("the error event is not named \"error\"")
+			}
+		}},
+		FaultTruncatedMidline: {check: half(cleanEOF)},
+		FaultResetMidline:     {check: half(func(err error) bool { return errors.Is(err, syscall.ECONNRESET) })},
+		// Pings every 10 ms would show inside the cut line if they went out.
+		FaultStallMidline: {cfg: func(c *Config) { c.KeepAlive = 10 * time.Millisecond },
+			timeout: 100 * time.Millisecond, check: half(timedOut)},
+		FaultAbortMidline: {check: half(unexpectedEOF)},
+		FaultEmptyAnswer: {cfg: func(c *Config) { c.RoleChunk = false }, check: func(t *testing.T, r faultResult) {
+			s := summarize(t, r.evs)
+			if r.resp.StatusCode != 200 || s.tokens != 0 || s.roleOnly != 1 || s.finish != "stop" ||
+				s.usage != 0 || !s.done || r.end != io.EOF {
+				t.Errorf("status %d, %d tokens, %d role chunks, finish %q, usage %d, [DONE] %v, end %v; "+
+					"want 200, 0, 1, stop, 0, true, EOF", r.resp.StatusCode, s.tokens, s.roleOnly, s.finish, s.usage, s.done, r.end)
+			}
+			tr := r.tr
+			if tr.OutputTokens != 0 || !tr.FirstToken.IsZero() || tr.Finish != "stop" || tr.Answer != "" ||
+				tr.Last.Sub(tr.Received) < tr.TTFTDelay {
+				t.Errorf("truth %+v; want no token, finish stop, the end after the TTFT delay", tr)
+			}
+		}},
+		FaultEchoError: {check: status(400, "application/json", "unsupported_parameter", "Request as received: echo")},
 	}
-	if len(cases) != len(FaultKinds)-1 { // protocol_long_line has its own test
-		t.Fatalf("%d cases for %d fault kinds", len(cases), len(FaultKinds))
+	ownTest := map[string]bool{FaultProtocolLongLine: true, FaultGzipUnasked: true, FaultFlood: true}
+	for _, kind := range FaultKinds {
+		if _, ok := cases[kind]; !ok && !ownTest[kind] {
+			t.Errorf("no case for fault %s", kind)
+		}
 	}
-	cfg := fast()
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
+			cfg := fast()
+			if tc.cfg != nil {
+				tc.cfg(&cfg)
+			}
 			srv, url := Start(t, cfg)
 			timeout := tc.timeout
 			if timeout == 0 {
@@ -143,8 +185,11 @@ func TestFaults(t *testing.T) {
 			var r faultResult
 			r.resp, r.err = http.DefaultClient.Do(req)
 			if r.err == nil && r.resp.Header.Get("Content-Type") == "text/event-stream" {
-				r.evs, r.end = readSSE(t, r.resp.Body, "\n")
+				r.evs, r.tail, r.end = readSSETail(t, r.resp.Body, "\n")
 				r.resp.Body.Close()
+				if r.tail != "" && !strings.HasSuffix(name, "_midline") {
+					t.Errorf("unterminated line %.60q", r.tail)
+				}
 			} else if r.err == nil {
 				r.body = rawBody(t, r.resp, 1<<20)
 			}
@@ -213,18 +258,29 @@ func bytesUntil(r io.Reader, sep string) (string, error) {
 
 func TestNonStreamFaults(t *testing.T) {
 	body := `{"model":"m","messages":[{"role":"user","content":"hi"}]}`
+	unexpectedEOF := func(err error) bool { return errors.Is(err, io.ErrUnexpectedEOF) }
+	timedOut := func(err error) bool { return errors.Is(err, context.DeadlineExceeded) }
 	cases := map[string]struct {
 		ctype string
 		end   func(error) bool
+		says  string // in the body
 	}{
-		FaultTruncated:           {"application/json", func(err error) bool { return errors.Is(err, io.ErrUnexpectedEOF) }},
-		FaultMidstreamError:      {"application/json", func(err error) bool { return errors.Is(err, io.ErrUnexpectedEOF) }},
-		FaultTimeoutIdle:         {"application/json", func(err error) bool { return errors.Is(err, context.DeadlineExceeded) }},
-		FaultProtocolContentType: {"text/event-stream", func(err error) bool { return err == nil }},
+		FaultTruncated:           {ctype: "application/json", end: unexpectedEOF},
+		FaultMidstreamError:      {ctype: "application/json", end: unexpectedEOF},
+		FaultTimeoutIdle:         {ctype: "application/json", end: timedOut},
+		FaultProtocolContentType: {ctype: "text/event-stream", end: func(err error) bool { return err == nil }},
+		FaultAbortMidline:        {ctype: "application/json", end: unexpectedEOF},
+		FaultResetMidline:        {ctype: "application/json", end: func(err error) bool { return errors.Is(err, syscall.ECONNRESET) }},
+		FaultStallMidline:        {ctype: "application/json", end: timedOut},
+		FaultEmptyAnswer: {ctype: "application/json", end: func(err error) bool { return err == nil },
+			says: `"completion_tokens":0`},
 	}
+	// Pings belong to event streams: in a JSON body they would corrupt it.
+	cfg := fast()
+	cfg.KeepAlive = 20 * time.Millisecond
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			srv, url := Start(t, fast())
+			srv, url := Start(t, cfg)
 			ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 			defer cancel()
 			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url+"/chat/completions", strings.NewReader(body))
@@ -233,10 +289,11 @@ func TestNonStreamFaults(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = io.ReadAll(resp.Body)
+			got, err := io.ReadAll(resp.Body)
 			resp.Body.Close()
-			if resp.Header.Get("Content-Type") != tc.ctype || !tc.end(err) {
-				t.Errorf("content type %q, body ended with %v", resp.Header.Get("Content-Type"), err)
+			if resp.Header.Get("Content-Type") != tc.ctype || !tc.end(err) || !strings.Contains(string(got), tc.says) ||
+				(tc.ctype == "application/json" && strings.Contains(string(got), ": ping")) {
+				t.Errorf("content type %q, body ended with %v: %.200q", resp.Header.Get("Content-Type"), err, got)
 			}
 			cancel()
 			if !srv.WaitIdle(2 * time.Second) {

@@ -38,7 +38,19 @@ func TestFraming(t *testing.T) {
 					t.Errorf("empty, role chunks = %d, %d; want 1, 1", s.empty, s.roleOnly)
 				}
 			}},
-		"crlf":     {cfg: func(c *Config) { c.CRLF = true }, tokens: 6, finish: "stop"},
+		"crlf": {cfg: func(c *Config) { c.CRLF = true }, tokens: 6, finish: "stop"},
+		"multiline": {cfg: func(c *Config) { c.MultiLine, c.ReasoningTokens = true, 2 }, tokens: 8, finish: "stop",
+			check: func(t *testing.T, s summary) {
+				if s.oneLine != 0 {
+					t.Errorf("%d JSON events on one data line, want every one spread over several", s.oneLine)
+				}
+			}},
+		"multiline crlf": {cfg: func(c *Config) { c.MultiLine, c.CRLF = true, true }, tokens: 6, finish: "stop",
+			check: func(t *testing.T, s summary) {
+				if s.oneLine != 0 {
+					t.Errorf("%d JSON events on one data line", s.oneLine)
+				}
+			}},
 		"no usage": {cfg: func(c *Config) { c.NoUsage = true }, tokens: 6, finish: "stop"},
 		"no done":  {cfg: func(c *Config) { c.NoDone = true }, tokens: 6, finish: "stop"},
 		"usage not asked": {body: `{"model":"m","stream":true,"messages":[{"role":"user","content":"hi"}]}`,

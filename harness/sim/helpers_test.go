@@ -31,10 +31,12 @@ func post(t testing.TB, client *http.Client, url, body, fault string) (*http.Res
 }
 
 // event is one SSE event as read off the wire, stamped when its blank line
-// was read.
+// was read. Its data lines are joined with "\n", as the SSE spec says.
 type event struct {
 	comment bool
+	name    string // from an "event:" line
 	data    string
+	lines   int // data lines
 	at      time.Time
 }
 
@@ -61,23 +63,24 @@ type chunk struct {
 // with nl. It returns the events and the error that ended the body.
 func readSSE(t testing.TB, body io.Reader, nl string) ([]event, error) {
 	t.Helper()
+	evs, tail, err := readSSETail(t, body, nl)
+	if tail != "" {
+		t.Errorf("unterminated line %.60q", tail)
+	}
+	return evs, err
+}
+
+// readSSETail is readSSE for bodies that may end inside a line: it also
+// returns the unterminated bytes at the end.
+func readSSETail(t testing.TB, body io.Reader, nl string) (evs []event, tail string, end error) {
+	t.Helper()
 	r := bufio.NewReader(body)
-	var evs []event
 	var cur event
 	var has bool
 	for {
 		line, err := r.ReadString('\n')
 		if err != nil {
-			if err == io.EOF && line == "" {
-				err = nil
-			}
-			if line != "" {
-				t.Errorf("unterminated line %.60q", line)
-			}
-			if err == nil {
-				err = io.EOF
-			}
-			return evs, err
+			return evs, line, err // io.EOF: a clean end of the body
 		}
 		if !strings.HasSuffix(line, nl) || (nl == "\n" && strings.HasSuffix(line, "\r\n")) {
 			t.Errorf("line %.60q does not end in %q", line, nl)
@@ -93,7 +96,14 @@ func readSSE(t testing.TB, body io.Reader, nl string) ([]event, error) {
 		case strings.HasPrefix(line, ":"):
 			cur.comment, has = true, true
 		case strings.HasPrefix(line, "data: "):
-			cur.data, has = line[len("data: "):], true
+			if cur.lines > 0 {
+				cur.data += "\n"
+			}
+			cur.data += line[len("data: "):]
+			cur.lines++
+			has = true
+		case strings.HasPrefix(line, "event: "):
+			cur.name, has = line[len("event: "):], true
 		default:
 			t.Errorf("unexpected SSE line %q", line)
 		}
@@ -112,6 +122,7 @@ func decodeChunk(t testing.TB, data string) chunk {
 // summary is what a stream said, counted the way METRICS.md counts.
 type summary struct {
 	roleOnly, empty, pings, tokens, reasoning int
+	oneLine                                   int // JSON events on a single data line
 	content                                   string
 	finish                                    string
 	usage                                     int // completion_tokens, -1 if none
@@ -137,6 +148,9 @@ func summarize(t testing.TB, evs []event) summary {
 		}
 		c := decodeChunk(t, ev.data)
 		s.last = ev.at
+		if ev.lines == 1 {
+			s.oneLine++
+		}
 		if c.Usage != nil {
 			s.usage = c.Usage.CompletionTokens
 			if len(c.Choices) != 0 {

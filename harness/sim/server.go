@@ -12,49 +12,16 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 )
 
-// Truth is what the simulator did for one request, timed on the same
-// monotonic clock as an in-process client. Each instant is taken right after
-// the corresponding write and Flush returned, so a client's reading of the
-// same event can only be later, never earlier.
-type Truth struct {
-	Index int
-	ID    string // also the chunks' "id" and the X-Request-Id header: "chatcmpl-sim-<Index>"
-
-	Received    time.Time // handler entry
-	Headers     time.Time // after WriteHeader+Flush (zero for connection_reset and timeout_headers cut short)
-	FirstToken  time.Time // first token-bearing chunk (reasoning or content)
-	FirstAnswer time.Time // first content chunk
-	Last        time.Time // after the last byte the handler wrote ([DONE], or the fault's last write)
-
-	PromptTokens int
-	OutputTokens int // token-bearing chunks sent; equals the usage.completion_tokens sent
-	TTFTDelay    time.Duration
-
-	Status int    // HTTP status sent; 0 if none (connection_reset, client gone first)
-	Stream bool   // stream: true in the request
-	Finish string // finish_reason sent: "stop", "length", or "" when none was
-	Fault  string // injected fault kind, "" if none
-	Wrong  bool
-	// InvalidJSON: the answer was broken on purpose (see Config.InvalidJSONRate).
-	InvalidJSON bool
-	Answer      string // content text sent, reasoning excluded
-
-	Model       string
-	MaxTokens   int      // max_completion_tokens, else max_tokens, as received
-	Temperature *float64 // nil when absent, so that 0 is told apart
-	Seed        *int
-
-	Done bool // the handler has returned; a record is final only then
-}
-
 // Server is the simulated endpoint; it implements http.Handler for
 // POST /v1/chat/completions (streaming or not) and GET /v1/models.
 type Server struct {
 	mu       sync.Mutex
 	cfg      Config
-	gen      int // bumped by Reset so that requests begun before it are not recorded after it
+	gen      int       // bumped by Reset so that requests begun before it are not recorded after it
+	first    time.Time // arrival of the first request since New or Reset, for SlowAfter
 	records  []Truth
 	inflight int
+	slots    slotQueue
 	idle     chan struct{} // closed while inflight == 0
 }
 
@@ -75,15 +42,19 @@ func (s *Server) SetConfig(cfg Config) {
 	}
 	s.mu.Lock()
 	s.cfg = cfg
+	s.slots.limit = cfg.Slots
+	s.slots.grant() // a raised limit serves waiters at once
 	s.mu.Unlock()
 }
 
 // Reset forgets all records and restarts request indices at 0, so the next
-// run meets the same faults and jitter as the first.
+// run meets the same faults and jitter as the first; the next request is
+// the first again for SlowAfter.
 func (s *Server) Reset() {
 	s.mu.Lock()
 	s.gen++
 	s.records = nil
+	s.first = time.Time{}
 	s.mu.Unlock()
 }
 
@@ -135,7 +106,13 @@ func (s *Server) begin(received time.Time) (Truth, Config, int) {
 	}
 	s.inflight++
 	i := len(s.records)
-	tr := Truth{Index: i, ID: "chatcmpl-sim-" + strconv.Itoa(i), Received: received}
+	tr := Truth{Index: i, ID: "chatcmpl-sim-" + strconv.Itoa(i), Received: received, SlowFactor: 1}
+	if s.first.IsZero() {
+		s.first = received
+	}
+	if s.cfg.SlowFactor != 0 && received.Sub(s.first) > s.cfg.SlowAfter {
+		tr.SlowFactor = s.cfg.SlowFactor
+	}
 	s.records = append(s.records, tr)
 	return tr, s.cfg, s.gen
 }

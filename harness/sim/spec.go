@@ -10,18 +10,20 @@ import (
 // specKeys are the keys ParseSpec accepts, in the order String writes them.
 var specKeys = []string{
 	"ttft", "prefill", "tpot", "tokens", "jitter", "ttft_jitter", "tpot_jitter",
-	"slowdown", "scale", "role", "empty", "keepalive", "nousage", "crlf",
-	"reasoning", "nodone", "fault", "wrong", "invalid_json", "seed",
+	"slowdown", "scale", "slots", "slow_after", "slow_factor",
+	"role", "empty", "keepalive", "nousage", "crlf", "reasoning", "nodone", "multiline", "echo",
+	"fault", "wrong", "invalid_json", "seed",
 }
 
 // ParseSpec reads a comma-separated spec such as
 //
 //	ttft=50ms,tpot=5ms,tokens=24,jitter=0.1,role,fault=rate_limited:0.1,seed=1
 //
-// on top of Default(). A flag key alone (role, empty, nousage, crlf, nodone)
-// means true; key=false turns it off. fault=kind:p may repeat; jitter sets
-// both ttft_jitter and tpot_jitter. Unknown keys and bad values are errors
-// that name the key, so a typo never silently runs a different endpoint.
+// on top of Default(). A flag key alone (role, empty, nousage, crlf, nodone,
+// multiline, echo) means true; key=false turns it off. fault=kind:p may
+// repeat; jitter sets both ttft_jitter and tpot_jitter. Unknown keys and bad
+// values are errors that name the key, so a typo never silently runs a
+// different endpoint.
 func ParseSpec(spec string) (Config, error) {
 	c := Default()
 	for _, item := range strings.Split(spec, ",") {
@@ -64,10 +66,16 @@ func (c *Config) set(key, val string, hasVal bool) error {
 		dur(&c.TPOT)
 	case "keepalive":
 		dur(&c.KeepAlive)
+	case "slow_after":
+		dur(&c.SlowAfter)
+	case "slow_factor":
+		num(&c.SlowFactor)
 	case "tokens":
 		integer(&c.OutputTokens)
 	case "reasoning":
 		integer(&c.ReasoningTokens)
+	case "slots":
+		integer(&c.Slots)
 	case "jitter":
 		num(&c.TTFTJitter)
 		c.TPOTJitter = c.TTFTJitter
@@ -93,6 +101,10 @@ func (c *Config) set(key, val string, hasVal bool) error {
 		flag(&c.CRLF)
 	case "nodone":
 		flag(&c.NoDone)
+	case "multiline":
+		flag(&c.MultiLine)
+	case "echo":
+		flag(&c.Echo)
 	case "seed":
 		c.Seed, err = strconv.ParseInt(val, 10, 64)
 	case "fault":
@@ -118,7 +130,7 @@ func (c *Config) set(key, val string, hasVal bool) error {
 
 func isFlag(key string) bool {
 	switch key {
-	case "role", "empty", "nousage", "crlf", "nodone":
+	case "role", "empty", "nousage", "crlf", "nodone", "multiline", "echo":
 		return true
 	}
 	return false
@@ -165,6 +177,15 @@ func (c Config) String() string {
 	if c.Scale != d.Scale {
 		add("scale", ff(c.Scale))
 	}
+	if c.Slots != d.Slots {
+		add("slots", strconv.Itoa(c.Slots))
+	}
+	if c.SlowAfter != d.SlowAfter {
+		add("slow_after", c.SlowAfter.String())
+	}
+	if c.SlowFactor != d.SlowFactor {
+		add("slow_factor", ff(c.SlowFactor))
+	}
 	flag := func(key string, v, dv bool) {
 		switch {
 		case v == dv:
@@ -185,6 +206,8 @@ func (c Config) String() string {
 		add("reasoning", strconv.Itoa(c.ReasoningTokens))
 	}
 	flag("nodone", c.NoDone, d.NoDone)
+	flag("multiline", c.MultiLine, d.MultiLine)
+	flag("echo", c.Echo, d.Echo)
 	for _, kind := range FaultKinds {
 		if p, ok := c.Faults[kind]; ok {
 			add("fault", kind+":"+ff(p))

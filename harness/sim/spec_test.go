@@ -33,6 +33,13 @@ func TestParseSpec(t *testing.T) {
 		"quality": {"wrong=0.2,invalid_json=0.1,seed=-3", func(c *Config) {
 			c.WrongRate, c.InvalidJSONRate, c.Seed = 0.2, 0.1, -3
 		}},
+		"hostile framing": {"multiline,echo,fault=flood:0.1,fault=gzip_unasked:0.2,fault=echo_error:0.05", func(c *Config) {
+			c.MultiLine, c.Echo = true, true
+			c.Faults = map[string]float64{FaultFlood: 0.1, FaultGzipUnasked: 0.2, FaultEchoError: 0.05}
+		}},
+		"capacity and drift": {"slots=4,slow_after=30s,slow_factor=2.5", func(c *Config) {
+			c.Slots, c.SlowAfter, c.SlowFactor = 4, 30*time.Second, 2.5
+		}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -58,17 +65,20 @@ func TestParseSpecErrors(t *testing.T) {
 		spec string
 		says []string // substrings the message must have
 	}{
-		"unknown key":        {"ttft=5ms,tfft=5ms", []string{`"tfft"`, "allowed:", "ttft", "tpot", "fault"}},
-		"bad duration":       {"ttft=fast", []string{`"ttft=fast"`, "invalid duration"}},
-		"value missing":      {"tpot", []string{`"tpot"`, "needs a value"}},
-		"bad flag":           {"role=maybe", []string{`"role=maybe"`}},
-		"unknown fault":      {"fault=gremlins:0.1", []string{`"gremlins"`, "truncated"}},
-		"fault without p":    {"fault=truncated", []string{"kind:probability"}},
-		"fault p > 1":        {"fault=auth:2", []string{"auth", "[0,1]"}},
-		"faults sum > 1":     {"fault=auth:0.6,fault=truncated:0.6", []string{"sum"}},
-		"negative tokens":    {"tokens=-1", []string{"tokens=-1"}},
-		"negative ttft":      {"ttft=-1ms", []string{"ttft=-1ms"}},
-		"rate out of bounds": {"wrong=1.5", []string{"wrong=1.5"}},
+		"unknown key":          {"ttft=5ms,tfft=5ms", []string{`"tfft"`, "allowed:", "ttft", "tpot", "fault"}},
+		"bad duration":         {"ttft=fast", []string{`"ttft=fast"`, "invalid duration"}},
+		"value missing":        {"tpot", []string{`"tpot"`, "needs a value"}},
+		"bad flag":             {"role=maybe", []string{`"role=maybe"`}},
+		"unknown fault":        {"fault=gremlins:0.1", []string{`"gremlins"`, "truncated"}},
+		"fault without p":      {"fault=truncated", []string{"kind:probability"}},
+		"fault p > 1":          {"fault=auth:2", []string{"auth", "[0,1]"}},
+		"faults sum > 1":       {"fault=auth:0.6,fault=truncated:0.6", []string{"sum"}},
+		"negative tokens":      {"tokens=-1", []string{"tokens=-1"}},
+		"negative ttft":        {"ttft=-1ms", []string{"ttft=-1ms"}},
+		"rate out of bounds":   {"wrong=1.5", []string{"wrong=1.5"}},
+		"negative slots":       {"slots=-1", []string{"slots=-1"}},
+		"drift without factor": {"slow_after=30s", []string{"slow_after=30s", "slow_factor"}},
+		"negative drift":       {"slow_factor=-2", []string{"slow_factor=-2"}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

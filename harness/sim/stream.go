@@ -14,21 +14,32 @@ const fewTokens = 3
 // stream answers with an event stream, playing out the mid-stream faults.
 func (c *call) stream() {
 	c.begin("text/event-stream")
-	if c.cfg.RoleChunk {
+	c.pings = true
+	if c.cfg.RoleChunk || c.tr.Fault == FaultEmptyAnswer {
 		c.chunk(`"choices":[{"index":0,"delta":{"role":"assistant"},"finish_reason":null}]}`)
 	}
 	if c.cfg.EmptyContent {
 		c.chunk(`"choices":[{"index":0,"delta":{"content":""},"finish_reason":null}]}`)
 	}
-	if c.tr.Fault == FaultProtocolLongLine {
+	if !c.start() {
+		return
+	}
+	switch c.tr.Fault {
+	case FaultProtocolLongLine:
 		c.longLine()
 		return
+	case FaultFlood:
+		c.flood()
+		return
+	case FaultEmptyAnswer:
+		// The server thinks as long as for any answer, then has none.
+		if !c.sleepUntil(c.next) {
+			return
+		}
 	}
 	c.sent = make([]string, 0, len(c.answer))
 	limit := -1
-	switch c.tr.Fault {
-	case FaultTimeoutIdle, FaultTimeoutTotal, FaultProtocolBadChunk, FaultMidstreamError,
-		FaultMidstreamErrorSpaced, FaultMidstreamErrorVLLM, FaultTruncated, FaultTruncatedAbort:
+	if cutShort(c.tr.Fault) {
 		limit = fewTokens
 	}
 	if !c.tokens(limit) {
@@ -47,6 +58,11 @@ func (c *call) stream() {
 		c.raw(`data: { "error": { "message": "overloaded", "type": "server_error" } }` + c.nl + c.nl)
 	case FaultMidstreamErrorVLLM:
 		c.raw(`data: {"object":"error","message":"overloaded","type":"InternalServerError","param":null,"code":500}` + c.nl + c.nl)
+	case FaultMidstreamErrorEvent:
+		c.raw("event: error" + c.nl +
+			`data: {"error":{"message":"overloaded","type":"server_error","param":null,"code":null}}` + c.nl + c.nl)
+	case FaultTruncatedMidline, FaultResetMidline, FaultStallMidline, FaultAbortMidline:
+		c.midline()
 	case FaultTruncated:
 		// Returning ends the chunked body properly: the client reads a
 		// clean EOF with no finish_reason and no [DONE].
@@ -66,9 +82,9 @@ func (c *call) chunk(rest string) time.Time {
 	return c.flushBuf()
 }
 
-// token sends one token-bearing chunk and counts it.
-func (c *call) token(text string, reasoning bool) {
-	c.buf = append(c.buf[:0], "data: "...)
+// appendToken appends one token-bearing chunk event to c.buf.
+func (c *call) appendToken(text string, reasoning bool) {
+	c.buf = append(c.buf, "data: "...)
 	c.buf = append(c.buf, c.base...)
 	if reasoning {
 		c.buf = append(c.buf, `"choices":[{"index":0,"delta":{"reasoning_content":`...)
@@ -78,6 +94,12 @@ func (c *call) token(text string, reasoning bool) {
 	c.buf = appendJSONString(c.buf, text)
 	c.buf = append(c.buf, `},"finish_reason":null}]}`...)
 	c.buf = append(c.buf, c.nl+c.nl...)
+}
+
+// token sends one token-bearing chunk and counts it.
+func (c *call) token(text string, reasoning bool) {
+	c.buf = c.buf[:0]
+	c.appendToken(text, reasoning)
 	now := c.flushBuf()
 	if c.failed {
 		return
@@ -86,7 +108,9 @@ func (c *call) token(text string, reasoning bool) {
 	if c.tr.FirstToken.IsZero() {
 		c.tr.FirstToken = now
 	}
-	if !reasoning {
+	if reasoning {
+		c.tr.ReasoningTokens++
+	} else {
 		c.sent = append(c.sent, text)
 		if c.tr.FirstAnswer.IsZero() {
 			c.tr.FirstAnswer = now
@@ -166,6 +190,9 @@ func (c *call) longLine() {
 // complete answers with one chat.completion JSON once the whole answer
 // would have been generated.
 func (c *call) complete() {
+	if !c.start() {
+		return
+	}
 	for range max(len(c.reasoning)+len(c.answer)-1, 0) {
 		c.tokenDue()
 	}
@@ -175,6 +202,7 @@ func (c *call) complete() {
 	plainFault := isStreamFault(c.tr.Fault)
 	if !plainFault {
 		c.tr.OutputTokens = len(c.reasoning) + len(c.answer)
+		c.tr.ReasoningTokens = len(c.reasoning)
 		c.tr.Finish = c.finish
 		c.sent = c.answer
 	}
@@ -187,7 +215,9 @@ func (c *call) complete() {
 		"model": c.req.Model, "usage": c.usage(),
 		"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": c.finish}},
 	})
-	c.w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	if c.tr.Fault != FaultFlood {
+		c.w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	}
 	c.begin("application/json")
 	if plainFault {
 		c.streamFaultPlain(body)
@@ -195,35 +225,58 @@ func (c *call) complete() {
 	}
 	c.buf = append(c.buf[:0], body...)
 	now := c.flushBuf()
-	c.tr.FirstToken, c.tr.FirstAnswer = now, now
+	// The whole answer arrives at once; an empty one has no first token.
+	if c.tr.OutputTokens > 0 {
+		c.tr.FirstToken = now
+	}
+	if len(c.answer) > 0 {
+		c.tr.FirstAnswer = now
+	}
 }
 
 // streamFaultPlain plays a mid-stream fault on a non-stream response: the
-// stalls send headers and then nothing; the others send half the body.
+// stalls send headers and then nothing, flood sends an answer that never
+// ends; the others send half the body and then break off as their stream
+// form does.
 func (c *call) streamFaultPlain(body []byte) {
 	switch c.tr.Fault {
 	case FaultTimeoutIdle, FaultTimeoutTotal, FaultProtocolLongLine:
 		c.sleepUntil(time.Now().Add(holdStall))
+		return
+	case FaultFlood:
+		c.floodPlain(body)
 		return
 	}
 	c.buf = append(c.buf[:0], body[:len(body)/2]...)
 	c.flushBuf()
 	// Content-Length promised more, so net/http closes the connection and
 	// the client reads an unexpected EOF: a truncated body either way.
-	if c.tr.Fault == FaultTruncatedAbort {
+	switch c.tr.Fault {
+	case FaultTruncatedAbort, FaultAbortMidline:
 		c.abort()
+	case FaultResetMidline:
+		c.reset()
+	case FaultStallMidline:
+		c.sleepUntil(time.Now().Add(holdStall))
 	}
+}
+
+// cutShort says whether kind lets fewTokens through and then breaks the
+// stream.
+func cutShort(kind string) bool {
+	switch kind {
+	case FaultTimeoutIdle, FaultTimeoutTotal, FaultProtocolBadChunk,
+		FaultMidstreamError, FaultMidstreamErrorSpaced, FaultMidstreamErrorVLLM, FaultMidstreamErrorEvent,
+		FaultTruncated, FaultTruncatedAbort,
+		FaultTruncatedMidline, FaultResetMidline, FaultStallMidline, FaultAbortMidline:
+		return true
+	}
+	return false
 }
 
 // isStreamFault says whether kind needs a response under way to happen.
 func isStreamFault(kind string) bool {
-	switch kind {
-	case FaultTimeoutIdle, FaultTimeoutTotal, FaultProtocolBadChunk, FaultProtocolLongLine,
-		FaultMidstreamError, FaultMidstreamErrorSpaced, FaultMidstreamErrorVLLM,
-		FaultTruncated, FaultTruncatedAbort:
-		return true
-	}
-	return false
+	return cutShort(kind) || kind == FaultProtocolLongLine || kind == FaultFlood
 }
 
 var _ http.Handler = (*Server)(nil)

@@ -203,7 +203,8 @@ func TestNoLeaks(t *testing.T) {
 		client := &http.Client{Timeout: 50 * time.Millisecond}
 		defer client.CloseIdleConnections()
 		var wg sync.WaitGroup
-		for _, f := range []string{FaultTimeoutHeaders, FaultTimeoutIdle, FaultTimeoutTotal, FaultProtocolLongLine, ""} {
+		for _, f := range []string{FaultTimeoutHeaders, FaultTimeoutIdle, FaultTimeoutTotal, FaultProtocolLongLine,
+			FaultStallMidline, FaultFlood, ""} {
 			for range 20 {
 				wg.Go(func() {
 					resp, err := post(t, client, url, streamBody, f)

@@ -1,0 +1,69 @@
+package sim
+
+import "time"
+
+// Truth is what the simulator did for one request, timed on the same
+// monotonic clock as an in-process client. Each instant is taken right after
+// the corresponding write and Flush returned, so a client's reading of the
+// same event can only be later, never earlier.
+type Truth struct {
+	Index int
+	ID    string // also the chunks' "id" and the X-Request-Id header: "chatcmpl-sim-<Index>"
+
+	Received    time.Time // handler entry
+	Headers     time.Time // after WriteHeader+Flush (zero for connection_reset and timeout_headers cut short)
+	FirstToken  time.Time // first token-bearing chunk (reasoning or content)
+	FirstAnswer time.Time // first content chunk
+	Last        time.Time // after the last byte the handler wrote ([DONE], or the fault's last write)
+
+	PromptTokens    int
+	OutputTokens    int           // token-bearing chunks sent; equals the usage.completion_tokens sent
+	ReasoningTokens int           // of OutputTokens, those sent as reasoning (they all come before the answer)
+	TTFTDelay       time.Duration // planned time to first token, queue wait excluded
+	// QueueWait is the time spent waiting for a generation slot (Config.Slots),
+	// until the grant or until the client left; 0 when a slot was free. The
+	// first token is due QueueWait + TTFTDelay after Received.
+	QueueWait time.Duration
+	// SlowFactor is the drift factor applied to TTFT and prefill:
+	// Config.SlowFactor when the request arrived after Config.SlowAfter,
+	// else 1. TTFTDelay includes it.
+	SlowFactor float64
+
+	Status int    // HTTP status sent; 0 if none (connection_reset, client gone first)
+	Stream bool   // stream: true in the request
+	Finish string // finish_reason sent: "stop", "length", or "" when none was
+	Fault  string // injected fault kind, "" if none
+	Wrong  bool
+	// InvalidJSON: the answer was broken on purpose (see Config.InvalidJSONRate).
+	InvalidJSON bool
+	Answer      string // content text sent, reasoning excluded
+
+	Model       string
+	MaxTokens   int      // max_completion_tokens, else max_tokens, as received
+	Temperature *float64 // nil when absent, so that 0 is told apart
+	Seed        *int
+
+	Done bool // the handler has returned; a record is final only then
+}
+
+// TPOT is METRICS.md's tpot over every token, reasoning included, as the
+// server sent them: (Last − FirstToken) / (OutputTokens − 1). It is
+// undefined (ok false) with fewer than two tokens, never 0.
+func (t Truth) TPOT() (tpot time.Duration, ok bool) {
+	return perToken(t.Last.Sub(t.FirstToken), t.OutputTokens)
+}
+
+// AnswerTPOT is the same over the answer alone, from the first answer
+// token: (Last − FirstAnswer) / (OutputTokens − ReasoningTokens − 1). For
+// a reasoning model the two differ: a client that times the answer from
+// its first reasoning token, or divides by every token, is caught here.
+func (t Truth) AnswerTPOT() (tpot time.Duration, ok bool) {
+	return perToken(t.Last.Sub(t.FirstAnswer), t.OutputTokens-t.ReasoningTokens)
+}
+
+func perToken(d time.Duration, tokens int) (time.Duration, bool) {
+	if tokens <= 1 {
+		return 0, false
+	}
+	return d / time.Duration(tokens-1), true
+}
