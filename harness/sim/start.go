@@ -3,14 +3,23 @@ package sim
 import (
 	"net"
 	"net/http/httptest"
-	"testing"
 	"time"
 )
+
+// TB is what Start and ClosedAddr need of a test. *testing.T, *testing.B
+// and testing.TB are TBs, and the simulator stays importable by programs
+// (llmsla sim, the configuration) without the testing package.
+type TB interface {
+	Helper()
+	Fatalf(format string, args ...any)
+	Errorf(format string, args ...any)
+	Cleanup(func())
+}
 
 // Start serves cfg on a loopback httptest server for the length of the test
 // and returns the server and its OpenAI base URL (ending in /v1). Cleanup
 // closes client connections first, so stalled faults end with the test.
-func Start(t testing.TB, cfg Config) (*Server, string) {
+func Start(t TB, cfg Config) (*Server, string) {
 	t.Helper()
 	if err := cfg.Validate(); err != nil {
 		t.Fatalf("sim.Start: %v", err)
@@ -30,7 +39,7 @@ func Start(t testing.TB, cfg Config) (*Server, string) {
 // ClosedAddr returns a loopback host:port that nothing listens on, for
 // connection_refused, which no server can inject. The port was free a moment
 // ago; another process taking it in between is possible but unlikely.
-func ClosedAddr(t testing.TB) string {
+func ClosedAddr(t TB) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
