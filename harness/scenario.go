@@ -106,11 +106,12 @@ func (s *Session) Run(t *testing.T, sc Scenario) []objective.Verdict {
 			}
 			goldens := goldenDir(t, sc, ep.Name)
 			conf := s.cfg.Scenario(sc.Name, ep.Name)
+			var run []objective.Verdict
 			for _, p := range conf.Pacers() {
 				t.Run(string(p.Level()), func(t *testing.T) {
 					samples := s.run(context.Background(), sc.Name, ep, conf, p, conf.Samples, src, false)
 					v := objective.Judge(samples, conf.Objectives)
-					all = append(all, v)
+					run = append(run, v)
 					t.Log(report.Line(v.Stats))
 					for _, viol := range v.Violations {
 						t.Errorf("%s endpoint=%s %s: %s", sc.Name, ep.Name, p.Level(), viol)
@@ -127,6 +128,15 @@ func (s *Session) Run(t *testing.T, sc Scenario) []objective.Verdict {
 					}
 				})
 			}
+			// Coverage belongs to the run over every level: judged once here.
+			for _, viol := range objective.CheckRuns(run) {
+				t.Errorf("%s endpoint=%s: %s", sc.Name, ep.Name, viol)
+			}
+			if len(run) > 0 {
+				st := run[len(run)-1].Stats
+				t.Logf("coverage: %d of the %d cases of %s asked", st.Asked, st.FixtureCases, sc.Fixture)
+			}
+			all = append(all, run...)
 			s.logBreakdown(t, sc.Name, ep, conf, src) // Ollama endpoints only: where the TTFT goes
 		})
 	}

@@ -163,6 +163,20 @@ func Load() (*Config, error) {
 	return cfg, cfg.selectEndpoints(os.Getenv(EnvEndpoints))
 }
 
+// LoadWithoutKeys loads the configuration as Load does, without reading
+// API keys: for commands that send nothing (verdicts and reports over
+// recorded samples), which must not fail where a key is set only for the
+// step that measures.
+func LoadWithoutKeys() (*Config, error) {
+	if path := Path(); path != "" {
+		return LoadFile(path)
+	}
+	if os.Getenv("OPENAI_BASE_URL") != "" {
+		return fromEnv()
+	}
+	return simulated()
+}
+
 // Path is the SLA file in use: $LLMSLA_CONFIG, else sla.yaml at the module
 // root if there is one, else "" (configuration from the environment).
 func Path() string {

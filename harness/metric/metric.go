@@ -53,7 +53,10 @@ type Metric struct {
 	Column  string
 	// Threshold: the metric may be an SLA objective.
 	Threshold bool
-	Doc       string
+	// WholeRun: the figure belongs to a scenario's whole run on an
+	// endpoint, every level together (coverage), and is judged once there.
+	WholeRun bool
+	Doc      string
 
 	// Dist reads a latency metric's distribution from a run.
 	Dist func(*stats.Stats) stats.Summary

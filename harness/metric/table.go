@@ -61,8 +61,8 @@ var Table = []*Metric{
 			}
 			return st.GoodPct, st.Attempted
 		}},
-	{Name: "coverage", Kind: Fraction, BenchUnit: "coverage-%", Column: "cov", Threshold: true,
-		Doc:   "distinct fixture cases asked / cases in the fixture",
+	{Name: "coverage", Kind: Fraction, BenchUnit: "coverage-%", Column: "cov", Threshold: true, WholeRun: true,
+		Doc:   "distinct fixture cases asked in the scenario's run on the endpoint, all levels / cases in the fixture",
 		Value: func(st *stats.Stats) (float64, int) { return st.Coverage(), st.Attempted }},
 	// An Ollama endpoint's own split of the TTFT (means over the breakdown
 	// requests), reported by benchmarks beside the client's figures.

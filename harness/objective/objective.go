@@ -169,19 +169,30 @@ func (v Violation) String() string {
 func (o Objectives) Check(st *stats.Stats) []Violation {
 	var out []Violation
 	for _, th := range o {
-		got, n := th.Of(st)
-		v := Violation{Threshold: th, Got: got, N: n}
-		if th.Name == "error_rate" {
-			v.Detail = st.ErrorKinds()
+		if th.WholeRun {
+			continue // judged once over every level: CheckRuns
 		}
-		switch {
-		case math.IsNaN(got):
-			out = append(out, v)
-		case th.Lower && got > th.Value, !th.Lower && got < th.Value:
+		if v, bad := checkOne(th, st); bad {
+			if th.Name == "error_rate" {
+				v.Detail = st.ErrorKinds()
+			}
 			out = append(out, v)
 		}
 	}
 	return out
+}
+
+// checkOne checks one threshold against st.
+func checkOne(th Threshold, st *stats.Stats) (Violation, bool) {
+	got, n := th.Of(st)
+	v := Violation{Threshold: th, Got: got, N: n}
+	switch {
+	case math.IsNaN(got):
+		return v, true
+	case th.Lower && got > th.Value, !th.Lower && got < th.Value:
+		return v, true
+	}
+	return v, false
 }
 
 // Good judges one successful request: it met every per-request latency

@@ -1,6 +1,7 @@
 package objective
 
 import (
+	"fmt"
 	"sort"
 
 	"github.com/llmsla/llmsla/harness/sample"
@@ -67,5 +68,47 @@ func Evaluate(samples []sample.Sample, objectives Lookup) []Verdict {
 	for _, k := range keys {
 		out = append(out, Judge(groups[k], objectives(k.scenario, k.endpoint)))
 	}
+	CheckRuns(out)
 	return out
+}
+
+// CheckRuns judges what belongs to a scenario's whole run on an endpoint,
+// every level together: it sets each verdict's Stats.Asked to the distinct
+// fixture cases asked over all levels of its scenario and endpoint, and
+// checks the whole-run objectives (coverage_min) once, adding a violation
+// to the last level of the run. It returns the violations it added.
+func CheckRuns(vs []Verdict) []Violation {
+	type run struct{ scenario, endpoint string }
+	asked := map[run]map[string]bool{}
+	last := map[run]int{}
+	for i, v := range vs {
+		r := run{v.Scenario, v.Endpoint}
+		if asked[r] == nil {
+			asked[r] = map[string]bool{}
+		}
+		for id := range v.Stats.Cases {
+			asked[r][id] = true
+		}
+		last[r] = i
+	}
+	var added []Violation
+	for i := range vs {
+		v := &vs[i]
+		r := run{v.Scenario, v.Endpoint}
+		v.Stats.Asked = len(asked[r])
+		if last[r] != i {
+			continue
+		}
+		for _, th := range v.Objectives {
+			if !th.WholeRun {
+				continue
+			}
+			if viol, bad := checkOne(th, v.Stats); bad {
+				viol.Detail = fmt.Sprintf("%d of %d cases asked", v.Stats.Asked, v.Stats.FixtureCases)
+				v.Violations = append(v.Violations, viol)
+				added = append(added, viol)
+			}
+		}
+	}
+	return added
 }

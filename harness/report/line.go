@@ -23,7 +23,7 @@ func Line(st *stats.Stats) string {
 		fmt.Fprintf(&b, ", json %s schema %s accuracy %s", metric.Pct(q.JSONValidRate()), metric.Pct(q.SchemaValidRate()), metric.Pct(q.AccuracyRate()))
 	}
 	if st.FixtureCases > 0 {
-		fmt.Fprintf(&b, ", cases %d/%d", len(st.Cases), st.FixtureCases)
+		fmt.Fprintf(&b, ", %d of %d cases", len(st.Cases), st.FixtureCases)
 	}
 	if st.Attempted > 0 {
 		fmt.Fprintf(&b, ", good %s", metric.Pct(st.GoodPct))

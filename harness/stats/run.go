@@ -43,6 +43,10 @@ type Stats struct {
 	// the number of cases in the fixture (0 when the scenario has none).
 	Cases        map[string]*Case
 	FixtureCases int
+	// Asked is the number of distinct cases asked in the whole run of the
+	// scenario on the endpoint, every level together (coverage is per
+	// scenario × endpoint); 0 until someone who saw every level sets it.
+	Asked int
 
 	Cold *sample.Sample // the run's cold first request, outside the percentiles
 }
@@ -86,13 +90,13 @@ func (st *Stats) ErrorRate() float64 {
 	return float64(st.Failed) / float64(st.Attempted)
 }
 
-// Coverage is distinct cases asked / cases in the fixture; NaN without a
-// fixture.
+// Coverage is distinct cases asked in the whole run / cases in the
+// fixture; NaN without a fixture, or before Asked is known.
 func (st *Stats) Coverage() float64 {
-	if st.FixtureCases == 0 {
+	if st.FixtureCases == 0 || st.Asked == 0 {
 		return math.NaN()
 	}
-	return float64(len(st.Cases)) / float64(st.FixtureCases)
+	return float64(st.Asked) / float64(st.FixtureCases)
 }
 
 // Summarize computes the Stats of the warm, measured samples of a run; the
