@@ -48,7 +48,7 @@ func host(ep stream.Endpoint) string {
 func ReportMetrics(b *testing.B, st *stats.Stats) {
 	b.ReportMetric(0, "ns/op")
 	for _, u := range metric.Units() {
-		if v, ok := u.Bench(st); ok {
+		if v, ok := u.Bench(st); ok && !u.WholeRun {
 			b.ReportMetric(v, u.Unit())
 		}
 	}

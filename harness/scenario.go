@@ -13,9 +13,11 @@ import (
 
 	"github.com/llmsla/llmsla/harness/config"
 	"github.com/llmsla/llmsla/harness/load"
+	"github.com/llmsla/llmsla/harness/metric"
 	"github.com/llmsla/llmsla/harness/objective"
 	"github.com/llmsla/llmsla/harness/quality"
 	"github.com/llmsla/llmsla/harness/report"
+	"github.com/llmsla/llmsla/harness/stream"
 )
 
 // Scenario is one workload as a suite declares it: what to ask and how to
@@ -107,14 +109,14 @@ func (s *Session) Run(t *testing.T, sc Scenario) []objective.Verdict {
 			goldens := goldenDir(t, sc, ep.Name)
 			conf := s.cfg.Scenario(sc.Name, ep.Name)
 			var run []objective.Verdict
-			for _, p := range conf.Pacers() {
-				t.Run(string(p.Level()), func(t *testing.T) {
-					samples := s.run(context.Background(), sc.Name, ep, conf, p, conf.Samples, src, false)
+			for _, lv := range conf.Levels() {
+				t.Run(string(lv.Label()), func(t *testing.T) {
+					samples := s.run(context.Background(), sc.Name, ep, conf, lv, conf.Requests(lv), src, false)
 					v := objective.Judge(samples, conf.Objectives)
 					run = append(run, v)
 					t.Log(report.Line(v.Stats))
 					for _, viol := range v.Violations {
-						t.Errorf("%s endpoint=%s %s: %s", sc.Name, ep.Name, p.Level(), viol)
+						t.Errorf("%s endpoint=%s %s: %s", sc.Name, ep.Name, lv.Label(), viol)
 					}
 					if !v.OK() {
 						var b strings.Builder
@@ -150,18 +152,47 @@ func (s *Session) Bench(b *testing.B, sc Scenario) {
 	printUnits.Do(func() { PrintBenchHeader(os.Stdout, s.cfg) })
 	for _, ep := range s.cfg.Endpoints {
 		conf := s.cfg.Scenario(sc.Name, ep.Name)
-		for _, p := range conf.Pacers() {
-			b.Run(fmt.Sprintf("endpoint=%s/%s", NameValue(ep.Name), p.Level()), func(b *testing.B) {
+		var run []objective.Verdict
+		for _, lv := range conf.Levels() {
+			b.Run(fmt.Sprintf("endpoint=%s/%s", NameValue(ep.Name), lv.Label()), func(b *testing.B) {
 				// The b.N = 1 call is go test's probe before the timed run
 				// (-benchtime Nx, N > 1): its requests are warm-up.
-				samples := s.run(context.Background(), sc.Name, ep, conf, p, b.N, src, b.N == 1)
-				ReportMetrics(b, objective.Judge(samples, conf.Objectives).Stats)
+				n := b.N
+				if conf.Duration > 0 && b.N > 1 {
+					n = conf.Requests(lv) // a soak: its duration, whatever -benchtime says
+				}
+				samples := s.run(context.Background(), sc.Name, ep, conf, lv, n, src, b.N == 1)
+				v := objective.Judge(samples, conf.Objectives)
+				if b.N > 1 {
+					run = append(run, v)
+				}
+				ReportMetrics(b, v.Stats)
 				if ep.Kind == "ollama" && b.N > 1 {
 					s.reportBreakdown(b, ep, conf, src)
 				}
 			})
 		}
+		s.benchWholeRun(b, ep, conf, run)
 	}
+}
+
+// benchWholeRun reports the figures of a scenario's whole run on an
+// endpoint (the prefill fit of a prompt-length sweep) as one more
+// benchmark, endpoint=<name>/fit=prompt_tokens, after its levels.
+func (s *Session) benchWholeRun(b *testing.B, ep stream.Endpoint, conf config.Scenario, run []objective.Verdict) {
+	if len(conf.PromptTokens) < 2 || len(run) == 0 {
+		return
+	}
+	objective.CheckRuns(run)
+	st := run[len(run)-1].Stats
+	b.Run(fmt.Sprintf("endpoint=%s/fit=prompt_tokens", NameValue(ep.Name)), func(b *testing.B) {
+		b.ReportMetric(0, "ns/op")
+		for _, u := range metric.Units() {
+			if v, ok := u.Bench(st); ok && u.WholeRun {
+				b.ReportMetric(v, u.Unit())
+			}
+		}
+	})
 }
 
 var printUnits sync.Once

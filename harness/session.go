@@ -106,8 +106,9 @@ func (s *Session) Close() {
 // run measures one scenario on one endpoint at one load level. Runs of a
 // scenario on an endpoint walk its fixture: each starts where the last
 // measured one stopped, so that over its runs and levels every case is
-// asked. go test's benchmark probe (probe) is warm-up and moves nothing.
-func (s *Session) run(ctx context.Context, scenario string, ep stream.Endpoint, conf config.Scenario, p load.Pacer, n int, src *load.Fixture, probe bool) []sample.Sample {
+// asked. go test's benchmark probe (probe) is warm-up and moves nothing. A
+// level of a prompt-length sweep asks synthetic prompts instead.
+func (s *Session) run(ctx context.Context, scenario string, ep stream.Endpoint, conf config.Scenario, lv config.Level, n int, fix *load.Fixture, probe bool) []sample.Sample {
 	// A run is one scenario on one endpoint (METRICS.md): its first request
 	// is its cold start, and its warm-up is sent once, before the first level.
 	key := scenario + "/" + ep.Name
@@ -115,21 +116,29 @@ func (s *Session) run(ctx context.Context, scenario string, ep stream.Endpoint, 
 	first := !s.started[key]
 	s.started[key] = true
 	at := s.next[key]
-	if !probe {
-		s.next[key] = (at + n) % src.Len()
+	if !probe && lv.PromptTokens == 0 {
+		s.next[key] = (at + n) % fix.Len()
 	}
 	s.mu.Unlock()
 	warm := 0
 	if first {
 		warm = conf.Warmup
 	}
-	cases := src.Len()
-	opts := []load.Option{load.Warmup(warm), load.ColdFirst(first), load.Probe(probe),
-		load.Tag(func(smp *sample.Sample) { smp.Scenario, smp.FixtureCases = scenario, cases })}
+	var src load.Source = load.Shift(fix, at)
+	cases := fix.Len()
+	if lv.PromptTokens > 0 {
+		src, cases = load.Synthetic{Tokens: lv.PromptTokens, Seed: conf.Seed}, 0
+	}
+	label := lv.Label()
+	opts := []load.Option{load.Warmup(warm), load.ColdFirst(first), load.Probe(probe), load.SliceLength(conf.SliceLength()),
+		load.Tag(func(smp *sample.Sample) { smp.Scenario, smp.Level, smp.FixtureCases = scenario, label, cases })}
+	if conf.Duration > 0 && !probe {
+		opts = append(opts, load.For(conf.Duration))
+	}
 	if s.sink != nil {
 		opts = append(opts, load.Sink(s.sink.Write))
 	}
-	return load.NewRunner(opts...).Run(ctx, s.clients[ep.Name], load.MaxTokens(load.Shift(src, at), conf.MaxTokens), p, n)
+	return load.NewRunner(opts...).Run(ctx, s.clients[ep.Name], load.MaxTokens(src, conf.MaxTokens), lv.Pacer, n)
 }
 
 // answerBook tells the simulator what to answer: the reference answer of

@@ -18,7 +18,6 @@ import (
 
 	"github.com/llmsla/llmsla/harness/gate"
 	"github.com/llmsla/llmsla/harness/internal/modroot"
-	"github.com/llmsla/llmsla/harness/load"
 	"github.com/llmsla/llmsla/harness/objective"
 	"github.com/llmsla/llmsla/harness/sim"
 	"github.com/llmsla/llmsla/harness/stream"
@@ -39,24 +38,6 @@ type Config struct {
 	// lines holds the line of each scenario named in the file, for errors
 	// found after parsing (a scenario no suite defines).
 	lines map[string]int
-}
-
-// Scenario says how to run a scenario and what it must meet.
-type Scenario struct {
-	Samples     int   // measured requests per level
-	Concurrency []int // closed-loop levels
-	Warmup      int   // requests sent and discarded before measuring
-	MaxTokens   int
-	Objectives  objective.Objectives
-}
-
-// Pacers are the scenario's load levels, in order.
-func (sc Scenario) Pacers() []load.Pacer {
-	out := make([]load.Pacer, 0, len(sc.Concurrency))
-	for _, c := range sc.Concurrency {
-		out = append(out, load.Closed(c))
-	}
-	return out
 }
 
 // Gate holds the defaults of `llmsla gate`, parsed once: a tolerance

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmsla/llmsla/harness/load"
 	"github.com/llmsla/llmsla/harness/objective"
 	"github.com/llmsla/llmsla/harness/stream"
 	"github.com/stretchr/testify/assert"
@@ -80,7 +81,7 @@ func TestConfigErrors(t *testing.T) {
 		"bad url":              {"endpoints:\n  a: {base_url: ftp://x, model: m}\n", []string{":2: endpoints.a.base_url:", "not an http(s) URL"}},
 		"missing model":        {"endpoints:\n  a: {base_url: http://x/v1}\n", []string{"endpoints.a.model: missing"}},
 		"unknown metric": {"endpoints:\n  a: {base_url: http://x/v1, model: m}\nscenarios:\n  chat:\n    sla:\n      ttft_p96_ms: 5\n",
-			[]string{":6: scenarios.chat.sla.ttft_p96_ms: unknown metric (allowed: <ttft|ttfa|total|tpot|itl>_p<50|90|95|99>_ms"}},
+			[]string{":6: scenarios.chat.sla.ttft_p96_ms: unknown metric (allowed: <ttft|ttfa|total|tpot|itl|lag|ttft_sched|ttfa_sched|total_sched>_p<50|90|95|99>_ms"}},
 		"rate over 1": {"endpoints:\n  a: {base_url: http://x/v1, model: m}\nscenarios:\n  chat:\n    sla: {error_rate_max: 5}\n",
 			[]string{"scenarios.chat.sla.error_rate_max: 5 is not a fraction"}},
 		"not a number": {"endpoints:\n  a: {base_url: http://x/v1, model: m}\nscenarios:\n  chat:\n    sla: {ttft_p95_ms: fast}\n",
@@ -89,6 +90,18 @@ func TestConfigErrors(t *testing.T) {
 			[]string{`scenarios.chat.concurrency: "0" is not a whole number from 1 to 100000`}},
 		"impossible samples": {"endpoints:\n  a: {base_url: http://x/v1, model: m}\nscenarios:\n  chat: {samples: 1000000000}\n",
 			[]string{`:4: scenarios.chat.samples: "1000000000" is not a whole number from 1 to 1000000`}},
+		"bad rate": {"endpoints:\n  a: {base_url: http://x/v1, model: m}\nscenarios:\n  chat: {rate: [2, 0]}\n",
+			[]string{`:4: scenarios.chat.rate: "0" is not a rate`}},
+		"bad arrival": {"endpoints:\n  a: {base_url: http://x/v1, model: m}\nscenarios:\n  chat: {rate: 5, arrival: bursty}\n",
+			[]string{`scenarios.chat.arrival: "bursty" is not an arrival process (allowed: constant, poisson, gamma)`}},
+		"burstiness without gamma": {"endpoints:\n  a: {base_url: http://x/v1, model: m}\nscenarios:\n  chat: {rate: 5, burstiness: 0.5}\n",
+			[]string{"scenarios.chat.burstiness: only gamma arrivals have a burstiness"}},
+		"samples and duration": {"endpoints:\n  a: {base_url: http://x/v1, model: m}\nscenarios:\n  chat: {samples: 5, duration: 10m}\n",
+			[]string{"scenarios.chat.samples: set samples or duration, not both"}},
+		"cap without rate": {"endpoints:\n  a: {base_url: http://x/v1, model: m}\nscenarios:\n  chat: {max_concurrency: 4}\n",
+			[]string{"scenarios.chat.max_concurrency: caps an open loop"}},
+		"short prompt": {"endpoints:\n  a: {base_url: http://x/v1, model: m}\nscenarios:\n  chat: {prompt_tokens: [8]}\n",
+			[]string{`scenarios.chat.prompt_tokens: "8" is not a whole number from 16`}},
 		"repeated key": {"endpoints:\n  a: {base_url: http://x/v1, model: m}\nscenarios:\n  chat:\n    samples: 5\n    samples: 7\n",
 			[]string{":6: scenarios.chat.samples: repeated key (first at line 5)"}},
 		"repeated section": {"endpoints:\n  a: {base_url: http://x/v1, model: m}\nscenarios:\n  chat: {samples: 5}\nscenarios:\n  summary: {samples: 5}\n",
@@ -224,4 +237,48 @@ func TestGenericScenarioHasObjectives(t *testing.T) {
 	o := cfg.Objectives("custom", "any")
 	require.NotEmpty(t, o)
 	assert.True(t, o.Has("error_rate"))
+}
+
+// TestLoadShapeKeys: rate alone makes an open-loop scenario, duration a
+// soak, prompt_tokens a sweep crossed with the load levels.
+func TestLoadShapeKeys(t *testing.T) {
+	p := writeConfig(t, `
+endpoints:
+  a: {base_url: http://x/v1, model: m}
+scenarios:
+  chat:
+    rate: [2, 5]
+    arrival: gamma
+    burstiness: 0.5
+    max_concurrency: 8
+    duration: 30m
+    slice: 30s
+    seed: 7
+  summary:
+    concurrency: 1
+    prompt_tokens: [128, 1024]
+    output_tokens: 64
+`)
+	cfg, err := LoadFile(p)
+	require.NoError(t, err)
+	chat := cfg.Scenario("chat", "a")
+	assert.Empty(t, chat.Concurrency, "rate: alone replaces the preset's closed-loop levels")
+	var labels []string
+	for _, lv := range chat.Levels() {
+		labels = append(labels, string(lv.Label()))
+		o := lv.Pacer.(load.Open)
+		assert.Equal(t, load.Open{Rate: o.Rate, Arrival: load.Gamma, Burstiness: 0.5, MaxConcurrency: 8, Seed: 7}, o)
+	}
+	assert.Equal(t, []string{"rate=2", "rate=5"}, labels)
+	assert.Equal(t, 30*time.Minute, chat.Duration)
+	assert.Equal(t, 30*time.Second, chat.SliceLength())
+	assert.Equal(t, 3600, chat.Requests(chat.Levels()[0]), "2 req/s for 30 minutes")
+
+	sum := cfg.Scenario("summary", "a")
+	labels = nil
+	for _, lv := range sum.Levels() {
+		labels = append(labels, string(lv.Label()))
+	}
+	assert.Equal(t, []string{"prompt_tokens=128/concurrency=1", "prompt_tokens=1024/concurrency=1"}, labels)
+	assert.Equal(t, 64, sum.MaxTokens)
 }

@@ -9,7 +9,6 @@ import (
 	"unicode"
 
 	"github.com/llmsla/llmsla/harness/gate"
-	"github.com/llmsla/llmsla/harness/objective"
 	"github.com/llmsla/llmsla/harness/stream"
 	"gopkg.in/yaml.v3"
 )
@@ -226,83 +225,6 @@ func (p *configParser) endpoint(cfg *Config, name string, n *yaml.Node) stream.E
 	}
 	return ep
 }
-
-var scenarioKeys = []string{"samples", "concurrency", "warmup", "max_tokens", "sla", "endpoints"}
-
-// scenario parses one scenario's settings on top of its preset (or the
-// generic ones), and hands each per-endpoint override to override.
-func (p *configParser) scenario(cfg *Config, name string, n *yaml.Node, override func(ep string, n *yaml.Node)) {
-	key := "scenarios." + name
-	if !p.checkName(n, key, name) {
-		return
-	}
-	cfg.lines[name] = n.Line
-	base, ok := cfg.Scenarios[name]
-	if !ok {
-		base = Generic()
-	}
-	var per *yaml.Node
-	sc := p.scenarioSettings(base, key, n, scenarioKeys, func(v *yaml.Node) { per = v })
-	cfg.Scenarios[name] = sc
-	if per == nil {
-		return
-	}
-	cfg.PerEndpoint[name] = map[string]Scenario{}
-	p.mapping(per, key+".endpoints", nil, func(ep string, v *yaml.Node) {
-		cfg.PerEndpoint[name][ep] = p.scenarioSettings(sc, key+".endpoints."+ep, v, scenarioKeys[:5], nil)
-		override(ep, v)
-	})
-}
-
-// scenarioSettings applies the keys of n on top of base.
-func (p *configParser) scenarioSettings(base Scenario, key string, n *yaml.Node, allowed []string, endpoints func(*yaml.Node)) Scenario {
-	sc := base
-	sc.Concurrency = slices.Clone(base.Concurrency)
-	sc.Objectives = slices.Clone(base.Objectives)
-	p.mapping(n, key, allowed, func(k string, v *yaml.Node) {
-		k2 := key + "." + k
-		switch k {
-		case "samples":
-			sc.Samples = p.count(v, k2, 1, maxSamples)
-		case "warmup":
-			sc.Warmup = p.count(v, k2, 0, maxSamples)
-		case "max_tokens":
-			sc.MaxTokens = p.count(v, k2, 1, 1<<20)
-		case "concurrency":
-			sc.Concurrency = nil
-			if v.Kind == yaml.ScalarNode {
-				sc.Concurrency = append(sc.Concurrency, p.count(v, k2, 1, maxConcurrency))
-				return
-			}
-			if v.Kind != yaml.SequenceNode || len(v.Content) == 0 {
-				p.errf(v, k2, "want a level or a list of levels, e.g. [1, 5, 10]")
-				return
-			}
-			for _, c := range v.Content {
-				sc.Concurrency = append(sc.Concurrency, p.count(c, k2, 1, maxConcurrency))
-			}
-		case "sla":
-			p.mapping(v, k2, nil, func(m string, v *yaml.Node) {
-				th, err := objective.Parse(m, p.num(v, k2+"."+m))
-				if err != nil {
-					p.errf(v, k2+"."+m, "%s", strings.TrimPrefix(err.Error(), m+": "))
-					return
-				}
-				sc.Objectives = sc.Objectives.Set(th)
-			})
-		case "endpoints":
-			endpoints(v)
-		}
-	})
-	return sc
-}
-
-// Bounds on sizes, so that a slip of the keyboard is a configuration error
-// rather than an out-of-memory crash an hour into a run.
-const (
-	maxSamples     = 1_000_000
-	maxConcurrency = 100_000
-)
 
 func (p *configParser) gate(cfg *Config, n *yaml.Node) {
 	cfg.Gate.Tolerance = map[string]gate.Tolerance{}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -18,6 +19,8 @@ type Runner struct {
 	warmup int
 	cold   bool
 	probe  bool
+	dur    time.Duration
+	slice  time.Duration
 	sink   func(*sample.Sample)
 	tag    func(*sample.Sample)
 }
@@ -42,6 +45,15 @@ func Sink(fn func(*sample.Sample)) Option { return func(r *Runner) { r.sink = fn
 // benchmark once with b.N = 1 before the timed run, and those requests are
 // warm-up, not measurements.
 func Probe(on bool) Option { return func(r *Runner) { r.probe = on } }
+
+// For stops sending measured requests once d has passed since the first
+// (a soak: a duration instead of a count); the ones in flight finish. The
+// n given to Run is then a ceiling.
+func For(d time.Duration) Option { return func(r *Runner) { r.dur = d } }
+
+// SliceLength numbers each sample's time slice: its offset from the start
+// of the run divided by d (a soak's drift is read slice by slice).
+func SliceLength(d time.Duration) Option { return func(r *Runner) { r.slice = d } }
 
 // Tag is called on every sample before the sink sees it, to label it
 // (scenario, fixture size).
@@ -92,24 +104,32 @@ type run struct {
 	sinkMu sync.Mutex
 }
 
-// measure lets the pacer send n requests. Samples land in a preallocated
-// slice at their index, so no lock is held on the hot path.
+// measure lets the pacer send up to n requests (for the runner's
+// duration, if it has one) and returns their samples in sending order.
 func (run *run) measure(ctx context.Context, p Pacer, n, seq0 int, warmup bool) []sample.Sample {
-	samples := make([]sample.Sample, n)
-	sent := make([]bool, n)
-	p.Pace(ctx, n, func(i int, sched time.Time) {
+	pace := ctx
+	if run.r.dur > 0 && !warmup {
+		var cancel context.CancelFunc
+		pace, cancel = context.WithTimeout(ctx, run.r.dur)
+		defer cancel()
+	}
+	var mu sync.Mutex
+	// Preallocated up to a bound (a soak's n is only a ceiling), so that
+	// growing the slice makes no garbage for the collector to stop the
+	// pacer for while requests go out.
+	samples := make([]sample.Sample, 0, min(n, 1<<16))
+	// The pacer stops starting requests when pace is done; the ones in
+	// flight go on under ctx and finish.
+	p.Pace(pace, n, func(i int, sched time.Time) {
 		s := run.send(ctx, i, seq0+i, sched)
 		s.Warmup = warmup
-		samples[i], sent[i] = s, true
-		run.emit(&samples[i])
+		run.emit(&s)
+		mu.Lock()
+		samples = append(samples, s)
+		mu.Unlock()
 	})
-	out := samples[:0]
-	for i := range samples {
-		if sent[i] {
-			out = append(out, samples[i])
-		}
-	}
-	return out
+	slices.SortFunc(samples, func(a, b sample.Sample) int { return a.Seq - b.Seq })
+	return samples
 }
 
 // send does prompt i and labels its sample.
@@ -117,10 +137,13 @@ func (run *run) send(ctx context.Context, i, seq int, sched time.Time) sample.Sa
 	p := run.src.Prompt(i)
 	s := run.d.Do(ctx, p.Request)
 	if !sched.IsZero() {
-		s.Lag = s.Start.Sub(sched)
+		s.Sched, s.Lag = sched.Sub(run.start), s.Start.Sub(sched)
 	}
 	s.Run, s.Level, s.Seq, s.Case = run.id, run.level, seq, p.Case
 	s.Offset = s.Start.Sub(run.start)
+	if run.r.slice > 0 {
+		s.Slice = int(s.Offset / run.r.slice)
+	}
 	if p.Check != nil && s.OK() {
 		q := p.Check.Run(s.Content, s.Finish)
 		s.Quality = &q

@@ -32,6 +32,9 @@ const (
 	// Server is a figure only an endpoint's own timings give (Ollama's
 	// load and prefill durations); it has a unit, but no reader over Stats.
 	Server
+	// Change is a relative change (0.5 = 50% more), shown in percent and
+	// bounded by any number ≥ 0 (drift_max: 0.5).
+	Change
 )
 
 // Metric is one row of the table.
@@ -67,6 +70,10 @@ type Metric struct {
 	// PerRequest reads a latency metric from one successful request, in
 	// ms, so that goodput can judge each request against the objective.
 	PerRequest func(*sample.Sample) (float64, bool)
+	// Applies says whether a run has the figure at all (the open-loop
+	// figures need a schedule); nil: always. A figure that does not apply
+	// is not reported as a benchmark unit.
+	Applies func(*stats.Stats) bool
 }
 
 // Percentiles are those a latency threshold may name.
@@ -91,7 +98,7 @@ type Fig struct {
 // Unit is the figure's benchmark unit: ttft-p95-ms, err-%.
 func (f Fig) Unit() string {
 	if f.Kind == Latency {
-		return fmt.Sprintf("%s-p%d-ms", f.Name, f.P)
+		return fmt.Sprintf("%s-p%d-ms", strings.ReplaceAll(f.Name, "_", "-"), f.P)
 	}
 	return f.BenchUnit
 }
@@ -112,7 +119,7 @@ func (f Fig) Key() string {
 // Label names the figure for people: "ttft p95", "accuracy".
 func (f Fig) Label() string {
 	if f.Kind == Latency {
-		return fmt.Sprintf("%s p%d", f.Name, f.P)
+		return fmt.Sprintf("%s p%d", strings.ReplaceAll(f.Name, "_", " "), f.P)
 	}
 	return strings.ReplaceAll(f.Name, "_", " ")
 }
@@ -135,8 +142,11 @@ func (f Fig) Of(st *stats.Stats) (v float64, n int) {
 // Bench reads the figure in its benchmark unit (fractions in percent);
 // ok is false when it was not measured, so that it is not reported as 0.
 func (f Fig) Bench(st *stats.Stats) (float64, bool) {
+	if f.Applies != nil && !f.Applies(st) {
+		return 0, false
+	}
 	v, _ := f.Of(st)
-	if f.Kind == Fraction {
+	if f.Kind == Fraction || f.Kind == Change {
 		v *= 100
 	}
 	return v, !math.IsNaN(v) && !math.IsInf(v, 0)
@@ -153,6 +163,8 @@ func (f Fig) Format(v float64) string {
 		return Num(v) + " ms"
 	case Fraction:
 		return Pct(v)
+	case Change:
+		return Signed(v)
 	}
 	return Num(v)
 }
@@ -164,6 +176,8 @@ func (f Fig) FormatBound(v float64) string {
 		return strconv.FormatFloat(v, 'f', -1, 64) + " ms"
 	case Fraction:
 		return Pct(v)
+	case Change:
+		return Signed(v)
 	}
 	return strconv.FormatFloat(v, 'f', -1, 64)
 }
@@ -275,4 +289,16 @@ func Pct(f float64) string {
 		return strconv.FormatFloat(v, 'f', 1, 64) + "%"
 	}
 	return strconv.FormatFloat(v, 'g', 2, 64) + "%"
+}
+
+// Signed formats a relative change as a signed percentage: "+50%", "-3.2%".
+func Signed(f float64) string {
+	if math.IsNaN(f) {
+		return "–"
+	}
+	p := Pct(f)
+	if f >= 0 {
+		return "+" + p
+	}
+	return p
 }

@@ -33,6 +33,24 @@ var Table = []*Metric{
 	{Name: "itl", Kind: Latency, Lower: true, Report: []int{95}, Threshold: true,
 		Doc:  "gaps between token-bearing chunks, pooled",
 		Dist: func(st *stats.Stats) stats.Summary { return st.ITL }},
+	// Open loop (METRICS.md, load shapes): how late the client sent, and
+	// latencies from the scheduled start, which count the wait behind a
+	// slow request that latencies from t0 hide.
+	{Name: "lag", Kind: Latency, Lower: true, Report: []int{95}, Threshold: true, Applies: scheduled,
+		Doc:  "t0 − tsched: how late the client sent (open loop)",
+		Dist: func(st *stats.Stats) stats.Summary { return st.Open.Lag }},
+	{Name: "ttft_sched", Kind: Latency, Lower: true, Report: []int{95}, Threshold: true, Applies: scheduled,
+		Doc:        "tsched → first token (open loop; = ttft in closed loop)",
+		Dist:       func(st *stats.Stats) stats.Summary { return st.Open.TTFTSched },
+		PerRequest: func(s *sample.Sample) (float64, bool) { return ms(s.TTFT + s.Lag), s.TTFT > 0 }},
+	{Name: "ttfa_sched", Kind: Latency, Lower: true, Threshold: true, Applies: scheduled,
+		Doc:        "tsched → first answer token (open loop)",
+		Dist:       func(st *stats.Stats) stats.Summary { return st.Open.TTFASched },
+		PerRequest: func(s *sample.Sample) (float64, bool) { return ms(s.TTFA + s.Lag), s.TTFA > 0 }},
+	{Name: "total_sched", Kind: Latency, Lower: true, Report: []int{95}, Threshold: true, Applies: scheduled,
+		Doc:        "tsched → end of stream (open loop)",
+		Dist:       func(st *stats.Stats) stats.Summary { return st.Open.TotalSched },
+		PerRequest: func(s *sample.Sample) (float64, bool) { return ms(s.Total + s.Lag), true }},
 	{Name: "out_tok", Kind: Figure, BenchUnit: "out-tok/s", Bench: true, Column: "out-tok/s",
 		Doc: "Σ output tokens / wall time of the measured window",
 		Value: func(st *stats.Stats) (float64, int) {
@@ -64,6 +82,25 @@ var Table = []*Metric{
 	{Name: "coverage", Kind: Fraction, BenchUnit: "coverage-%", Column: "cov", Threshold: true, WholeRun: true,
 		Doc:   "distinct fixture cases asked in the scenario's run on the endpoint, all levels / cases in the fixture",
 		Value: func(st *stats.Stats) (float64, int) { return st.Coverage(), st.Attempted }},
+	// A prompt-length sweep's fit over every level of the run (METRICS.md,
+	// prefill cost), reported once per scenario and endpoint.
+	{Name: "prefill_cost", Kind: Figure, Lower: true, BenchUnit: "prefill-ms/ktok", Bench: true, Threshold: true, WholeRun: true,
+		Doc:     "least-squares ttft per 1,000 prompt tokens over a prompt_tokens sweep",
+		Applies: func(st *stats.Stats) bool { return st.Prefill.N > 0 },
+		Value:   func(st *stats.Stats) (float64, int) { return st.Prefill.PerKTok(), st.Prefill.N }},
+	{Name: "ttft_base", Kind: Figure, Lower: true, BenchUnit: "ttft-base-ms", Bench: true, WholeRun: true,
+		Doc:     "the fit's ttft at zero prompt tokens",
+		Applies: func(st *stats.Stats) bool { return st.Prefill.N > 0 },
+		Value:   func(st *stats.Stats) (float64, int) { return st.Prefill.A, st.Prefill.N }},
+	{Name: "drift", Kind: Change, Lower: true, BenchUnit: "drift-%", Bench: true, Threshold: true,
+		Doc: "last time slice's p95 ttft / first slice's − 1 (a soak)",
+		Value: func(st *stats.Stats) (float64, int) {
+			n := 0
+			if len(st.Slices) > 1 {
+				n = st.Slices[0].N + st.Slices[len(st.Slices)-1].N
+			}
+			return st.Drift(), n
+		}},
 	// An Ollama endpoint's own split of the TTFT (means over the breakdown
 	// requests), reported by benchmarks beside the client's figures.
 	{Name: "load", Kind: Server, Lower: true, BenchUnit: "load-ms", Bench: true, Doc: "Ollama load_duration"},
@@ -71,5 +108,7 @@ var Table = []*Metric{
 	{Name: "netq", Kind: Server, Lower: true, BenchUnit: "netq-ms", Bench: true, Doc: "TTFT − load − prefill: network and queue"},
 	{Name: "server_tok", Kind: Server, BenchUnit: "server-tok/s", Bench: true, Doc: "Ollama eval_count / eval_duration"},
 }
+
+func scheduled(st *stats.Stats) bool { return st.Open.Scheduled }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

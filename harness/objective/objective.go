@@ -173,8 +173,15 @@ func (o Objectives) Check(st *stats.Stats) []Violation {
 			continue // judged once over every level: CheckRuns
 		}
 		if v, bad := checkOne(th, st); bad {
-			if th.Name == "error_rate" {
+			switch th.Name {
+			case "error_rate":
 				v.Detail = st.ErrorKinds()
+			case "drift":
+				if sl := st.Slices; len(sl) > 1 {
+					first, last := sl[0], sl[len(sl)-1]
+					v.Detail = fmt.Sprintf("ttft p95 %s ms in %s, %s ms in %s", metric.Num(first.TTFT.P95), first.Name(),
+						metric.Num(last.TTFT.P95), last.Name())
+				}
 			}
 			out = append(out, v)
 		}

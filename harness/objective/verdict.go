@@ -80,14 +80,20 @@ func Evaluate(samples []sample.Sample, objectives Lookup) []Verdict {
 func CheckRuns(vs []Verdict) []Violation {
 	type run struct{ scenario, endpoint string }
 	asked := map[run]map[string]bool{}
+	points := map[run][]stats.Point{}
+	lengths := map[run]map[string]bool{}
 	last := map[run]int{}
 	for i, v := range vs {
 		r := run{v.Scenario, v.Endpoint}
 		if asked[r] == nil {
-			asked[r] = map[string]bool{}
+			asked[r], lengths[r] = map[string]bool{}, map[string]bool{}
 		}
 		for id := range v.Stats.Cases {
 			asked[r][id] = true
+		}
+		if pt, ok := v.Level.Get("prompt_tokens"); ok {
+			lengths[r][pt] = true
+			points[r] = append(points[r], v.Stats.Points...)
 		}
 		last[r] = i
 	}
@@ -96,6 +102,9 @@ func CheckRuns(vs []Verdict) []Violation {
 		v := &vs[i]
 		r := run{v.Scenario, v.Endpoint}
 		v.Stats.Asked = len(asked[r])
+		if len(lengths[r]) >= 2 {
+			v.Stats.Prefill = stats.LinearFit(points[r])
+		}
 		if last[r] != i {
 			continue
 		}

@@ -46,6 +46,7 @@ func Verdicts(w io.Writer, vs []objective.Verdict) {
 	}
 	tw.Flush()
 	writeObjectives(w, vs)
+	Load(w, vs)
 	for _, v := range vs {
 		if st := v.Stats; st.Failed > 0 {
 			fmt.Fprintf(w, "errors (%s): %s of %d\n", where(v), st.ErrorKinds(), st.Attempted)

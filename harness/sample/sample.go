@@ -45,10 +45,17 @@ type Sample struct {
 	// it is wall-clock time, good for windows within one run.
 	Start  time.Time     `json:"t0"`
 	Offset time.Duration `json:"offset_ns"` // t0 − start of the run
+	// Sched is tsched − start of the run: when an open loop's schedule
+	// said the request should go, always > 0 there; zero in closed loop,
+	// where a request is due when it is sent.
+	Sched time.Duration `json:"sched_ns,omitempty"`
 	// Lag is t0 − tsched, the time the request went out after its
-	// scheduled instant (open loop); zero in closed loop, where a request
-	// is scheduled when it is sent.
+	// scheduled instant (open loop); zero in closed loop.
 	Lag time.Duration `json:"lag_ns,omitempty"`
+	// Slice is the time slice of the run the request started in (its
+	// offset divided by the slice length, a minute unless configured), so
+	// that a soak's drift is read from the samples alone.
+	Slice int `json:"slice,omitempty"`
 
 	DNS     time.Duration `json:"dns_ns,omitempty"`
 	Connect time.Duration `json:"connect_ns,omitempty"`
@@ -107,6 +114,10 @@ func (s *Sample) DecodeRate() (float64, bool) {
 	}
 	return float64(time.Second) / float64(tpot), true
 }
+
+// Scheduled reports whether the request had a scheduled instant (open
+// loop), so that its lag is a measurement rather than a zero by default.
+func (s *Sample) Scheduled() bool { return s.Sched > 0 }
 
 // End is the instant the request ended (t0 + total).
 func (s *Sample) End() time.Time { return s.Start.Add(s.Total) }

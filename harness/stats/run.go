@@ -29,6 +29,11 @@ type Stats struct {
 
 	OutputTokens    int
 	TokensEstimated int // requests whose count is estimated, not from usage
+	// PromptTokens describes the measured prompt lengths (usage, or the
+	// server's estimate) of successful requests; Points pairs each with its
+	// TTFT, for the prefill fit of a prompt-length sweep.
+	PromptTokens Summary
+	Points       []Point
 
 	Wall         time.Duration // the measured windows (first t0 to last end) of the runs, added up
 	ReqPerSec    float64       // completed requests / wall
@@ -47,6 +52,16 @@ type Stats struct {
 	// scenario on the endpoint, every level together (coverage is per
 	// scenario × endpoint); 0 until someone who saw every level sets it.
 	Asked int
+
+	// Open holds the open-loop figures: lag, latencies from the scheduled
+	// start, achieved rate.
+	Open Open
+	// Slices are the run's time slices, small ones merged (a soak's drift).
+	Slices []Slice
+	// Prefill is the TTFT-vs-prompt-length fit of the scenario's whole run
+	// on the endpoint (every level of a prompt-length sweep), set by whoever
+	// saw every level; N == 0 until then.
+	Prefill Fit
 
 	Cold *sample.Sample // the run's cold first request, outside the percentiles
 }
@@ -110,8 +125,10 @@ func Summarize(samples []sample.Sample, good func(*sample.Sample) bool) *Stats {
 	ttfa := make([]float64, 0, n)
 	total := make([]float64, 0, n)
 	tpot := make([]float64, 0, n)
-	var itl []float64
+	var itl, prompt []float64
 	windows := map[string]*window{}
+	var open openLoop
+	var slices slicer
 	for i := range samples {
 		s := &samples[i]
 		if s.Cold {
@@ -135,6 +152,8 @@ func Summarize(samples []sample.Sample, good func(*sample.Sample) bool) *Stats {
 			windows[s.Run] = w
 		}
 		w.add(s.Start, s.End())
+		open.add(s)
+		slices.add(s)
 		if s.Quality != nil {
 			st.Quality.Add(*s.Quality)
 		}
@@ -157,6 +176,12 @@ func Summarize(samples []sample.Sample, good func(*sample.Sample) bool) *Stats {
 			itl = append(itl, ms(g))
 		}
 		st.OutputTokens += s.OutputTokens
+		if s.PromptTokens > 0 {
+			prompt = append(prompt, float64(s.PromptTokens))
+			if s.TTFT > 0 {
+				st.Points = append(st.Points, Point{float64(s.PromptTokens), ms(s.TTFT)})
+			}
+		}
 		if s.TokenSource == sample.TokensEstimated {
 			st.TokensEstimated++
 		}
@@ -166,6 +191,8 @@ func Summarize(samples []sample.Sample, good func(*sample.Sample) bool) *Stats {
 	}
 	st.TTFT, st.TTFA, st.Total = Describe(ttft), Describe(ttfa), Describe(total)
 	st.TPOT, st.ITL = Describe(tpot), Describe(itl)
+	st.Open, st.Slices = open.summary(), slices.slices()
+	st.PromptTokens = Describe(prompt)
 	for _, w := range windows {
 		st.Wall += w.last.Sub(w.first)
 	}

@@ -1,0 +1,270 @@
+package config
+
+import (
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/llmsla/llmsla/harness/load"
+	"github.com/llmsla/llmsla/harness/objective"
+	"github.com/llmsla/llmsla/harness/sample"
+)
+
+// Scenario says how to run a scenario and what it must meet.
+type Scenario struct {
+	Samples int // measured requests per level
+	// Duration, when set, runs each level for this long instead of
+	// Samples requests (a soak), in time slices of Slice.
+	Duration time.Duration
+	Slice    time.Duration
+	Warmup   int // requests sent and set apart before measuring
+	// MaxTokens caps each answer; OutputTokens, for synthetic prompts, is
+	// the answer length asked for (it sets the cap).
+	MaxTokens int
+
+	// Load levels: closed-loop concurrencies and open-loop rates, each a
+	// level of its own, crossed with the prompt lengths when there are.
+	Concurrency []int
+	Rates       []float64 // requests per second
+	Arrival     load.Arrival
+	Burstiness  float64
+	// MaxConcurrency caps the requests in flight of an open loop.
+	MaxConcurrency int
+	Seed           uint64
+	// PromptTokens sweeps synthetic prompts of these lengths instead of
+	// the scenario's fixture (the TTFT-vs-input-length fit).
+	PromptTokens []int
+
+	Objectives objective.Objectives
+}
+
+// DefaultSlice is the time slice of a run (METRICS.md).
+const DefaultSlice = time.Minute
+
+// Level is one load level of a scenario: who sends when, and what.
+type Level struct {
+	Pacer load.Pacer
+	// PromptTokens is the synthetic prompt length; 0: the fixture's cases.
+	PromptTokens int
+}
+
+// Label is the level's labels: prompt_tokens=1024/concurrency=1.
+func (l Level) Label() sample.Level {
+	if l.PromptTokens == 0 {
+		return l.Pacer.Level()
+	}
+	return sample.NewLevel("prompt_tokens", l.PromptTokens) + "/" + l.Pacer.Level()
+}
+
+// Levels are the scenario's load levels in order: each concurrency, then
+// each rate, for each prompt length (or the fixture).
+func (sc Scenario) Levels() []Level {
+	var pacers []load.Pacer
+	for _, c := range sc.Concurrency {
+		pacers = append(pacers, load.Closed(c))
+	}
+	for _, r := range sc.Rates {
+		pacers = append(pacers, load.Open{Rate: r, Arrival: sc.Arrival, Burstiness: sc.Burstiness,
+			MaxConcurrency: sc.MaxConcurrency, Seed: sc.Seed})
+	}
+	prompts := sc.PromptTokens
+	if len(prompts) == 0 {
+		prompts = []int{0}
+	}
+	var out []Level
+	for _, pt := range prompts {
+		for _, p := range pacers {
+			out = append(out, Level{Pacer: p, PromptTokens: pt})
+		}
+	}
+	return out
+}
+
+// Requests is how many measured requests a level sends: Samples, or for a
+// soak the ceiling of what its duration holds (rate × duration in open
+// loop; MaxSamples in closed loop, where the duration stops it).
+func (sc Scenario) Requests(l Level) int {
+	if sc.Duration <= 0 {
+		return sc.Samples
+	}
+	if o, ok := l.Pacer.(load.Open); ok {
+		return max(1, int(math.Ceil(o.Rate*sc.Duration.Seconds())))
+	}
+	return MaxSamples
+}
+
+// Bounds on sizes, so that a slip of the keyboard is a configuration error
+// rather than an out-of-memory crash an hour into a run.
+const (
+	MaxSamples     = 1_000_000
+	maxConcurrency = 100_000
+	maxRate        = 1_000_000
+	maxPrompt      = 1 << 20
+)
+
+var scenarioKeys = []string{"samples", "duration", "slice", "warmup", "max_tokens", "concurrency", "rate", "arrival",
+	"burstiness", "max_concurrency", "seed", "prompt_tokens", "output_tokens", "sla", "endpoints"}
+
+// scenario parses one scenario's settings on top of its preset (or the
+// generic ones), and hands each per-endpoint override to override.
+func (p *configParser) scenario(cfg *Config, name string, n *yaml.Node, override func(ep string, n *yaml.Node)) {
+	key := "scenarios." + name
+	if !p.checkName(n, key, name) {
+		return
+	}
+	cfg.lines[name] = n.Line
+	base, ok := cfg.Scenarios[name]
+	if !ok {
+		base = Generic()
+	}
+	var per *yaml.Node
+	sc := p.scenarioSettings(base, key, n, scenarioKeys, func(v *yaml.Node) { per = v })
+	cfg.Scenarios[name] = sc
+	if per == nil {
+		return
+	}
+	cfg.PerEndpoint[name] = map[string]Scenario{}
+	p.mapping(per, key+".endpoints", nil, func(ep string, v *yaml.Node) {
+		cfg.PerEndpoint[name][ep] = p.scenarioSettings(sc, key+".endpoints."+ep, v, scenarioKeys[:len(scenarioKeys)-1], nil)
+		override(ep, v)
+	})
+}
+
+// scenarioSettings applies the keys of n on top of base. The load levels
+// written replace the ones inherited: rate: alone makes an open-loop
+// scenario, concurrency: alone a closed-loop one, both run both.
+func (p *configParser) scenarioSettings(base Scenario, key string, n *yaml.Node, allowed []string, endpoints func(*yaml.Node)) Scenario {
+	sc := base
+	sc.Concurrency, sc.Rates, sc.PromptTokens = slices.Clone(base.Concurrency), slices.Clone(base.Rates), slices.Clone(base.PromptTokens)
+	sc.Objectives = slices.Clone(base.Objectives)
+	set := map[string]*yaml.Node{}
+	p.mapping(n, key, allowed, func(k string, v *yaml.Node) {
+		set[k] = v
+		k2 := key + "." + k
+		switch k {
+		case "samples":
+			sc.Samples = p.count(v, k2, 1, MaxSamples)
+		case "duration", "slice":
+			d, err := parseDuration(v.Value)
+			if err != nil || d <= 0 {
+				p.errf(v, k2, "%q is not a duration > 0 (e.g. 30m, 90s)", v.Value)
+			}
+			if k == "duration" {
+				sc.Duration = d
+			} else {
+				sc.Slice = d
+			}
+		case "warmup":
+			sc.Warmup = p.count(v, k2, 0, MaxSamples)
+		case "max_tokens", "output_tokens":
+			sc.MaxTokens = p.count(v, k2, 1, 1<<20)
+		case "concurrency":
+			sc.Concurrency = nil
+			p.list(v, k2, "[1, 5, 10]", func(v *yaml.Node) {
+				sc.Concurrency = append(sc.Concurrency, p.count(v, k2, 1, maxConcurrency))
+			})
+		case "rate":
+			sc.Rates = nil
+			p.list(v, k2, "[2, 5, 10]", func(v *yaml.Node) {
+				r := p.num(v, k2)
+				if !(r > 0 && r <= maxRate) {
+					p.errf(v, k2, "%q is not a rate (want requests per second, > 0 and ≤ %d)", v.Value, maxRate)
+				}
+				sc.Rates = append(sc.Rates, r)
+			})
+		case "arrival":
+			sc.Arrival = load.Arrival(p.str(v, k2))
+			if !slices.Contains(load.Arrivals, sc.Arrival) {
+				p.errf(v, k2, "%q is not an arrival process (allowed: %s)", v.Value, arrivals())
+			}
+		case "burstiness":
+			sc.Burstiness = p.num(v, k2)
+			if !(sc.Burstiness > 0) || math.IsInf(sc.Burstiness, 0) {
+				p.errf(v, k2, "%q is not a gamma shape (want a number > 0; 1 is Poisson, < 1 burstier)", v.Value)
+			}
+		case "max_concurrency":
+			sc.MaxConcurrency = p.count(v, k2, 0, maxConcurrency)
+		case "seed":
+			u, err := strconv.ParseUint(v.Value, 10, 64)
+			if err != nil {
+				p.errf(v, k2, "%q is not a seed (a whole number ≥ 0)", v.Value)
+			}
+			sc.Seed = u
+		case "prompt_tokens":
+			sc.PromptTokens = nil
+			p.list(v, k2, "[128, 1024, 4096]", func(v *yaml.Node) {
+				sc.PromptTokens = append(sc.PromptTokens, p.count(v, k2, 16, maxPrompt))
+			})
+		case "sla":
+			p.mapping(v, k2, nil, func(m string, v *yaml.Node) {
+				th, err := objective.Parse(m, p.num(v, k2+"."+m))
+				if err != nil {
+					p.errf(v, k2+"."+m, "%s", strings.TrimPrefix(err.Error(), m+": "))
+					return
+				}
+				sc.Objectives = sc.Objectives.Set(th)
+			})
+		case "endpoints":
+			endpoints(v)
+		}
+	})
+	_, rate := set["rate"]
+	_, conc := set["concurrency"]
+	switch {
+	case rate && !conc:
+		sc.Concurrency = nil
+	case conc && !rate:
+		sc.Rates = nil
+	}
+	if v, ok := set["samples"]; ok && set["duration"] != nil {
+		p.errf(v, key+".samples", "set samples or duration, not both")
+	}
+	if set["samples"] != nil {
+		sc.Duration = 0
+	}
+	if v, ok := set["burstiness"]; ok && sc.Arrival != load.Gamma {
+		p.errf(v, key+".burstiness", "only gamma arrivals have a burstiness (set arrival: gamma)")
+	}
+	if sc.Arrival == load.Gamma && sc.Burstiness == 0 {
+		sc.Burstiness = 1
+	}
+	if v, ok := set["max_concurrency"]; ok && len(sc.Rates) == 0 {
+		p.errf(v, key+".max_concurrency", "caps an open loop: set rate: too (closed-loop levels are concurrency:)")
+	}
+	return sc
+}
+
+// list calls fn for each item of a sequence node, or for a lone scalar.
+func (p *configParser) list(v *yaml.Node, key, example string, fn func(*yaml.Node)) {
+	if v.Kind == yaml.ScalarNode {
+		fn(v)
+		return
+	}
+	if v.Kind != yaml.SequenceNode || len(v.Content) == 0 {
+		p.errf(v, key, "want a value or a list of values, e.g. %s", example)
+		return
+	}
+	for _, c := range v.Content {
+		fn(c)
+	}
+}
+
+func arrivals() string {
+	s := make([]string, len(load.Arrivals))
+	for i, a := range load.Arrivals {
+		s[i] = string(a)
+	}
+	return strings.Join(s, ", ")
+}
+
+// SliceLength is the length of the scenario's time slices.
+func (sc Scenario) SliceLength() time.Duration {
+	if sc.Slice > 0 {
+		return sc.Slice
+	}
+	return DefaultSlice
+}

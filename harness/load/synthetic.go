@@ -1,0 +1,56 @@
+package load
+
+import (
+	"math/rand/v2"
+	"strings"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/llmsla/llmsla/harness/stream"
+)
+
+// Synthetic is a Source of prompts of a given length in tokens, for
+// measuring how TTFT grows with the input (prefill). Prompt i is built from
+// its own seeded draw of common English words, each of which the usual BPE
+// tokenizers (OpenAI's, Llama's, Qwen's) read as one token with its
+// leading space, and so does the simulator, which counts words: the length
+// is right to within the chat template's few tokens, and the measured
+// usage.prompt_tokens is what the figures use. Every prompt differs from
+// its first word, so that a server's prefix cache cannot skip the prefill.
+type Synthetic struct {
+	Tokens int // target prompt length
+	Seed   uint64
+}
+
+// instruction ends each prompt; its words count toward the length.
+const instruction = "Summarize the text above in one sentence."
+
+// Prompt is synthetic prompt i.
+func (s Synthetic) Prompt(i int) Prompt {
+	r := rand.New(rand.NewPCG(s.Seed, uint64(i)))
+	n := max(1, s.Tokens-len(strings.Fields(instruction)))
+	var b strings.Builder
+	b.Grow(n * 5)
+	for k := range n {
+		if k > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(corpus[r.IntN(len(corpus))])
+	}
+	b.WriteString("\n\n" + instruction)
+	return Prompt{Request: stream.Request{Messages: []openai.ChatCompletionMessage{{Role: "user", Content: b.String()}}}}
+}
+
+// corpus is common English words that are single tokens in cl100k, o200k
+// and the Llama 2/3 vocabularies (with a leading space).
+var corpus = strings.Fields(`the of and to in is was for that on as with by he at from his an were are which
+this be or had not but one have first new after who they has her she also two their been its time when more
+all other into year city there would some most may world over school only state can about part where many
+people between years during war later under up three film used since because made these out season him then
+back while known well him both such work called being team game than before any through well long day way
+music north south east west house life high early river last them same around home second series each until
+became end family government found often several show water against system name number public group did
+major however small members old left took album local area large following like even played although near
+what music three local made could own side line great band book power light place set town club good point
+half best form water land field road story country little market case head church face land play near
+form thing word fire best still hand eye`)

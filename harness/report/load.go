@@ -1,0 +1,75 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+
+	"github.com/llmsla/llmsla/harness/metric"
+	"github.com/llmsla/llmsla/harness/objective"
+)
+
+// LagBound is how late a client may send before its open-loop figures say
+// it fell behind (METRICS.md: lag p95 above 1 ms).
+const LagBound = 1.0 // ms
+
+// PromptTolerance is how far a synthetic prompt's measured length may be
+// from its target before the report says so.
+const PromptTolerance = 0.10
+
+// Load writes what the load shapes add under the verdict table: per
+// open-loop level the achieved rate and the lag, with a warning when the
+// client fell behind its schedule; per prompt-length level a warning when
+// the measured length is off its target; per run the prefill fit; and per
+// soak its time slices.
+func Load(w io.Writer, vs []objective.Verdict) {
+	for _, v := range vs {
+		st := v.Stats
+		if st.Open.Scheduled {
+			rate, _ := v.Level.Float("rate")
+			l := st.Open.Lag
+			fmt.Fprintf(w, "open loop (%s): achieved %s of %s req/s; lag p50/p95/p99/max %s/%s/%s/%s ms (n=%d)\n",
+				where(v), metric.Num(st.Open.Achieved), metric.Num(rate), metric.Num(l.P50), metric.Num(l.P95),
+				metric.Num(l.P99), metric.Num(l.Max), l.N)
+			if l.P95 > LagBound {
+				fmt.Fprintf(w, "WARNING (%s): the client fell behind its schedule (lag p95 %s ms > %s ms): requests waited before they were sent "+
+					"(for a max_concurrency slot, or for this machine); the ttft/total figures from t0 leave that wait out, the *_sched ones count it. "+
+					"Read a slow *_sched here as a saturated client or cap, not as a slow server.\n",
+					where(v), metric.Num(l.P95), metric.Num(LagBound))
+			}
+		}
+		if want, ok := v.Level.Float("prompt_tokens"); ok {
+			got := st.PromptTokens.Mean
+			if math.IsNaN(got) || math.Abs(got-want) > PromptTolerance*want {
+				fmt.Fprintf(w, "WARNING (%s): prompts measured %s tokens on average (usage.prompt_tokens), %s%% off the %s asked: the length labels are approximate for this tokenizer\n",
+					where(v), metric.Num(got), metric.Num(100*math.Abs(got-want)/want), metric.Num(want))
+			}
+		}
+	}
+	seen := map[string]bool{}
+	for _, v := range vs {
+		key := v.Scenario + "/" + v.Endpoint
+		if f := v.Stats.Prefill; f.N > 0 && !seen[key] {
+			seen[key] = true
+			fmt.Fprintf(w, "prefill (%s endpoint=%s): ttft = %s ms + %s ms per 1k prompt tokens (± %s, n=%d)\n",
+				v.Scenario, v.Endpoint, metric.Num(f.A), metric.Num(f.PerKTok()), metric.Num(1000*f.BErr), f.N)
+		}
+	}
+	for _, v := range vs {
+		if len(v.Stats.Slices) > 1 {
+			Slices(w, v)
+		}
+	}
+}
+
+// Slices writes a soak's time slices, one line each.
+func Slices(w io.Writer, v objective.Verdict) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "time slices (%s), drift %s:", where(v), metric.Signed(v.Stats.Drift()))
+	for _, s := range v.Stats.Slices {
+		fmt.Fprintf(&b, "\n  %s: n=%d ttft p50/p95 %s/%s ms, errors %s", s.Name(), s.N,
+			metric.Num(s.TTFT.P50), metric.Num(s.TTFT.P95), metric.Pct(s.ErrorRate()))
+	}
+	fmt.Fprintln(w, b.String())
+}

@@ -1,0 +1,78 @@
+package stats
+
+import (
+	"math"
+	"time"
+
+	"github.com/llmsla/llmsla/harness/sample"
+)
+
+// Open is what an open loop adds to a run's figures (METRICS.md, load
+// shapes): how late the client sent, latencies from the scheduled start,
+// and the rate it achieved. In closed loop a request is due when it is
+// sent: Scheduled is false, lag is zero and the *Sched latencies equal the
+// plain ones.
+type Open struct {
+	Scheduled bool
+	// Lag is t0 − tsched in ms over every measured request, failed ones
+	// included: it is about sending, not answering.
+	Lag Summary
+	// Latencies in ms from tsched, over successful requests: what a user
+	// who arrived at tsched waited, including any wait behind a slow
+	// request (wrk2's correction for coordinated omission).
+	TTFTSched, TTFASched, TotalSched Summary
+	// Achieved is the rate requests were sent at: (n − 1) / (last t0 −
+	// first t0) in each run, runs added up.
+	Achieved float64
+}
+
+// openLoop accumulates Open over a run's measured samples.
+type openLoop struct {
+	scheduled              bool
+	lag, ttft, ttfa, total []float64
+	firstT0, lastT0        map[string]time.Time
+	sent                   map[string]int
+}
+
+func (o *openLoop) add(s *sample.Sample) {
+	if o.firstT0 == nil {
+		o.firstT0, o.lastT0, o.sent = map[string]time.Time{}, map[string]time.Time{}, map[string]int{}
+	}
+	if f, ok := o.firstT0[s.Run]; !ok || s.Start.Before(f) {
+		o.firstT0[s.Run] = s.Start
+	}
+	if s.Start.After(o.lastT0[s.Run]) {
+		o.lastT0[s.Run] = s.Start
+	}
+	o.sent[s.Run]++
+	o.scheduled = o.scheduled || s.Scheduled()
+	o.lag = append(o.lag, ms(s.Lag))
+	if !s.OK() {
+		return
+	}
+	o.total = append(o.total, ms(s.Total+s.Lag))
+	if s.TTFT > 0 {
+		o.ttft = append(o.ttft, ms(s.TTFT+s.Lag))
+	}
+	if s.TTFA > 0 {
+		o.ttfa = append(o.ttfa, ms(s.TTFA+s.Lag))
+	}
+}
+
+func (o *openLoop) summary() Open {
+	out := Open{Scheduled: o.scheduled, Lag: Describe(o.lag),
+		TTFTSched: Describe(o.ttft), TTFASched: Describe(o.ttfa), TotalSched: Describe(o.total)}
+	var n int
+	var span time.Duration
+	for run, c := range o.sent {
+		if c > 1 {
+			n += c - 1
+			span += o.lastT0[run].Sub(o.firstT0[run])
+		}
+	}
+	out.Achieved = math.NaN()
+	if span > 0 {
+		out.Achieved = float64(n) / span.Seconds()
+	}
+	return out
+}
