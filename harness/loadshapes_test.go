@@ -15,6 +15,7 @@ import (
 	"github.com/llmsla/llmsla/harness/load"
 	"github.com/llmsla/llmsla/harness/objective"
 	"github.com/llmsla/llmsla/harness/report"
+	"github.com/llmsla/llmsla/harness/sim"
 	"github.com/llmsla/llmsla/harness/stream"
 )
 
@@ -116,4 +117,28 @@ func TestLevelsReadAsLabels(t *testing.T) {
 	assert.Equal(t, []string{"prompt_tokens=128/concurrency=1", "prompt_tokens=128/concurrency=4", "prompt_tokens=128/rate=2.5"}, got)
 	_, ok := conf.Levels()[2].Pacer.(load.Open)
 	assert.True(t, ok)
+}
+
+// TestCapacityOnSimulator: a capacity search by rate against a simulator
+// with 4 generation slots and a 50 ms service time finds the 80 req/s its
+// model implies (K / S), within the search's resolution.
+func TestCapacityOnSimulator(t *testing.T) {
+	spec := "slots=4,ttft=50ms,tpot=0s,jitter=0"
+	s, cfg := simSession(t, spec)
+	simCfg, err := sim.ParseSpec(spec)
+	require.NoError(t, err)
+	want := simCfg.Capacity(0, 1)
+	src, err := s.source(Scenario{Name: "chat", Fixture: "fixtures/classify.jsonl"})
+	require.NoError(t, err)
+	c := config.DefaultCapacity()
+	c.Start, c.Resolution = 16, 0.1
+	conf := config.Scenario{Samples: 40, MaxTokens: 16, Arrival: load.Constant, Capacity: &c,
+		Objectives: objective.MustParse(map[string]float64{"ttft_p95_ms": 75, "error_rate_max": 0})}
+	r, err := s.Capacity(context.Background(), "chat", cfg.Endpoints[0], conf, src)
+	require.NoError(t, err)
+	t.Log(CapacityLine("chat", "sim", c, r))
+	assert.InDelta(t, want, 80.0, 0.5, "the simulator's own model")
+	assert.GreaterOrEqual(t, r.Limit, want*(1-c.Resolution-0.05), "limit below what the simulator carries")
+	assert.LessOrEqual(t, r.Limit, want*1.05, "limit above what the simulator can carry")
+	assert.Contains(t, r.Why, "ttft p95")
 }

@@ -150,8 +150,15 @@ func (s *Session) Bench(b *testing.B, sc Scenario) {
 	b.Helper()
 	src := s.mustSource(b, sc)
 	printUnits.Do(func() { PrintBenchHeader(os.Stdout, s.cfg) })
+	if only := s.cfg.CapacityOnly; only != "" && only != sc.Name {
+		b.Skipf("llmsla capacity searches %s only", only)
+	}
 	for _, ep := range s.cfg.Endpoints {
 		conf := s.cfg.Scenario(sc.Name, ep.Name)
+		if s.cfg.CapacityOnly == sc.Name {
+			s.benchCapacity(b, sc.Name, ep, conf, src)
+			continue
+		}
 		var run []objective.Verdict
 		for _, lv := range conf.Levels() {
 			b.Run(fmt.Sprintf("endpoint=%s/%s", NameValue(ep.Name), lv.Label()), func(b *testing.B) {
@@ -173,6 +180,9 @@ func (s *Session) Bench(b *testing.B, sc Scenario) {
 			})
 		}
 		s.benchWholeRun(b, ep, conf, run)
+		if conf.Capacity != nil {
+			s.benchCapacity(b, sc.Name, ep, conf, src)
+		}
 	}
 }
 

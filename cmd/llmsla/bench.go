@@ -39,6 +39,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	bench := fs.String("bench", ".", "benchmarks to run (go test -bench)")
 	out := fs.String("out", "results", "directory of recorded runs")
 	pkg := fs.String("pkg", "./suites/...", "package of the scenarios")
+	latest := fs.Bool("latest", true, "make this run results/latest.* (what make gate and make baseline read)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -83,6 +84,9 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "llmsla: go test: %v; %s holds the benchmarks that finished, %s is unchanged\n",
 			testErr, txt, filepath.Join(*out, "latest.txt"))
 		return 2
+	}
+	if !*latest {
+		return code
 	}
 	for _, pair := range [][2]string{{txt, "latest.txt"}, {samples, "latest.samples.jsonl"}} {
 		if err := copyAtomic(pair[0], filepath.Join(*out, pair[1])); err != nil {

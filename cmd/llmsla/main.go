@@ -5,6 +5,7 @@
 //	llmsla compare A [B]    benchstat comparison of recorded runs
 //	llmsla gate BASE NEW    exit 1 on a significant regression
 //	llmsla baseline         promote the latest run to golden/baseline.txt
+//	llmsla capacity         the highest load at which every objective holds
 //	llmsla sim              serve the built-in simulator
 //
 // Exit codes: 0 pass, 1 an SLA or gate failed, 2 the run or its input is
@@ -24,6 +25,7 @@ var commands = map[string]func(args []string, stdout, stderr io.Writer) int{
 	"gate":     runGate,
 	"baseline": runBaseline,
 	"sim":      runSim,
+	"capacity": runCapacity,
 }
 
 func main() {
@@ -50,6 +52,7 @@ func usage(w io.Writer) {
   compare A [B]    benchstat comparison (-col, -row, -filter)
   gate BASE NEW    exit 1 on a significant regression, 2 on unusable input
   baseline         promote results/latest.txt to golden/baseline.txt
+  capacity         the highest load meeting every objective (-scenario, -by rate|concurrency)
   sim              serve the built-in simulator (-addr, -spec)
 `)
 }

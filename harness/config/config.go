@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -35,6 +36,9 @@ type Config struct {
 	Gate        Gate
 	// SimSpecs holds the simulator spec of each simulated endpoint.
 	SimSpecs map[string]string
+	// CapacityOnly names the scenario whose capacity search alone is run
+	// ($LLMSLA_CAPACITY, set by llmsla capacity); "" for a normal run.
+	CapacityOnly string
 	// lines holds the line of each scenario named in the file, for errors
 	// found after parsing (a scenario no suite defines).
 	lines map[string]int
@@ -120,6 +124,9 @@ const (
 	EnvEndpoints = "LLMSLA_ENDPOINTS" // comma-separated endpoint names to measure
 	EnvModel     = "LLMSLA_MODEL"
 	EnvSim       = "LLMSLA_SIM" // simulator spec for the built-in endpoint
+	// EnvCapacity runs one scenario's capacity search alone:
+	// "chat" or "chat:by=concurrency,start=2,max=64,resolution=0.05,repeats=2".
+	EnvCapacity = "LLMSLA_CAPACITY"
 )
 
 // Load finds and loads the configuration: $LLMSLA_CONFIG, else sla.yaml at
@@ -141,7 +148,60 @@ func Load() (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := cfg.capacityOnly(os.Getenv(EnvCapacity)); err != nil {
+		return nil, fmt.Errorf("environment: %s: %w", EnvCapacity, err)
+	}
 	return cfg, cfg.selectEndpoints(os.Getenv(EnvEndpoints))
+}
+
+// capacityOnly applies $LLMSLA_CAPACITY: the scenario to search, and the
+// search's settings on top of its capacity: block (or the defaults).
+func (c *Config) capacityOnly(spec string) error {
+	if spec == "" {
+		return nil
+	}
+	name, opts, _ := strings.Cut(spec, ":")
+	sc := c.Scenario(name, "")
+	cs := DefaultCapacity()
+	if sc.Capacity != nil {
+		cs = *sc.Capacity
+	}
+	for _, kv := range strings.Split(opts, ",") {
+		if kv = strings.TrimSpace(kv); kv == "" {
+			continue
+		}
+		k, v, _ := strings.Cut(kv, "=")
+		f, err := strconv.ParseFloat(v, 64)
+		switch {
+		case k == "by" && (v == "rate" || v == "concurrency"):
+			cs.By, cs.Integer = v, v == "concurrency"
+		case err != nil:
+			return fmt.Errorf("%q: want key=value with by (rate, concurrency), start, max, resolution, repeats", kv)
+		case k == "start":
+			cs.Start = f
+		case k == "max":
+			cs.Max = f
+		case k == "resolution":
+			cs.Resolution = f
+		case k == "repeats":
+			cs.Repeats = int(f)
+		default:
+			return fmt.Errorf("%q: unknown key (allowed: by, start, max, resolution, repeats)", kv)
+		}
+	}
+	if cs.Integer && cs.Max == DefaultCapacity().Max {
+		cs.Max = 1024
+	}
+	if err := cs.Validate(); err != nil {
+		return err
+	}
+	set := func(sc Scenario) Scenario { sc.Capacity = &cs; return sc }
+	c.Scenarios[name] = set(sc)
+	for ep, o := range c.PerEndpoint[name] {
+		c.PerEndpoint[name][ep] = set(o)
+	}
+	c.CapacityOnly = name
+	return nil
 }
 
 // LoadWithoutKeys loads the configuration as Load does, without reading

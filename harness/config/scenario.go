@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/llmsla/llmsla/harness/capacity"
+
 	"gopkg.in/yaml.v3"
 
 	"github.com/llmsla/llmsla/harness/load"
@@ -40,6 +42,31 @@ type Scenario struct {
 	PromptTokens []int
 
 	Objectives objective.Objectives
+
+	// Capacity, when set, searches for the highest load at which every
+	// objective holds (llmsla capacity, or a capacity: block).
+	Capacity *Capacity
+}
+
+// Capacity is a capacity search: by rate (open loop, Arrival) or by
+// concurrency (closed loop), each level probed with Samples requests.
+type Capacity struct {
+	By string // "rate" or "concurrency"
+	capacity.Options
+}
+
+// DefaultCapacity searches by rate from 1 request per second to 1,000 to
+// within 10%, each level once.
+func DefaultCapacity() Capacity {
+	return Capacity{By: "rate", Options: capacity.Options{Start: 1, Max: 1000, Resolution: 0.1, Repeats: 1}}
+}
+
+// Pacer is the load of level x of the search.
+func (c Capacity) Pacer(sc Scenario, x float64) load.Pacer {
+	if c.By == "concurrency" {
+		return load.Closed(int(x))
+	}
+	return load.Open{Rate: x, Arrival: sc.Arrival, Burstiness: sc.Burstiness, MaxConcurrency: sc.MaxConcurrency, Seed: sc.Seed}
 }
 
 // DefaultSlice is the time slice of a run (METRICS.md).
@@ -50,14 +77,25 @@ type Level struct {
 	Pacer load.Pacer
 	// PromptTokens is the synthetic prompt length; 0: the fixture's cases.
 	PromptTokens int
+	// Search names the search the level is a step of ("capacity"); its
+	// verdicts explore, they are not the SLA of the run.
+	Search string
 }
 
-// Label is the level's labels: prompt_tokens=1024/concurrency=1.
+// Label is the level's labels: prompt_tokens=1024/concurrency=1,
+// search=capacity/rate=42.
 func (l Level) Label() sample.Level {
-	if l.PromptTokens == 0 {
-		return l.Pacer.Level()
+	var out sample.Level
+	if l.Search != "" {
+		out = sample.NewLevel("search", l.Search)
 	}
-	return sample.NewLevel("prompt_tokens", l.PromptTokens) + "/" + l.Pacer.Level()
+	if l.PromptTokens != 0 {
+		out = out.With("prompt_tokens", l.PromptTokens)
+	}
+	for _, lb := range l.Pacer.Level().Labels() {
+		out = out.With(lb.Key, lb.Value)
+	}
+	return out
 }
 
 // Levels are the scenario's load levels in order: each concurrency, then
@@ -107,7 +145,7 @@ const (
 )
 
 var scenarioKeys = []string{"samples", "duration", "slice", "warmup", "max_tokens", "concurrency", "rate", "arrival",
-	"burstiness", "max_concurrency", "seed", "prompt_tokens", "output_tokens", "sla", "endpoints"}
+	"burstiness", "max_concurrency", "seed", "prompt_tokens", "output_tokens", "capacity", "sla", "endpoints"}
 
 // scenario parses one scenario's settings on top of its preset (or the
 // generic ones), and hands each per-endpoint override to override.
@@ -199,6 +237,15 @@ func (p *configParser) scenarioSettings(base Scenario, key string, n *yaml.Node,
 			p.list(v, k2, "[128, 1024, 4096]", func(v *yaml.Node) {
 				sc.PromptTokens = append(sc.PromptTokens, p.count(v, k2, 16, maxPrompt))
 			})
+		case "capacity":
+			c := DefaultCapacity()
+			p.mapping(v, k2, []string{"by", "start", "max", "resolution", "repeats"}, func(ck string, v *yaml.Node) {
+				p.capacityKey(&c, k2+"."+ck, ck, v)
+			})
+			if err := c.Validate(); err != nil {
+				p.errf(v, k2, "%v", err)
+			}
+			sc.Capacity = &c
 		case "sla":
 			p.mapping(v, k2, nil, func(m string, v *yaml.Node) {
 				th, err := objective.Parse(m, p.num(v, k2+"."+m))
@@ -236,6 +283,28 @@ func (p *configParser) scenarioSettings(base Scenario, key string, n *yaml.Node,
 		p.errf(v, key+".max_concurrency", "caps an open loop: set rate: too (closed-loop levels are concurrency:)")
 	}
 	return sc
+}
+
+// capacityKey sets one key of a capacity search.
+func (p *configParser) capacityKey(c *Capacity, key, k string, v *yaml.Node) {
+	switch k {
+	case "by":
+		c.By = p.str(v, key)
+		if c.By != "rate" && c.By != "concurrency" {
+			p.errf(v, key, "%q: want rate or concurrency", c.By)
+		}
+		if c.By == "concurrency" {
+			c.Integer = true
+		}
+	case "start":
+		c.Start = p.num(v, key)
+	case "max":
+		c.Max = p.num(v, key)
+	case "resolution":
+		c.Resolution = p.num(v, key)
+	case "repeats":
+		c.Repeats = p.count(v, key, 1, 100)
+	}
 }
 
 // list calls fn for each item of a sequence node, or for a lone scalar.

@@ -35,6 +35,9 @@ const (
 	// Change is a relative change (0.5 = 50% more), shown in percent and
 	// bounded by any number ≥ 0 (drift_max: 0.5).
 	Change
+	// Search is found by a capacity search over load levels, reported by
+	// its own benchmark rather than read from one run.
+	Search
 )
 
 // Metric is one row of the table.

@@ -101,6 +101,10 @@ var Table = []*Metric{
 			}
 			return st.Drift(), n
 		}},
+	// A capacity search's answer (METRICS.md, capacity): the highest load at
+	// which every objective held, so that the gate sees a lower capacity.
+	{Name: "max_rps", Kind: Search, BenchUnit: "max-rps", Bench: true, Doc: "highest rate (req/s) meeting every objective"},
+	{Name: "max_concurrency", Kind: Search, BenchUnit: "max-concurrency", Bench: true, Doc: "highest concurrency meeting every objective"},
 	// An Ollama endpoint's own split of the TTFT (means over the breakdown
 	// requests), reported by benchmarks beside the client's figures.
 	{Name: "load", Kind: Server, Lower: true, BenchUnit: "load-ms", Bench: true, Doc: "Ollama load_duration"},

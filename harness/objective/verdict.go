@@ -22,6 +22,25 @@ type Verdict struct {
 // OK reports whether every objective was met.
 func (v Verdict) OK() bool { return len(v.Violations) == 0 }
 
+// Search names the search the run is a step of ("capacity"), "" for a run
+// the SLA judges: a search's steps beyond the limit fail by design, and
+// only say where the limit is.
+func (v Verdict) Search() string {
+	s, _ := v.Level.Get("search")
+	return s
+}
+
+// Failed reports whether any verdict that the SLA judges (not a search
+// step) missed an objective.
+func Failed(vs []Verdict) bool {
+	for _, v := range vs {
+		if !v.OK() && v.Search() == "" {
+			return true
+		}
+	}
+	return false
+}
+
 // Judge summarises one run's samples and checks them against o and the
 // quality minimums the checks that ran imply.
 func Judge(samples []sample.Sample, o Objectives) Verdict {

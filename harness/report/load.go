@@ -11,8 +11,12 @@ import (
 )
 
 // LagBound is how late a client may send before its open-loop figures say
-// it fell behind (METRICS.md: lag p95 above 1 ms).
-const LagBound = 1.0 // ms
+// it fell behind (METRICS.md: lag p95 above 1 ms), unless LagShare of the
+// level's median TTFT is more: a 2 ms lag does not move a 500 ms TTFT.
+const (
+	LagBound = 1.0  // ms
+	LagShare = 0.05 // of ttft p50
+)
 
 // PromptTolerance is how far a synthetic prompt's measured length may be
 // from its target before the report says so.
@@ -32,11 +36,10 @@ func Load(w io.Writer, vs []objective.Verdict) {
 			fmt.Fprintf(w, "open loop (%s): achieved %s of %s req/s; lag p50/p95/p99/max %s/%s/%s/%s ms (n=%d)\n",
 				where(v), metric.Num(st.Open.Achieved), metric.Num(rate), metric.Num(l.P50), metric.Num(l.P95),
 				metric.Num(l.P99), metric.Num(l.Max), l.N)
-			if l.P95 > LagBound {
-				fmt.Fprintf(w, "WARNING (%s): the client fell behind its schedule (lag p95 %s ms > %s ms): requests waited before they were sent "+
-					"(for a max_concurrency slot, or for this machine); the ttft/total figures from t0 leave that wait out, the *_sched ones count it. "+
-					"Read a slow *_sched here as a saturated client or cap, not as a slow server.\n",
-					where(v), metric.Num(l.P95), metric.Num(LagBound))
+			if bound := math.Max(LagBound, LagShare*st.TTFT.P50); l.P95 > bound {
+				fmt.Fprintf(w, "WARNING (%s): the client fell behind its schedule: lag p95 %s ms > %s ms (1 ms or 5%% of ttft p50). "+
+					"The *_sched latencies count that wait, the others leave it out: read it as a busy client or a max_concurrency cap, not a slow server.\n",
+					where(v), metric.Num(l.P95), metric.Num(bound))
 			}
 		}
 		if want, ok := v.Level.Float("prompt_tokens"); ok {

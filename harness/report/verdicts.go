@@ -39,7 +39,12 @@ func Verdicts(w io.Writer, vs []objective.Verdict) {
 			row = append(row, c.Format(got))
 		}
 		verdict := "ok"
-		if !v.OK() {
+		switch {
+		case v.Search() != "" && v.OK():
+			verdict = "held"
+		case v.Search() != "":
+			verdict = "over"
+		case !v.OK():
 			verdict = fmt.Sprintf("FAIL (%d)", len(v.Violations))
 		}
 		fmt.Fprintln(tw, strings.Join(append(row, verdict), "\t")+"\t")
@@ -58,11 +63,14 @@ func Verdicts(w io.Writer, vs []objective.Verdict) {
 		}
 	}
 	for _, v := range vs {
-		if !v.OK() {
+		if !v.OK() && v.Search() == "" {
 			Cases(w, v.Stats, "  ")
 		}
 	}
 	for _, v := range vs {
+		if v.Search() != "" {
+			continue // a search's steps beyond the limit fail by design
+		}
 		for _, viol := range v.Violations {
 			fmt.Fprintf(w, "%s: %s\n", where(v), viol)
 		}

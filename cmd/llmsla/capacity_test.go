@@ -1,0 +1,50 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"testing"
+
+	"github.com/llmsla/llmsla/harness/config"
+)
+
+// TestCapacityCommand: llmsla capacity on a simulator with 4 slots and a
+// 50 ms service time reports the 80 req/s its model implies, within the
+// search's 10% resolution, and does not replace results/latest.txt.
+func TestCapacityCommand(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go test on the suites")
+	}
+	simEnv(t, "")
+	p := filepath.Join(t.TempDir(), "sla.yaml")
+	yaml := "endpoints:\n  sim: {sim: \"slots=4,ttft=50ms,tpot=0s,jitter=0\"}\n" +
+		"scenarios:\n  chat:\n    samples: 40\n    arrival: constant\n    sla: {ttft_p95_ms: 75}\n"
+	if err := os.WriteFile(p, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(config.EnvConfig, p)
+	t.Setenv(config.EnvCapacity, "") // restored after runCapacity sets it
+	dir := t.TempDir()
+	var out, errOut bytes.Buffer
+	code := runCapacity([]string{"-scenario", "chat", "-start", "16", "-pkg", suites, "-out", dir}, &out, &errOut)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out.String(), errOut.String())
+	}
+	m := regexp.MustCompile(`capacity \(chat endpoint=sim, by rate, resolution 10%, \d+ steps\): ([0-9.]+) req/s; above it, at [0-9.]+ req/s: ttft p95`).FindStringSubmatch(out.String())
+	if m == nil {
+		t.Fatalf("no capacity line:\n%s", out.String())
+	}
+	limit, _ := strconv.ParseFloat(m[1], 64)
+	if limit < 80*0.85 || limit > 80*1.05 {
+		t.Errorf("capacity %g req/s, want 80 within the 10%% resolution", limit)
+	}
+	if !regexp.MustCompile(`(?m)^BenchmarkChat/endpoint=sim/capacity=rate-\d+\s.*\s[0-9.]+ max-rps`).MatchString(out.String()) {
+		t.Errorf("no max-rps benchmark line:\n%s", out.String())
+	}
+	if _, err := os.Stat(filepath.Join(dir, "latest.txt")); err == nil {
+		t.Error("a capacity search replaced results/latest.txt")
+	}
+}
