@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"net/http/httptest"
 	"os"
+	"strings"
 	"sync"
+	"time"
 
 	openai "github.com/sashabaranov/go-openai"
 
@@ -26,11 +28,12 @@ const EnvSamples = "LLMSLA_SAMPLES"
 // scenarios), the simulators, and which runs (scenario × endpoint) have had
 // their cold request and warm-up.
 type Session struct {
-	cfg     *config.Config
-	clients map[string]*stream.Client
-	sims    map[string]*sim.Server
-	answers *answerBook
-	sink    *sample.File
+	cfg      *config.Config
+	clients  map[string]*stream.Client
+	sims     map[string]*sim.Server
+	answers  *answerBook
+	sink     *sample.File
+	progress *progressFile
 
 	closers []func()
 
@@ -75,6 +78,7 @@ func NewSession(cfg *config.Config) (*Session, error) {
 		}
 		s.clients[ep.Name] = stream.NewClient(*ep)
 	}
+	s.progress = openProgress()
 	if path := os.Getenv(EnvSamples); path != "" {
 		if s.sink, err = sample.Create(path, nil); err != nil {
 			return nil, fmt.Errorf("%s: %w", EnvSamples, err)
@@ -101,6 +105,7 @@ func (s *Session) Close() {
 	if s.sink != nil {
 		s.sink.Close()
 	}
+	s.progress.close()
 }
 
 // run measures one scenario on one endpoint at one load level. Runs of a
@@ -135,9 +140,25 @@ func (s *Session) run(ctx context.Context, scenario string, ep stream.Endpoint, 
 	if conf.Duration > 0 && !probe {
 		opts = append(opts, load.For(conf.Duration))
 	}
-	if s.sink != nil {
-		opts = append(opts, load.Sink(s.sink.Write))
+	total, until := n+warm, time.Duration(0)
+	if first {
+		total++
 	}
+	if conf.Duration > 0 && !probe {
+		total, until = 0, conf.Duration
+	}
+	name := strings.TrimSpace(scenario + " endpoint=" + ep.Name + " " + strings.ReplaceAll(string(label), "/", " "))
+	if probe {
+		name += " (warm-up)"
+	}
+	progress := s.progress.cell(name, total, until)
+	defer progress.end()
+	opts = append(opts, load.Sink(func(smp *sample.Sample) {
+		if s.sink != nil {
+			s.sink.Write(smp)
+		}
+		progress.add(smp)
+	}))
 	return load.NewRunner(opts...).Run(ctx, s.clients[ep.Name], load.MaxTokens(src, conf.MaxTokens), lv.Pacer, n)
 }
 

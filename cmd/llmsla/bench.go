@@ -40,6 +40,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("out", "results", "directory of recorded runs")
 	pkg := fs.String("pkg", "./suites/...", "package of the scenarios")
 	latest := fs.Bool("latest", true, "make this run results/latest.* (what make gate and make baseline read)")
+	quiet := fs.Bool("q", false, "no progress lines on stderr")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -69,7 +70,18 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	goArgs := []string{"test", "-run", "^$", "-bench", *bench, "-count", strconv.Itoa(*count),
 		"-benchtime", fmt.Sprintf("%dx", *n), "-timeout", "0", *pkg}
 	fmt.Fprintf(stdout, "go %s\n", strings.Join(goArgs, " "))
-	testErr := record(txt, header, samples, goArgs, stdout, stderr)
+	testOut, done := stdout, func() {}
+	if !*quiet {
+		// Progress comes through a file of its own: go test's output is
+		// the benchfmt record, and stderr is ours.
+		path := filepath.Join(os.TempDir(), fmt.Sprintf("llmsla-progress-%s-%d.jsonl", stamp, os.Getpid()))
+		os.Setenv(harness.EnvProgress, path)
+		defer os.Unsetenv(harness.EnvProgress)
+		show := startProgress(path, stderr)
+		testOut, done = show.over(stdout), show.close
+	}
+	testErr := record(txt, header, samples, goArgs, testOut, stderr)
+	done()
 	code := 2
 	if _, err := os.Stat(samples); err != nil && testErr != nil {
 		fmt.Fprintf(stdout, "\nrecorded %s; no request was sent\n", txt)

@@ -115,6 +115,9 @@ func TestBenchAsksEveryCase(t *testing.T) {
 			t.Errorf("case %s asked %d times, want once", id, n)
 		}
 	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "latest.txt")); strings.Contains(string(b), "elapsed") {
+		t.Error("progress went into the results file")
+	}
 	row := regexp.MustCompile(`(?m)^\s+chat\s+sim\s+10\s.*\s100%\s+ok\s*$`)
 	if !row.MatchString(stdout) || !strings.Contains(stdout, " cov ") {
 		t.Errorf("the table does not show full coverage:\n%s", stdout)

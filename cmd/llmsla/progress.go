@@ -1,0 +1,175 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/llmsla/llmsla/harness"
+)
+
+// progressShow follows the progress file the test binary writes
+// ($LLMSLA_PROGRESS) and shows it on w: on a terminal one line per cell,
+// rewritten in place; elsewhere a plain line at most every plainEvery with
+// the latest update, so that a CI log shows movement without drowning (a
+// bench has a hundred cells). It never writes to the results: that is go
+// test's stdout.
+type progressShow struct {
+	path     string
+	w        io.Writer
+	terminal bool
+	stop     chan struct{}
+	done     sync.WaitGroup
+	shown    time.Time // when the last plain line was written
+	cells    int       // cells ended
+	mu       sync.Mutex
+	open     bool   // a terminal line is showing
+	last     string // and it says this
+}
+
+const (
+	progressPoll = 250 * time.Millisecond
+	plainEvery   = 10 * time.Second
+)
+
+// startProgress begins following path; stop with (*progressShow).close.
+func startProgress(path string, w io.Writer) *progressShow {
+	p := &progressShow{path: path, w: w, terminal: isTerminal(w), stop: make(chan struct{}), shown: time.Now()}
+	p.done.Add(1)
+	go p.follow()
+	return p
+}
+
+func (p *progressShow) close() {
+	close(p.stop)
+	p.done.Wait()
+	os.Remove(p.path)
+}
+
+func (p *progressShow) follow() {
+	defer p.done.Done()
+	var f *os.File
+	var r *bufio.Reader
+	var partial string
+	tick := time.NewTicker(progressPoll)
+	defer tick.Stop()
+	for stopping := false; ; {
+		if f == nil {
+			if g, err := os.Open(p.path); err == nil {
+				f, r = g, bufio.NewReader(g)
+				defer f.Close()
+			}
+		}
+		for r != nil {
+			line, err := r.ReadString('\n')
+			if err != nil {
+				partial += line // a line still being written: finish it next time
+				break
+			}
+			line, partial = partial+line, ""
+			var ev harness.Progress
+			if json.Unmarshal([]byte(line), &ev) == nil {
+				p.show(ev)
+			}
+		}
+		if stopping {
+			p.mu.Lock()
+			if p.open {
+				fmt.Fprint(p.w, "\r\033[K")
+			}
+			p.open = false
+			p.mu.Unlock()
+			return
+		}
+		select {
+		case <-p.stop:
+			stopping = true // one more read: what was written since the last
+		case <-tick.C:
+		}
+	}
+}
+
+func (p *progressShow) show(ev harness.Progress) {
+	if ev.End {
+		p.cells++
+	}
+	line := progressLine(ev)
+	if p.terminal {
+		p.mu.Lock()
+		fmt.Fprintf(p.w, "\r\033[K%s", line)
+		p.open, p.last = true, line
+		p.mu.Unlock()
+		return
+	}
+	if time.Since(p.shown) < plainEvery {
+		return
+	}
+	p.shown = time.Now()
+	fmt.Fprintf(p.w, "progress: %s (%d cells done)\n", line, p.cells)
+}
+
+// over returns a writer for output that shares the terminal with the
+// progress line: each write clears the line first and draws it again
+// after, so that the two never mix. Elsewhere it is w itself.
+func (p *progressShow) over(w io.Writer) io.Writer {
+	if !p.terminal {
+		return w
+	}
+	return writerFunc(func(b []byte) (int, error) {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		if p.open {
+			fmt.Fprint(p.w, "\r\033[K")
+		}
+		n, err := w.Write(b)
+		if p.open {
+			fmt.Fprint(p.w, p.last)
+		}
+		return n, err
+	})
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(b []byte) (int, error) { return f(b) }
+
+// progressLine: "chat endpoint=sim concurrency=5: 12/23 requests, 8.1/s,
+// 0 errors, 1.5s elapsed, ETA 1.4s".
+func progressLine(ev harness.Progress) string {
+	var b strings.Builder
+	secs := ev.Elapsed.Seconds()
+	fmt.Fprintf(&b, "%s: %d", ev.Cell, ev.Done)
+	if ev.Total > 0 {
+		fmt.Fprintf(&b, "/%d", ev.Total)
+	}
+	fmt.Fprintf(&b, " requests")
+	if secs > 0 {
+		fmt.Fprintf(&b, ", %.1f/s", float64(ev.Done)/secs)
+	}
+	fmt.Fprintf(&b, ", %d errors, %s elapsed", ev.Errors, ev.Elapsed.Round(100*time.Millisecond))
+	switch {
+	case ev.End:
+		b.WriteString(", done")
+	case ev.Until > 0:
+		fmt.Fprintf(&b, ", ETA %s", max(ev.Until-ev.Elapsed, 0).Round(time.Second))
+	case ev.Total > 0 && ev.Done > 0:
+		eta := time.Duration(float64(ev.Elapsed) * float64(ev.Total-ev.Done) / float64(ev.Done))
+		fmt.Fprintf(&b, ", ETA %s", eta.Round(100*time.Millisecond))
+	}
+	return b.String()
+}
+
+// isTerminal reports whether w is a character device (a terminal).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
