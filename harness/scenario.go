@@ -214,6 +214,9 @@ func (s *Session) mustSource(t testing.TB, sc Scenario) *load.Fixture {
 	if !slices.Contains(Defined(), sc.Name) {
 		t.Fatalf("scenario %q is not defined: declare it with harness.Define, so that the SLA file is checked against it", sc.Name)
 	}
+	if err := s.cfg.CheckShard(sc.Name); err != nil {
+		t.Fatalf("configuration: %v", err)
+	}
 	if sc.Golden != "" && !sc.deterministic() {
 		t.Fatalf("scenario %s: golden outputs need Temperature 0 and a Seed", sc.Name)
 	}

@@ -37,6 +37,9 @@ type Session struct {
 
 	closers []func()
 
+	startOnce sync.Once
+	startLag  time.Duration
+
 	mu         sync.Mutex
 	started    map[string]bool           // scenario/endpoint → cold request and warm-up sent
 	next       map[string]int            // scenario/endpoint → the fixture position the next run starts at
@@ -112,8 +115,16 @@ func (s *Session) Close() {
 // scenario on an endpoint walk its fixture: each starts where the last
 // measured one stopped, so that over its runs and levels every case is
 // asked. go test's benchmark probe (probe) is warm-up and moves nothing. A
-// level of a prompt-length sweep asks synthetic prompts instead.
+// level of a prompt-length sweep asks synthetic prompts instead. A shard
+// of a run sent by several machines sends its share of the n requests, of
+// the level's load and of the fixture.
 func (s *Session) run(ctx context.Context, scenario string, ep stream.Endpoint, conf config.Scenario, lv config.Level, n int, fix *load.Fixture, probe bool) []sample.Sample {
+	startLag := s.waitStart()
+	shard := s.cfg.Shard
+	pacer, err := shard.Pacer(lv.Pacer)
+	if err != nil {
+		panic(err) // config.Load checked every level of every scenario
+	}
 	// A run is one scenario on one endpoint (METRICS.md): its first request
 	// is its cold start, and its warm-up is sent once, before the first level.
 	key := scenario + "/" + ep.Name
@@ -129,17 +140,41 @@ func (s *Session) run(ctx context.Context, scenario string, ep stream.Endpoint, 
 	if first {
 		warm = conf.Warmup
 	}
-	var src load.Source = load.Shift(fix, at)
+	var src load.Source = shard.Source(load.Shift(fix, at))
 	cases := fix.Len()
 	if lv.PromptTokens > 0 {
-		src, cases = load.Synthetic{Tokens: lv.PromptTokens, Seed: conf.Seed}, 0
+		src, cases = shard.Source(load.Synthetic{Tokens: lv.PromptTokens, Seed: conf.Seed}), 0
 	}
-	label := lv.Label()
+	if !probe {
+		// Every shard sends go test's one probe request, so that the
+		// shards stay in step through the levels.
+		n = shard.Share(n)
+	}
+	label, shardName := lv.Label(), ""
+	if shard.On() {
+		shardName = shard.String()
+	}
+	progress := s.progressCell(scenario, ep, conf, label, n, warm, first, probe)
+	defer progress.end()
 	opts := []load.Option{load.Warmup(warm), load.ColdFirst(first), load.Probe(probe), load.SliceLength(conf.SliceLength()),
-		load.Tag(func(smp *sample.Sample) { smp.Scenario, smp.Level, smp.FixtureCases = scenario, label, cases })}
+		load.Tag(func(smp *sample.Sample) {
+			smp.Scenario, smp.Level, smp.FixtureCases = scenario, label, cases
+			smp.Shard, smp.StartLag = shardName, startLag
+		}),
+		load.Sink(func(smp *sample.Sample) {
+			if s.sink != nil {
+				s.sink.Write(smp)
+			}
+			progress.add(smp)
+		})}
 	if conf.Duration > 0 && !probe {
 		opts = append(opts, load.For(conf.Duration))
 	}
+	return load.NewRunner(opts...).Run(ctx, s.clients[ep.Name], load.MaxTokens(src, conf.MaxTokens), pacer, n)
+}
+
+// progressCell starts the progress of one run for llmsla bench to show.
+func (s *Session) progressCell(scenario string, ep stream.Endpoint, conf config.Scenario, label sample.Level, n, warm int, first, probe bool) *cell {
 	total, until := n+warm, time.Duration(0)
 	if first {
 		total++
@@ -151,15 +186,26 @@ func (s *Session) run(ctx context.Context, scenario string, ep stream.Endpoint, 
 	if probe {
 		name += " (warm-up)"
 	}
-	progress := s.progress.cell(name, total, until)
-	defer progress.end()
-	opts = append(opts, load.Sink(func(smp *sample.Sample) {
-		if s.sink != nil {
-			s.sink.Write(smp)
+	return s.progress.cell(name, total, until)
+}
+
+// waitStart holds the first request until the start the shards agreed on
+// (-start-at), so that their measured windows overlap, and returns how late
+// this process got there (0 when it was early, or there is no agreement).
+// Durations are measured on each machine's monotonic clock; only this
+// alignment uses the wall clock.
+func (s *Session) waitStart() time.Duration {
+	s.startOnce.Do(func() {
+		if s.cfg.StartAt.IsZero() {
+			return
 		}
-		progress.add(smp)
-	}))
-	return load.NewRunner(opts...).Run(ctx, s.clients[ep.Name], load.MaxTokens(src, conf.MaxTokens), lv.Pacer, n)
+		if d := time.Until(s.cfg.StartAt); d > 0 {
+			time.Sleep(d)
+			return
+		}
+		s.startLag = time.Since(s.cfg.StartAt)
+	})
+	return s.startLag
 }
 
 // answerBook tells the simulator what to answer: the reference answer of

@@ -41,8 +41,17 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	pkg := fs.String("pkg", "./suites/...", "package of the scenarios")
 	latest := fs.Bool("latest", true, "make this run results/latest.* (what make gate and make baseline read)")
 	quiet := fs.Bool("q", false, "no progress lines on stderr")
+	shard := fs.String("shard", "", "`I/N`: send this machine's share of a run sent by N (also $LLMSLA_SHARD, or $JOB_COMPLETION_INDEX with $LLMSLA_SHARDS)")
+	startAt := fs.String("start-at", "", "wall-clock `time` (RFC 3339) at which the shards start measuring together (also $LLMSLA_START_AT)")
 	if err := fs.Parse(args); err != nil {
 		return 2
+	}
+	// The test binary reads these from its environment, with the rest of
+	// the configuration.
+	for env, v := range map[string]string{config.EnvShard: *shard, config.EnvStartAt: *startAt} {
+		if v != "" {
+			os.Setenv(env, v)
+		}
 	}
 	if *count < 1 || *n < 1 || fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "llmsla bench: -count %d, -n %d, extra arguments %q: want -count ≥ 1 (≥ 10 for the gate), -n ≥ 1 and no arguments\n", *count, *n, fs.Args())
@@ -63,10 +72,17 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	stamp := time.Now().UTC().Format("20060102T150405Z")
+	if cfg.Shard.On() {
+		// Shards may write to one volume: their files must not collide.
+		stamp += fmt.Sprintf(".shard%dof%d", cfg.Shard.I, cfg.Shard.N)
+	}
 	txt := filepath.Join(*out, stamp+".txt")
 	samples := filepath.Join(*out, stamp+".samples.jsonl")
 
 	header := fmt.Sprintf("commit: %s\ndate: %s\nconfig: %s\ncount: %d\n", gitCommit(), stamp, cfg.Source, *count)
+	if cfg.Shard.On() {
+		header += fmt.Sprintf("shard: %s\n", cfg.Shard)
+	}
 	goArgs := []string{"test", "-run", "^$", "-bench", *bench, "-count", strconv.Itoa(*count),
 		"-benchtime", fmt.Sprintf("%dx", *n), "-timeout", "0", *pkg}
 	fmt.Fprintf(stdout, "go %s\n", strings.Join(goArgs, " "))
@@ -87,7 +103,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "\nrecorded %s; no request was sent\n", txt)
 	} else {
 		fmt.Fprintf(stdout, "\nrecorded %s and %s\n\n", txt, samples)
-		code = verdicts(cfg, []string{samples}, stdout, stderr)
+		code = verdicts(cfg, []string{samples}, stdout, stderr, cfg.Shard.On())
 	}
 	if testErr != nil {
 		// latest.txt is what `make gate` and `make baseline` read: a run

@@ -16,12 +16,13 @@ func runVerdict(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("verdict", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), `usage: llmsla verdict SAMPLES.jsonl [MORE.jsonl …]
+		fmt.Fprint(fs.Output(), `usage: llmsla verdict SAMPLES.jsonl|DIR [MORE …]
 
 Prints the SLA verdict table of recorded samples (e.g.
 results/latest.samples.jsonl) against the objectives of the configuration
 (sla.yaml, $LLMSLA_CONFIG, or the presets). The files of several shards or
-runs are pooled into one verdict. Exit 0 when every objective is met, 1 when
+runs are pooled into one verdict; a directory stands for its
+*.samples.jsonl files, and a sharded run missing a shard is an error. Exit 0 when every objective is met, 1 when
 one is not, 2 when a file cannot be read.
 `)
 	}
@@ -37,28 +38,31 @@ one is not, 2 when a file cannot be read.
 		fmt.Fprintf(stderr, "llmsla: %v\n", err)
 		return 2
 	}
-	return verdicts(cfg, fs.Args(), stdout, stderr)
+	return verdicts(cfg, fs.Args(), stdout, stderr, false)
 }
 
-// verdicts prints the SLA table of samples files (shards of one run merge:
-// their samples are pooled, each run keeping its own time window): 0 all
-// met, 1 not, 2 unreadable.
-func verdicts(cfg *config.Config, paths []string, stdout, stderr io.Writer) int {
-	var samples []sample.Sample
-	for _, path := range paths {
-		s, err := sample.Read(path)
-		if err != nil {
-			fmt.Fprintf(stderr, "llmsla: %v\n", err)
-			return 2
-		}
-		if len(s) == 0 {
-			fmt.Fprintf(stderr, "llmsla: %s: no samples recorded\n", path)
-			return 2
-		}
-		samples = append(samples, s...)
+// verdicts prints the SLA table of samples files and directories (shards
+// of one run merge: their samples are pooled; a missing shard is an error):
+// 0 all met, 1 not, 2 unreadable.
+//
+// A shard's own bench (shard true) judges its share only, to show it: the
+// run is judged when every shard's files are merged, so an objective its
+// share misses is not a failure of the shard.
+func verdicts(cfg *config.Config, paths []string, stdout, stderr io.Writer, shard bool) int {
+	samples, err := sample.ReadAll(paths)
+	if err == nil && !shard {
+		err = sample.CheckShards(samples)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "llmsla: %v\n", err)
+		return 2
 	}
 	vs := objective.Evaluate(samples, cfg.Objectives)
 	report.Verdicts(stdout, vs)
+	if shard {
+		fmt.Fprintf(stdout, "\nShard %s: its share of the run only. Judge the run with every shard's files: llmsla verdict DIR…\n", cfg.Shard)
+		return 0
+	}
 	if objective.Failed(vs) {
 		fmt.Fprintln(stdout, "\nSLA violated.")
 		return 1

@@ -21,7 +21,7 @@ func TestVerdictMergesShards(t *testing.T) {
 	for shard := 0; shard < 2; shard++ {
 		var b bytes.Buffer
 		for i := 0; i < 10; i++ {
-			s := sample.Sample{Scenario: "chat", Endpoint: "sim", Level: "concurrency=1", Run: "r" + string(rune('a'+shard)),
+			s := sample.Sample{Scenario: "chat", Endpoint: "sim", Level: "concurrency=1", Run: "r" + string(rune('a'+shard)), Seq: i,
 				Start: time.Now(), TTFT: 20 * time.Millisecond, TTFA: 20 * time.Millisecond, Total: 30 * time.Millisecond,
 				OutputTokens: 3, Finish: "stop"}
 			if shard == 1 && i == 0 {

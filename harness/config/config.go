@@ -19,6 +19,7 @@ import (
 
 	"github.com/llmsla/llmsla/harness/gate"
 	"github.com/llmsla/llmsla/harness/internal/modroot"
+	"github.com/llmsla/llmsla/harness/load"
 	"github.com/llmsla/llmsla/harness/objective"
 	"github.com/llmsla/llmsla/harness/sim"
 	"github.com/llmsla/llmsla/harness/stream"
@@ -36,6 +37,12 @@ type Config struct {
 	Gate        Gate
 	// SimSpecs holds the simulator spec of each simulated endpoint.
 	SimSpecs map[string]string
+	// Shard is this process's share of a run sent by several
+	// ($LLMSLA_SHARD=I/N, or a Kubernetes Indexed Job's
+	// $JOB_COMPLETION_INDEX with $LLMSLA_SHARDS=N); StartAt is the wall-clock
+	// instant the shards agreed to start at ($LLMSLA_START_AT, RFC 3339).
+	Shard   load.Shard
+	StartAt time.Time
 	// CapacityOnly names the scenario whose capacity search alone is run
 	// ($LLMSLA_CAPACITY, set by llmsla capacity); "" for a normal run.
 	CapacityOnly string
@@ -127,6 +134,10 @@ const (
 	// EnvCapacity runs one scenario's capacity search alone:
 	// "chat" or "chat:by=concurrency,start=2,max=64,resolution=0.05,repeats=2".
 	EnvCapacity = "LLMSLA_CAPACITY"
+	// EnvShard, EnvShards and EnvStartAt split a run over machines.
+	EnvShard   = "LLMSLA_SHARD"
+	EnvShards  = "LLMSLA_SHARDS"
+	EnvStartAt = "LLMSLA_START_AT"
 )
 
 // Load finds and loads the configuration: $LLMSLA_CONFIG, else sla.yaml at
@@ -151,7 +162,65 @@ func Load() (*Config, error) {
 	if err := cfg.capacityOnly(os.Getenv(EnvCapacity)); err != nil {
 		return nil, fmt.Errorf("environment: %s: %w", EnvCapacity, err)
 	}
+	if err := cfg.sharding(); err != nil {
+		return nil, fmt.Errorf("environment: %w", err)
+	}
 	return cfg, cfg.selectEndpoints(os.Getenv(EnvEndpoints))
+}
+
+// sharding reads the shard of this process and the agreed start from the
+// environment, and checks that every level of every scenario can be split.
+func (c *Config) sharding() error {
+	spec := os.Getenv(EnvShard)
+	if idx := os.Getenv("JOB_COMPLETION_INDEX"); spec == "" && idx != "" && os.Getenv(EnvShards) != "" {
+		spec = idx + "/" + os.Getenv(EnvShards)
+	}
+	if spec != "" {
+		sh, err := load.ParseShard(spec)
+		if err != nil {
+			return fmt.Errorf("%s: %w", EnvShard, err)
+		}
+		c.Shard = sh
+	}
+	if at := os.Getenv(EnvStartAt); at != "" {
+		t, err := time.Parse(time.RFC3339, at)
+		if err != nil {
+			return fmt.Errorf("%s: %q is not an RFC 3339 time (e.g. 2026-12-01T10:00:00Z)", EnvStartAt, at)
+		}
+		c.StartAt = t
+	}
+	if !c.Shard.On() {
+		return nil
+	}
+	// The scenarios the file names are checked now; a preset the file does
+	// not name, when its suite starts (CheckShard), before its first request.
+	names := make([]string, 0, len(c.lines))
+	for name := range c.lines {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		if err := c.CheckShard(name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// CheckShard reports a level of the scenario that cannot be split over the
+// shards (fewer workers than shards), on any endpoint.
+func (c *Config) CheckShard(scenario string) error {
+	if !c.Shard.On() {
+		return nil
+	}
+	for _, ep := range c.EndpointNames() {
+		for _, lv := range c.Scenario(scenario, ep).Levels() {
+			if _, err := c.Shard.Pacer(lv.Pacer); err != nil {
+				return fmt.Errorf("shard %s: scenarios.%s (%s): %w; set its levels for the shards in the SLA file", c.Shard, scenario, lv.Label(), err)
+			}
+		}
+	}
+	return nil
 }
 
 // capacityOnly applies $LLMSLA_CAPACITY: the scenario to search, and the

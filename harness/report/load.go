@@ -50,6 +50,12 @@ func Load(w io.Writer, vs []objective.Verdict) {
 			}
 		}
 	}
+	for _, v := range vs {
+		if o := v.Stats.Overlap; o < 0.9 {
+			fmt.Fprintf(w, "WARNING (%s): the shards' measured windows overlap %s only: they did not send together, and throughput over their union understates what they sent at once (start them with -start-at)\n",
+				where(v), metric.Pct(o))
+		}
+	}
 	seen := map[string]bool{}
 	for _, v := range vs {
 		key := v.Scenario + "/" + v.Endpoint

@@ -37,9 +37,15 @@ type Sample struct {
 	Case  string `json:"case,omitempty"` // fixture case id
 	// FixtureCases is the number of cases in the scenario's fixture, so that
 	// coverage (distinct cases asked / cases) is computed from samples alone.
-	FixtureCases int  `json:"fixture_cases,omitempty"`
-	Cold         bool `json:"cold,omitempty"` // first request to the endpoint in the run
-	Warmup       bool `json:"warmup,omitempty"`
+	FixtureCases int `json:"fixture_cases,omitempty"`
+	// Shard is "I/N" when the run was sent by N machines together, this
+	// sample by the I-th; StartLag is how late that machine started after
+	// the start they agreed on (-start-at).
+	Shard    string        `json:"shard,omitempty"`
+	StartLag time.Duration `json:"start_lag_ns,omitempty"`
+
+	Cold   bool `json:"cold,omitempty"` // first request to the endpoint in the run
+	Warmup bool `json:"warmup,omitempty"`
 
 	// Start is t0. In memory it carries the monotonic reading; written out
 	// it is wall-clock time, good for windows within one run.

@@ -35,9 +35,14 @@ type Stats struct {
 	PromptTokens Summary
 	Points       []Point
 
-	Wall         time.Duration // the measured windows (first t0 to last end) of the runs, added up
-	ReqPerSec    float64       // completed requests / wall
-	OutTokPerSec float64       // Σ output tokens / wall
+	Wall time.Duration // the measured windows (first t0 to last end) of the runs, added up
+	// Overlap is, for a run sent by several shards, how much their
+	// measured windows overlap: the shortest intersection / union over the
+	// runs (1: perfectly together); NaN when not sharded. Throughput over
+	// shards only adds up when they sent at the same time.
+	Overlap      float64
+	ReqPerSec    float64 // completed requests / wall
+	OutTokPerSec float64 // Σ output tokens / wall
 
 	Quality quality.Tally
 	Good    int     // requests meeting every latency and quality objective
@@ -148,7 +153,7 @@ func Summarize(samples []sample.Sample, good func(*sample.Sample) bool) *Stats {
 		st.FixtureCases = max(st.FixtureCases, s.FixtureCases)
 		w := windows[s.Run]
 		if w == nil {
-			w = &window{}
+			w = &window{group: runGroup(s)}
 			windows[s.Run] = w
 		}
 		w.add(s.Start, s.End())
@@ -193,9 +198,7 @@ func Summarize(samples []sample.Sample, good func(*sample.Sample) bool) *Stats {
 	st.TPOT, st.ITL = Describe(tpot), Describe(itl)
 	st.Open, st.Slices = open.summary(), slices.slices()
 	st.PromptTokens = Describe(prompt)
-	for _, w := range windows {
-		st.Wall += w.last.Sub(w.first)
-	}
+	st.Wall, st.Overlap = wall(windows)
 	if secs := st.Wall.Seconds(); secs > 0 {
 		st.ReqPerSec = float64(st.Attempted-st.Failed) / secs
 		st.OutTokPerSec = float64(st.OutputTokens) / secs
@@ -227,7 +230,60 @@ func (st *Stats) addCase(s *sample.Sample) {
 // window is the measured window of one run: first t0 to last end. Runs
 // pooled together (the -count repetitions of a benchmark) add their windows,
 // so that the time between runs does not dilute throughput.
-type window struct{ first, last time.Time }
+type window struct {
+	first, last time.Time
+	group       string // the runs of a shard set sent together share one
+}
+
+// wall adds up the windows of the runs, and returns how much the shards'
+// windows overlapped (NaN when there are no shards). The runs of the
+// shards of one sharded run count once, over the union of their windows:
+// when the shards sent together (a common -start-at) that is the window a
+// single machine would have had, and their requests over it the load they
+// sent at once. When they did not, the union is longer than any one
+// window and the throughput understated, never overstated; Overlap (the
+// shards' common window over their union) says so.
+func wall(windows map[string]*window) (time.Duration, float64) {
+	groups := map[string][]*window{}
+	for _, w := range windows {
+		groups[w.group] = append(groups[w.group], w)
+	}
+	var total time.Duration
+	overlap := math.NaN()
+	for _, ws := range groups {
+		u, in := *ws[0], *ws[0]
+		for _, w := range ws[1:] {
+			u.add(w.first, w.last)
+			if w.first.After(in.first) {
+				in.first = w.first
+			}
+			if w.last.Before(in.last) {
+				in.last = w.last
+			}
+		}
+		span := u.last.Sub(u.first)
+		total += span
+		if len(ws) > 1 && span > 0 {
+			o := max(0, float64(in.last.Sub(in.first))/float64(span))
+			if math.IsNaN(overlap) || o < overlap {
+				overlap = o
+			}
+		}
+	}
+	return total, overlap
+}
+
+// runGroup is the window group of a sample's run: the run itself, or for
+// a shard the same run of every shard. Shards run the same configuration in
+// the same order, so the n-th run of each (the sequence number after the
+// process id in the run id) is the same scenario, endpoint and level.
+func runGroup(s *sample.Sample) string {
+	if s.Shard == "" {
+		return s.Run
+	}
+	_, n, _ := strings.Cut(s.Shard, "/")
+	return "shards/" + n + "#" + s.Run[strings.LastIndexByte(s.Run, '.')+1:]
+}
 
 func (w *window) add(start, end time.Time) {
 	if w.first.IsZero() || start.Before(w.first) {

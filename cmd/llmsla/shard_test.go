@@ -1,0 +1,134 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/llmsla/llmsla/harness/config"
+	"github.com/llmsla/llmsla/harness/objective"
+	"github.com/llmsla/llmsla/harness/sample"
+	"github.com/llmsla/llmsla/harness/sim"
+	"github.com/llmsla/llmsla/harness/stats"
+)
+
+// TestShardedRun runs three shard processes of llmsla bench against one
+// simulator at a total concurrency of 12 (4 each) and a total rate of 30
+// req/s (10 each, constant arrivals: a dozen Poisson arrivals per shard
+// would end at very different times), and merges their files: the requests add up, every case
+// is asked once, the pooled percentiles are the verdict's, throughput is
+// within 10% of one process's at the same total load, and leaving a shard
+// out is an error naming it.
+func TestShardedRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds llmsla and runs four benches")
+	}
+	srv := httptest.NewServer(sim.New(sim.Config{TTFT: 100 * time.Millisecond, TPOT: 2 * time.Millisecond, OutputTokens: 4, Seed: 9}))
+	defer srv.Close()
+	cfgPath := filepath.Join(t.TempDir(), "sla.yaml")
+	yaml := fmt.Sprintf("endpoints:\n  shared: {base_url: %q, model: sim}\n"+
+		"scenarios:\n  chat:\n    concurrency: 12\n    rate: 30\n    arrival: constant\n    warmup: 0\n"+
+		"    sla: {accuracy_min: 0}\n", srv.URL+"/v1") // the external simulator knows no fixture answers
+	if err := os.WriteFile(cfgPath, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	simEnv(t, "")
+	t.Setenv(config.EnvConfig, cfgPath)
+	t.Setenv(config.EnvShard, "")
+	t.Setenv(config.EnvStartAt, "")
+	bin := filepath.Join(t.TempDir(), "llmsla")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	// Warm go test's build cache, so that the shards start together.
+	if out, err := exec.Command("go", "test", "-count=1", "-run", "^$", suites).CombinedOutput(); err != nil {
+		t.Fatalf("go test: %v\n%s", err, out)
+	}
+	run := func(dir string, args ...string) {
+		cmd := exec.Command(bin, append([]string{"bench", "-pkg", suites, "-bench", "Chat", "-count", "1", "-n", "36", "-q", "-out", dir}, args...)...)
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Run(); err != nil {
+			t.Errorf("llmsla bench %v: %v\n%s", args, err, out.String())
+		}
+	}
+	start := time.Now().Add(12 * time.Second).UTC().Format(time.RFC3339)
+	dirs := make([]string, 3)
+	var wg sync.WaitGroup
+	for i := range dirs {
+		dirs[i] = t.TempDir()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			run(dirs[i], "-shard", fmt.Sprintf("%d/3", i), "-start-at", start)
+		}()
+	}
+	wg.Wait()
+	single := t.TempDir()
+	run(single)
+	if t.Failed() {
+		t.FailNow()
+	}
+
+	merged, err := sample.ReadAll(dirs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sample.CheckShards(merged); err != nil {
+		t.Fatal(err)
+	}
+	alone, err := sample.ReadAll([]string{single})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lookup := func(string, string) objective.Objectives { return nil }
+	mv, av := objective.Evaluate(merged, lookup), objective.Evaluate(alone, lookup)
+	if len(mv) != 2 || len(av) != 2 {
+		t.Fatalf("levels: merged %d, single %d, want 2 each", len(mv), len(av))
+	}
+	for k := range mv {
+		m, a := mv[k], av[k]
+		if m.Level != a.Level {
+			t.Fatalf("level %s merged, %s single", m.Level, a.Level)
+		}
+		t.Logf("%s: merged n=%d %.1f req/s (overlap %.2f), single n=%d %.1f req/s", m.Level, m.Stats.Attempted,
+			m.Stats.ReqPerSec, m.Stats.Overlap, a.Stats.Attempted, a.Stats.ReqPerSec)
+		if m.Stats.Attempted != 36 || m.Stats.Failed != 0 {
+			t.Errorf("%s: %d requests (%d failed) merged, want 36 = 12 + 12 + 12", m.Level, m.Stats.Attempted, m.Stats.Failed)
+		}
+		if math.Abs(m.Stats.ReqPerSec/a.Stats.ReqPerSec-1) > 0.1 {
+			t.Errorf("%s: merged throughput %.1f req/s vs one process's %.1f: want within 10%%", m.Level, m.Stats.ReqPerSec, a.Stats.ReqPerSec)
+		}
+		var ttft []float64
+		for _, s := range merged {
+			if s.Level == m.Level && s.Measured() && s.OK() {
+				ttft = append(ttft, float64(s.TTFT)/float64(time.Millisecond))
+			}
+		}
+		if d := stats.Describe(ttft); d.P95 != m.Stats.TTFT.P95 || d.P50 != m.Stats.TTFT.P50 {
+			t.Errorf("%s: verdict ttft p50/p95 %v/%v, pooled samples %v/%v", m.Level, m.Stats.TTFT.P50, m.Stats.TTFT.P95, d.P50, d.P95)
+		}
+	}
+	asked := map[string]int{}
+	for _, s := range merged {
+		if s.Measured() && s.Level == "concurrency=12" {
+			asked[s.Case]++
+		}
+	}
+	if len(asked) != 36 {
+		t.Errorf("%d distinct cases asked at concurrency=12 over the shards, want all 36", len(asked))
+	}
+
+	var out, errOut bytes.Buffer
+	if code := runVerdict([]string{dirs[0], dirs[2]}, &out, &errOut); code != 2 || !strings.Contains(errOut.String(), "shard 1/3 missing") {
+		t.Errorf("verdict without shard 1: exit %d, stderr %q; want 2 naming shard 1/3", code, errOut.String())
+	}
+}

@@ -1,0 +1,91 @@
+package sample
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// ReadAll reads the samples files of one run or of several to pool: files,
+// and directories whose *.samples.jsonl files it reads (a shard's results/,
+// where latest.samples.jsonl repeats another file and is skipped). A
+// sample seen twice — a file given twice — is an error, not a double count.
+func ReadAll(paths []string) ([]Sample, error) {
+	var files []string
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			return nil, err
+		}
+		if !st.IsDir() {
+			files = append(files, p)
+			continue
+		}
+		found, _ := filepath.Glob(filepath.Join(p, "*.samples.jsonl"))
+		found = slices.DeleteFunc(found, func(f string) bool { return filepath.Base(f) == "latest.samples.jsonl" })
+		if len(found) == 0 {
+			return nil, fmt.Errorf("%s: no *.samples.jsonl in the directory", p)
+		}
+		files = append(files, found...)
+	}
+	var out []Sample
+	seen := map[string]string{}
+	for _, f := range files {
+		s, err := Read(f)
+		if err != nil {
+			return nil, err
+		}
+		if len(s) == 0 {
+			return nil, fmt.Errorf("%s: no samples recorded", f)
+		}
+		for _, x := range s {
+			id := x.Run + "#" + strconv.Itoa(x.Seq)
+			if other, dup := seen[id]; dup {
+				return nil, fmt.Errorf("%s: request %d of run %s is also in %s: a file given twice would count its requests twice", f, x.Seq, x.Run, other)
+			}
+			seen[id] = f
+		}
+		out = append(out, s...)
+	}
+	return out, nil
+}
+
+// CheckShards fails when samples come from a sharded run with shards
+// missing: a run of N shards merged from fewer is a quietly smaller run.
+func CheckShards(samples []Sample) error {
+	have := map[int]map[int]bool{} // N → indices seen
+	for i := range samples {
+		sh := samples[i].Shard
+		if sh == "" {
+			continue
+		}
+		a, b, _ := strings.Cut(sh, "/")
+		idx, err1 := strconv.Atoi(a)
+		n, err2 := strconv.Atoi(b)
+		if err1 != nil || err2 != nil {
+			return fmt.Errorf("sample %d of run %s: shard %q is not I/N", samples[i].Seq, samples[i].Run, sh)
+		}
+		if have[n] == nil {
+			have[n] = map[int]bool{}
+		}
+		have[n][idx] = true
+	}
+	for n, idx := range have {
+		var missing, got []string
+		for i := range n {
+			if idx[i] {
+				got = append(got, fmt.Sprintf("%d/%d", i, n))
+			} else {
+				missing = append(missing, fmt.Sprintf("%d/%d", i, n))
+			}
+		}
+		if len(missing) > 0 {
+			return fmt.Errorf("shard %s missing: a run of %d shards, samples given for %s only; give every shard's files (or a directory holding them)",
+				strings.Join(missing, ", "), n, strings.Join(got, ", "))
+		}
+	}
+	return nil
+}
