@@ -147,7 +147,15 @@ func (b *Board) Notes(short bool) []string {
 // Summary says what the board is over: "3 endpoints × 4 scenarios; each
 // row pools the load levels (concurrency=1, concurrency=5)".
 func (b *Board) Summary() string {
-	return fmt.Sprintf("%d endpoints × %d scenarios; each row pools its load levels (%s)", len(b.Endpoints), len(b.Scenarios), b.levelNames())
+	return fmt.Sprintf("%s × %s; each row pools its load levels (%s)",
+		plural(len(b.Endpoints), "endpoint"), plural(len(b.Scenarios), "scenario"), b.levelNames())
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // mdEscape keeps a cell from breaking the table.
