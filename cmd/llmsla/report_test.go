@@ -137,6 +137,26 @@ func TestReportModelSelection(t *testing.T) {
 	require.NotNil(t, slow.CostPer1k)
 	assert.InEpsilon(t, 1000*sum/float64(n), *slow.CostPer1k, 1e-9)
 
+	// Runs of different endpoints pool: the samples split into one file
+	// per endpoint give the same report as the whole file.
+	var files []string
+	for _, name := range []string{"fast", "slow", "sloppy"} {
+		var buf bytes.Buffer
+		for _, s := range all {
+			if s.Endpoint == name {
+				line, err := json.Marshal(s)
+				require.NoError(t, err)
+				buf.Write(append(line, '\n'))
+			}
+		}
+		p := filepath.Join(t.TempDir(), name+".samples.jsonl")
+		require.NoError(t, os.WriteFile(p, buf.Bytes(), 0o644))
+		files = append(files, p)
+	}
+	var pooled, stderr bytes.Buffer
+	require.Equal(t, 0, runReport(append([]string{"-format", "json"}, files...), &pooled, &stderr), stderr.String())
+	assert.JSONEq(t, js, pooled.String())
+
 	md := run("-format", "markdown")
 	assert.Less(t, strings.Count(md, "\n"), 60, "markdown for 3 endpoints × 4 scenarios:\n%s", md)
 	assert.Contains(t, md, "| endpoint | model | scenario |")
@@ -149,7 +169,7 @@ func TestReportModelSelection(t *testing.T) {
 	assert.Contains(t, text, "Pareto front over accuracy, ttft p95 and cost per 1k: fast and slow")
 
 	page := filepath.Join(t.TempDir(), "report.html")
-	var stderr bytes.Buffer
+	stderr.Reset()
 	require.Equal(t, 0, runReport([]string{"-format", "html", "-o", page, samples}, &bytes.Buffer{}, &stderr), stderr.String())
 	b, err := os.ReadFile(page)
 	require.NoError(t, err)
