@@ -23,6 +23,8 @@ type Board struct {
 	Endpoints []*Entry // in name order
 	Scenarios []string // every scenario any endpoint ran, in name order
 	Levels    []sample.Level
+	// SearchSteps counts the requests of capacity-search steps, left out.
+	SearchSteps int
 	// Axes are the figures the Pareto front compares; NotCompared says
 	// which were left out and why (no endpoint measured them).
 	Axes        []Axis
@@ -114,10 +116,18 @@ func NewBoard(samples []sample.Sample, o Options) *Board {
 	byEndpoint := map[string][]sample.Sample{}
 	scenarios := map[string]bool{}
 	levels := map[sample.Level]bool{}
+	judged := make([]sample.Sample, 0, len(samples))
 	for _, s := range samples {
 		if s.Warmup {
 			continue
 		}
+		// A capacity search's steps explore beyond the limit and fail by
+		// design: they are not the runs an SLA judges, nor a fair figure.
+		if _, search := s.Level.Get("search"); search {
+			b.SearchSteps++
+			continue
+		}
+		judged = append(judged, s)
 		byEndpoint[s.Endpoint] = append(byEndpoint[s.Endpoint], s)
 		scenarios[s.Scenario] = true
 		levels[s.Level] = true
@@ -131,7 +141,7 @@ func NewBoard(samples []sample.Sample, o Options) *Board {
 	}
 	sort.Slice(b.Levels, func(i, j int) bool { return sample.Less(b.Levels[i], b.Levels[j]) })
 
-	verdicts := objective.Evaluate(samples, o.Objectives)
+	verdicts := objective.Evaluate(judged, o.Objectives)
 	names := make([]string, 0, len(byEndpoint))
 	for name := range byEndpoint {
 		names = append(names, name)
@@ -165,6 +175,7 @@ func (b *Board) entry(name string, samples []sample.Sample, vs []objective.Verdi
 	for _, sc := range b.Scenarios {
 		ss := byScenario[sc]
 		row := Row{Scenario: sc, Stats: stats.Summarize(ss, good), Cost: CostOf(ss, price), Meets: len(ss) > 0}
+		row.Stats.Asked = len(row.Stats.Cases) // the row is the scenario's whole run: every level
 		if len(ss) == 0 {
 			e.Violations = append(e.Violations, sc+": not measured on this endpoint")
 		}

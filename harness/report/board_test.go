@@ -216,3 +216,22 @@ func TestBoardPrefer(t *testing.T) {
 	assert.Contains(t, b.Recommendation, "it is the fastest (")
 	assert.True(t, b.Entry("cheap").Pareto && b.Entry("quick").Pareto)
 }
+
+// TestBoardLeavesOutSearchSteps: the steps of a capacity search fail past
+// the limit by design; they neither fail an endpoint's objectives nor
+// enter its figures.
+func TestBoardLeavesOutSearchSteps(t *testing.T) {
+	ss := samples(10, slow)
+	for i := range 5 {
+		s := ss[i]
+		s.Level, s.TTFT, s.Run = "search=capacity/rate=50", 5*time.Second, "search"
+		s.Fail(&sample.RequestError{Kind: sample.KindTimeoutHeaders})
+		ss = append(ss, s)
+	}
+	sla := objective.MustParse(map[string]float64{"ttft_p95_ms": 600, "error_rate_max": 0.01})
+	b := NewBoard(ss, Options{Objectives: func(string, string) objective.Objectives { return sla }})
+	e := b.Entry("slow")
+	assert.True(t, e.Meets, "%v", e.Violations)
+	assert.Equal(t, 40, e.Overall.Stats.Attempted)
+	assert.Contains(t, b.Summary(), "5 requests of capacity-search steps left out")
+}

@@ -147,8 +147,12 @@ func (b *Board) Notes(short bool) []string {
 // Summary says what the board is over: "3 endpoints × 4 scenarios; each
 // row pools the load levels (concurrency=1, concurrency=5)".
 func (b *Board) Summary() string {
-	return fmt.Sprintf("%s × %s; each row pools its load levels (%s)",
+	s := fmt.Sprintf("%s × %s; each row pools its load levels (%s)",
 		plural(len(b.Endpoints), "endpoint"), plural(len(b.Scenarios), "scenario"), b.levelNames())
+	if b.SearchSteps > 0 {
+		s += fmt.Sprintf("; %s of capacity-search steps left out", plural(b.SearchSteps, "request"))
+	}
+	return s
 }
 
 func plural(n int, noun string) string {
