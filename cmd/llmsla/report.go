@@ -49,7 +49,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	if len(paths) == 0 {
 		paths = []string{defaultSamples}
 	}
-	cfg, err := config.Load()
+	cfg, err := config.LoadWithoutKeys() // a report sends nothing
 	if err != nil {
 		fmt.Fprintf(stderr, "llmsla: %v\n", err)
 		return 2
