@@ -243,41 +243,52 @@ func qualityLatency(b *report.Board) (figure, error) {
 func ttftByInput(b *report.Board) (figure, error) {
 	fig := figure{ID: "ttft-input", Title: "TTFT vs input length",
 		Caption: "p50 TTFT of successful warm requests at each prompt length (levels prompt_tokens=N), one panel per scenario, a line per endpoint."}
-	var err error
-	fig.SVG, fig.Wide, err = levelPanels(b, "prompt_tokens", "prompt tokens", "ttft p50 (ms)", func(st *stats.Stats) float64 { return st.TTFT.P50 })
-	if err == nil && fig.SVG == nil {
-		fig.Missing = "Not measured: no scenario ran at two or more prompt_tokens=N levels (a prompt-length sweep)."
+	panels, err := levelPanels(b, "prompt_tokens", "prompt tokens", "ttft p50 (ms)", func(st *stats.Stats) float64 { return st.TTFT.P50 })
+	if err != nil {
+		return fig, err
 	}
+	if len(panels) == 0 {
+		fig.Missing = "Not measured: no scenario ran at two or more prompt_tokens=N levels (a prompt-length sweep)."
+		return fig, nil
+	}
+	fig.SVG, fig.Wide, err = drawPanels(panels)
 	return fig, err
 }
 
-// throughputByLoad plots output tokens per second against the load level
-// (concurrency, else rate), one panel per scenario run at several levels.
+// throughputByLoad plots output tokens per second against the load level,
+// one panel per scenario run at several concurrency levels and one per
+// scenario run at several rates.
 func throughputByLoad(b *report.Board) (figure, error) {
-	fig := figure{ID: "throughput-load", Title: "Throughput vs load"}
-	for _, key := range []string{"concurrency", "rate"} {
-		svg, wide, err := levelPanels(b, key, key, "out-tok/s", func(st *stats.Stats) float64 {
-			if st.Wall <= 0 {
-				return math.NaN()
-			}
-			return st.OutTokPerSec
-		})
-		if err != nil || svg != nil {
-			fig.SVG, fig.Wide = svg, wide
-			fig.Caption = fmt.Sprintf("Output tokens per second over the measured window at each %s level, one panel per scenario run at two or more levels, a line per endpoint.", key)
-			return fig, err
+	fig := figure{ID: "throughput-load", Title: "Throughput vs load",
+		Caption: "Output tokens per second over the measured window at each concurrency level or rate (req/s), one panel per scenario run at two or more of them, a line per endpoint."}
+	outTok := func(st *stats.Stats) float64 {
+		if st.Wall <= 0 {
+			return math.NaN()
 		}
+		return st.OutTokPerSec
 	}
-	fig.Missing = "Not measured: no scenario ran at two or more concurrency or rate levels."
-	return fig, nil
+	panels, err := levelPanels(b, "concurrency", "concurrency", "out-tok/s", outTok)
+	if err != nil {
+		return fig, err
+	}
+	byRate, err := levelPanels(b, "rate", "rate (req/s)", "out-tok/s", outTok)
+	if err != nil {
+		return fig, err
+	}
+	panels = append(panels, byRate...)
+	if len(panels) == 0 {
+		fig.Missing = "Not measured: no scenario ran at two or more concurrency levels or rates."
+		return fig, nil
+	}
+	fig.SVG, fig.Wide, err = drawPanels(panels)
+	return fig, err
 }
 
-// levelPanels draws one panel per scenario that ran at two or more values
+// levelPanels makes one panel per scenario that ran at two or more values
 // of the level label key: f of the samples at each value, a line per
 // endpoint. Scenarios are not pooled: their answers differ in length, so
-// a pool would show the mix, not the load. It returns nil when no
-// scenario has two values, and wide when there are several panels.
-func levelPanels(b *report.Board, key, xlabel, ylabel string, f func(*stats.Stats) float64) (svg []byte, wide bool, err error) {
+// a pool would show the mix, not the load.
+func levelPanels(b *report.Board, key, xlabel, ylabel string, f func(*stats.Stats) float64) ([]*plot.Plot, error) {
 	var panels []*plot.Plot
 	for _, scenario := range b.Scenarios {
 		values := map[float64]bool{}
@@ -312,23 +323,27 @@ func levelPanels(b *report.Board, key, xlabel, ylabel string, f func(*stats.Stat
 			sort.Slice(pts, func(i, j int) bool { return pts[i].X < pts[j].X })
 			l, dots, err := plotter.NewLinePoints(pts)
 			if err != nil {
-				return nil, false, err
+				return nil, err
 			}
 			l.Color, dots.Color, dots.Shape = plotutil.Color(i), plotutil.Color(i), draw.CircleGlyph{}
 			p.Add(l, dots)
-			if len(panels) == 0 {
-				p.Legend.Add(e.Name, l, dots)
-			}
+			p.Legend.Add(e.Name, l, dots)
 		}
 		p.Y.Min = 0
 		panels = append(panels, p)
 	}
-	switch len(panels) {
-	case 0:
-		return nil, false, nil
-	case 1:
+	return panels, nil
+}
+
+// drawPanels draws one panel as a plot of the usual size, several side
+// by side across the page (wide).
+func drawPanels(panels []*plot.Plot) (svg []byte, wide bool, err error) {
+	if len(panels) == 1 {
 		svg, err = render(panels[0])
 		return svg, false, err
+	}
+	for _, p := range panels[1:] {
+		p.Legend = plot.NewLegend() // the first panel's legend serves all
 	}
 	svg, err = renderPanels(panels)
 	return svg, true, err
@@ -385,6 +400,7 @@ func errorKinds(b *report.Board) (figure, error) {
 	p := newPlot("", "", "share of requests (%)")
 	names := make([]string, len(b.Endpoints))
 	barWidth := vg.Points(math.Min(18, 220/float64(len(kinds)*len(b.Endpoints))))
+	highest := 0.0
 	for i, e := range b.Endpoints {
 		names[i] = e.Name
 	}
@@ -393,6 +409,7 @@ func errorKinds(b *report.Board) (figure, error) {
 		for i, e := range b.Endpoints {
 			if st := e.Overall.Stats; st.Attempted > 0 {
 				vals[i] = 100 * float64(st.Errors[k]) / float64(st.Attempted)
+				highest = math.Max(highest, vals[i])
 			}
 		}
 		bars, err := plotter.NewBarChart(vals, barWidth)
@@ -407,6 +424,7 @@ func errorKinds(b *report.Board) (figure, error) {
 	p.NominalX(names...)
 	p.X.Min, p.X.Max = -0.5, float64(len(names))-0.5
 	p.Y.Min = 0
+	p.Y.Max = niceCeil(1.4 * highest) // room above the bars for the legend
 	var err error
 	fig.SVG, err = render(p)
 	return fig, err
