@@ -235,3 +235,26 @@ func TestBoardLeavesOutSearchSteps(t *testing.T) {
 	assert.Equal(t, 40, e.Overall.Stats.Attempted)
 	assert.Contains(t, b.Summary(), "5 requests of capacity-search steps left out")
 }
+
+// TestCompareTailAgainstBulk: when p95 says one thing and the median the
+// other (a few slow requests in a faster endpoint), neither is ranked
+// better on latency, though Mann-Whitney finds the distributions differ.
+func TestCompareTailAgainstBulk(t *testing.T) {
+	a := endpoint{name: "a", ttft: 30 * time.Millisecond, jitter: 0.05}
+	b := endpoint{name: "b", ttft: 45 * time.Millisecond, jitter: 0.05}
+	ss := samples(10, a, b)
+	for i := range ss {
+		if ss[i].Endpoint == "a" && ss[i].Seq >= 8 { // 8 of 40 requests stalled
+			ss[i].TTFT = 200 * time.Millisecond
+		}
+	}
+	bd := NewBoard(ss, Options{})
+	ttft := bd.Axes[1]
+	require.Equal(t, "ttft p95", ttft.Label)
+	ea, eb := bd.Entry("a"), bd.Entry("b")
+	require.Greater(t, ttft.Value(ea), ttft.Value(eb), "a's p95 is the stalls")
+	require.Less(t, ttft.Center(ea), ttft.Center(eb), "a's median is faster")
+	require.True(t, Significant(ttft.Values(ea), ttft.Values(eb), 0.05))
+	assert.Equal(t, Tied, ttft.Compare(ea, eb, 0.05))
+	assert.Equal(t, Tied, ttft.Compare(eb, ea, 0.05))
+}

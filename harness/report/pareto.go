@@ -25,6 +25,12 @@ type Axis struct {
 	// Comparable says whether two endpoints' values are in the same unit
 	// (costs in two currencies are not); nil: always.
 	Comparable func(a, b *Entry) bool
+	// Center is where the bulk of the per-request values lies (the
+	// median of latencies), when the figure itself is a tail: the
+	// Mann-Whitney test compares locations, so a difference counts only
+	// when the tail and the center point the same way. nil: the figure
+	// is its own center (a mean, a rate).
+	Center func(*Entry) float64
 
 	cost bool
 }
@@ -40,7 +46,8 @@ func axes() []Axis {
 			Values: func(e *Entry) []float64 { return perRequest(e, matched) }},
 		{Label: ttft.Label(), Lower: ttft.Lower, Format: ttft.Format,
 			Value:  func(e *Entry) float64 { v, _ := ttft.Of(e.Overall.Stats); return v },
-			Values: func(e *Entry) []float64 { return perRequest(e, ttft.PerRequest) }},
+			Values: func(e *Entry) []float64 { return perRequest(e, ttft.PerRequest) },
+			Center: func(e *Entry) float64 { return e.Overall.Stats.TTFT.P50 }},
 		{Label: "cost per 1k", Lower: true, cost: true,
 			Format:     func(v float64) string { return Money(v) },
 			Value:      func(e *Entry) float64 { return e.Overall.Cost.PerK },
@@ -96,8 +103,9 @@ const (
 )
 
 // Compare says how a fares against b on the axis: Better or Worse only
-// when the figure says so and the Mann-Whitney U test on the per-request
-// values rejects "same distribution" at alpha; Tied otherwise.
+// when the figure says so, its center agrees, and the Mann-Whitney U test
+// on the per-request values rejects "same distribution" at alpha; Tied
+// otherwise.
 func (ax Axis) Compare(a, b *Entry, alpha float64) Outcome {
 	va, vb := ax.Value(a), ax.Value(b)
 	if math.IsNaN(va) || math.IsNaN(vb) || (ax.Comparable != nil && !ax.Comparable(a, b)) {
@@ -105,6 +113,12 @@ func (ax Axis) Compare(a, b *Entry, alpha float64) Outcome {
 	}
 	if va == vb || !Significant(ax.Values(a), ax.Values(b), alpha) {
 		return Tied
+	}
+	if ax.Center != nil {
+		ca, cb := ax.Center(a), ax.Center(b)
+		if ca == cb || (ca < cb) != (va < vb) {
+			return Tied // the tail and the bulk disagree: no ranking
+		}
 	}
 	if (va < vb) == ax.Lower {
 		return Better
