@@ -23,7 +23,7 @@ import (
 const selectionConfig = `endpoints:
   fast:   {sim: "ttft=5ms,tpot=1ms,wrong=0.25", price: {input_per_mtok: 0.15, output_per_mtok: 0.60, currency: USD}}
   slow:   {sim: "ttft=30ms,tpot=1ms", price: {input_per_mtok: 0.50, output_per_mtok: 1.50, currency: USD}}
-  sloppy: {sim: "ttft=45ms,tpot=1ms,wrong=0.3", price: {input_per_mtok: 2.00, output_per_mtok: 6.00, currency: USD}}
+  sloppy: {sim: "ttft=60ms,tpot=1ms,wrong=0.3", price: {input_per_mtok: 2.00, output_per_mtok: 6.00, currency: USD}}
 scenarios:
   chat:       {concurrency: [1], warmup: 0}
   extraction: {concurrency: [1], warmup: 0}
