@@ -29,8 +29,8 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	prefer := fs.String("prefer", "cost", "what the recommendation minimises among endpoints meeting every objective: cost or latency")
 	out := fs.String("o", "", "write to this file instead of standard output")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: llmsla report [-format text|markdown|json|csv|html] [-prefer cost|latency] [-o FILE] [SAMPLES.jsonl …]\n"+
-			"  (default %s; several files pool their samples)\n", defaultSamples)
+		fmt.Fprintf(stderr, "usage: llmsla report [-format text|markdown|json|csv|html] [-prefer cost|latency] [-o FILE] [SAMPLES.jsonl|DIR …]\n"+
+			"  (default %s; several files, or the results/ of several shards, pool their samples)\n", defaultSamples)
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -94,21 +94,15 @@ func newBoard(cfg *config.Config, samples []sample.Sample, prefer report.Prefer)
 	return report.NewBoard(samples, report.Options{Objectives: cfg.Objectives, Prices: cfg.Prices, Alpha: cfg.Gate.Alpha, Prefer: prefer})
 }
 
-// readSamples reads and pools samples files; a missing, corrupt or empty
-// file is an error naming it.
+// readSamples reads and pools samples files and directories as llmsla
+// verdict does: a file given twice, or a sharded run with a shard missing,
+// is an error, not a quietly different board.
 func readSamples(paths []string) ([]sample.Sample, error) {
-	var all []sample.Sample
-	for _, path := range paths {
-		s, err := sample.Read(path)
-		if err != nil {
-			return nil, err
-		}
-		if len(s) == 0 {
-			return nil, fmt.Errorf("%s: no samples recorded", path)
-		}
-		all = append(all, s...)
+	samples, err := sample.ReadAll(paths)
+	if err != nil {
+		return nil, err
 	}
-	return all, nil
+	return samples, sample.CheckShards(samples)
 }
 
 // leaderboard prints the short board after bench's verdict table when the

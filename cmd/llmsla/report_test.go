@@ -208,3 +208,16 @@ func TestReportUsage(t *testing.T) {
 		assert.Contains(t, stderr.String(), p+":4: endpoints.sim.price.output_per_mtk: unknown key (allowed: input_per_mtok, output_per_mtok, per_hour, currency)")
 	})
 }
+
+// TestReportRefusesDoubleCounting: a file given twice would count its
+// requests twice; the report refuses it as llmsla verdict does.
+func TestReportRefusesDoubleCounting(t *testing.T) {
+	reportEnv(t, "endpoints:\n  sim: {sim: \"\"}\n")
+	p := filepath.Join(t.TempDir(), "a.samples.jsonl")
+	line, err := json.Marshal(sample.Sample{Scenario: "chat", Endpoint: "sim", Run: "r1", Seq: 1, Finish: "stop"})
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(p, append(line, '\n'), 0o644))
+	var stdout, stderr bytes.Buffer
+	assert.Equal(t, 2, runReport([]string{p, p}, &stdout, &stderr))
+	assert.Contains(t, stderr.String(), "would count its requests twice")
+}
