@@ -104,6 +104,9 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	} else {
 		fmt.Fprintf(stdout, "\nrecorded %s and %s\n\n", txt, samples)
 		code = verdicts(cfg, []string{samples}, stdout, stderr, cfg.Shard.On())
+		if !cfg.Shard.On() { // a shard's figures are its share of the run only
+			leaderboard(cfg, samples, stdout)
+		}
 	}
 	if testErr != nil {
 		// latest.txt is what `make gate` and `make baseline` read: a run

@@ -2,6 +2,7 @@
 //
 //	llmsla bench            run the suites' benchmarks, record them, print SLA verdicts
 //	llmsla verdict FILE…    SLA verdicts from recorded samples files (shards merge)
+//	llmsla report [FILE…]   model selection: endpoints ranked by quality, latency and cost
 //	llmsla compare A [B]    benchstat comparison of recorded runs
 //	llmsla gate BASE NEW    exit 1 on a significant regression
 //	llmsla baseline         promote the latest run to golden/baseline.txt
@@ -21,6 +22,7 @@ import (
 var commands = map[string]func(args []string, stdout, stderr io.Writer) int{
 	"bench":    runBench,
 	"verdict":  runVerdict,
+	"report":   runReport,
 	"compare":  runCompare,
 	"gate":     runGate,
 	"baseline": runBaseline,
@@ -49,6 +51,9 @@ func usage(w io.Writer) {
 
   bench            run the suites' benchmarks, record results/, print SLA verdicts
   verdict FILE...  SLA verdicts from samples files (results/*.samples.jsonl); shards merge
+  report [FILE...] model selection over endpoints: quality, latency, cost, Pareto
+                   front, recommendation (-format text|markdown|json|csv|html,
+                   -prefer cost|latency, -o FILE); default results/latest.samples.jsonl
   compare A [B]    benchstat comparison (-col, -row, -filter)
   gate BASE NEW    exit 1 on a significant regression, 2 on unusable input
   baseline         promote results/latest.txt to golden/baseline.txt

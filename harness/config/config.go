@@ -46,6 +46,8 @@ type Config struct {
 	// CapacityOnly names the scenario whose capacity search alone is run
 	// ($LLMSLA_CAPACITY, set by llmsla capacity); "" for a normal run.
 	CapacityOnly string
+	// Prices holds the price of each endpoint that has one in the file.
+	Prices map[string]Price
 	// lines holds the line of each scenario named in the file, for errors
 	// found after parsing (a scenario no suite defines).
 	lines map[string]int

@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -97,7 +98,7 @@ func LoadFile(path string) (*Config, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	cfg := &Config{Source: path, Scenarios: Presets(), PerEndpoint: map[string]map[string]Scenario{},
-		SimSpecs: map[string]string{}, lines: map[string]int{}}
+		SimSpecs: map[string]string{}, Prices: map[string]Price{}, lines: map[string]int{}}
 	p := &configParser{file: path}
 	if len(doc.Content) == 0 {
 		return nil, fmt.Errorf("%s: empty file: want at least an endpoints: section", path)
@@ -149,7 +150,7 @@ func (p *configParser) checkName(n *yaml.Node, key, name string) bool {
 	return true
 }
 
-var endpointKeys = []string{"base_url", "model", "api_key_env", "headers", "timeouts", "kind", "max_tokens_param", "sim"}
+var endpointKeys = []string{"base_url", "model", "api_key_env", "headers", "timeouts", "kind", "max_tokens_param", "sim", "price"}
 
 func (p *configParser) endpoint(cfg *Config, name string, n *yaml.Node) stream.Endpoint {
 	key := "endpoints." + name
@@ -208,6 +209,10 @@ func (p *configParser) endpoint(cfg *Config, name string, n *yaml.Node) stream.E
 				p.errf(v, k2, "%v", err)
 			}
 			cfg.SimSpecs[name] = spec
+		case "price":
+			if pr, ok := p.price(v, k2); ok {
+				cfg.Prices[name] = pr
+			}
 		}
 	})
 	switch {
@@ -224,6 +229,78 @@ func (p *configParser) endpoint(cfg *Config, name string, n *yaml.Node) stream.E
 		p.errf(n, key+".model", "missing: name the model to ask")
 	}
 	return ep
+}
+
+// Price is what an endpoint costs: per million tokens (hosted APIs), or
+// per hour of the machine serving it (self-hosted), in Currency. Cost per
+// 1k requests is computed from it and the measured token counts or wall
+// time, as METRICS.md defines it (package report).
+type Price struct {
+	InputPerMTok  float64 // per million prompt tokens
+	OutputPerMTok float64 // per million output tokens
+	// Hourly: the endpoint is priced by the hour (PerHour), not by token.
+	Hourly   bool
+	PerHour  float64
+	Currency string // as written: USD, EUR
+}
+
+var priceKeys = []string{"input_per_mtok", "output_per_mtok", "per_hour", "currency"}
+
+// price parses an endpoint's price: {input_per_mtok, output_per_mtok,
+// currency} or {per_hour, currency}. A price that cannot be right (negative,
+// both kinds, no currency) is an error here, before any request, rather
+// than a cost figure nobody can trust.
+func (p *configParser) price(n *yaml.Node, key string) (Price, bool) {
+	pr := Price{}
+	before := len(p.errs)
+	perToken := false
+	p.mapping(n, key, priceKeys, func(k string, v *yaml.Node) {
+		k2 := key + "." + k
+		if k == "currency" {
+			pr.Currency = p.str(v, k2)
+			if !isCurrency(pr.Currency) {
+				p.errf(v, k2, "%q is not a currency (letters only, e.g. USD, EUR)", pr.Currency)
+			}
+			return
+		}
+		f, err := strconv.ParseFloat(v.Value, 64)
+		if v.Kind != yaml.ScalarNode || err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < 0 {
+			p.errf(v, k2, "%q is not a price (want a number ≥ 0, e.g. 0.15)", v.Value)
+			return
+		}
+		switch k {
+		case "input_per_mtok":
+			pr.InputPerMTok, perToken = f, true
+		case "output_per_mtok":
+			pr.OutputPerMTok, perToken = f, true
+		case "per_hour":
+			pr.PerHour, pr.Hourly = f, true
+		}
+	})
+	if n.Kind == yaml.MappingNode {
+		switch {
+		case perToken && pr.Hourly:
+			p.errf(n, key, "set per-token prices (input_per_mtok, output_per_mtok) or per_hour, not both")
+		case !perToken && !pr.Hourly:
+			p.errf(n, key, "no price: set input_per_mtok and output_per_mtok (per million tokens), or per_hour")
+		}
+		if pr.Currency == "" {
+			p.errf(n, key+".currency", "missing: name the currency of the price (e.g. USD)")
+		}
+	}
+	return pr, len(p.errs) == before
+}
+
+func isCurrency(s string) bool {
+	if s == "" || len(s) > 10 {
+		return false
+	}
+	for _, r := range s {
+		if !unicode.IsLetter(r) {
+			return false
+		}
+	}
+	return true
 }
 
 func (p *configParser) gate(cfg *Config, n *yaml.Node) {

@@ -1,7 +1,10 @@
 // Package report writes what people read: the last stage of llmsla's
 // pipeline. Every report is a view over verdicts, which are views over
 // samples, so a table, a leaderboard and a merge of shards show the same
-// figures.
+// figures: [Verdicts] is the SLA table of one run, and a [Board] the model
+// selection over several endpoints (cost per 1k requests, Pareto front,
+// ties, a recommendation) in text, markdown, JSON and CSV; package
+// report/html draws it as a page with plots.
 package report
 
 import (

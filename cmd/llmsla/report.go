@@ -1,0 +1,123 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"github.com/llmsla/llmsla/harness/atomicfile"
+	"github.com/llmsla/llmsla/harness/config"
+	"github.com/llmsla/llmsla/harness/report"
+	"github.com/llmsla/llmsla/harness/report/html"
+	"github.com/llmsla/llmsla/harness/sample"
+)
+
+// defaultSamples is the file `llmsla report` reads when given none: the
+// last complete `llmsla bench`.
+var defaultSamples = filepath.Join("results", "latest.samples.jsonl")
+
+// runReport writes the model-selection report of samples files (several
+// files pool: shards, or runs of several endpoints): 0 written, 2 the input
+// or the configuration is unusable. Whether an endpoint met its objectives
+// is in the report, not the exit code: `llmsla verdict` is the check.
+func runReport(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("report", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	format := fs.String("format", "text", "text, markdown, json, csv or html")
+	prefer := fs.String("prefer", "cost", "what the recommendation minimises among endpoints meeting every objective: cost or latency")
+	out := fs.String("o", "", "write to this file instead of standard output")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: llmsla report [-format text|markdown|json|csv|html] [-prefer cost|latency] [-o FILE] [SAMPLES.jsonl|DIR …]\n"+
+			"  (default %s; several files, or the results/ of several shards, pool their samples)\n", defaultSamples)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if *prefer != string(report.PreferCost) && *prefer != string(report.PreferLatency) {
+		fmt.Fprintf(stderr, "llmsla report: -prefer %q: want cost or latency\n", *prefer)
+		return 2
+	}
+	write, ok := formats[*format]
+	if !ok {
+		fmt.Fprintf(stderr, "llmsla report: -format %q: want text, markdown, json, csv or html\n", *format)
+		return 2
+	}
+	paths := fs.Args()
+	if len(paths) == 0 {
+		paths = []string{defaultSamples}
+	}
+	cfg, err := config.LoadWithoutKeys() // a report sends nothing
+	if err != nil {
+		fmt.Fprintf(stderr, "llmsla: %v\n", err)
+		return 2
+	}
+	samples, err := readSamples(paths)
+	if err != nil {
+		fmt.Fprintf(stderr, "llmsla: %v\n", err)
+		return 2
+	}
+	b := newBoard(cfg, samples, report.Prefer(*prefer))
+	var buf bytes.Buffer
+	if err := write(&buf, b, samples); err != nil {
+		fmt.Fprintf(stderr, "llmsla report: %v\n", err)
+		return 2
+	}
+	if *out == "" {
+		_, err = stdout.Write(buf.Bytes())
+	} else {
+		err = atomicfile.Write(*out, buf.Bytes())
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "llmsla report: %v\n", err)
+		return 2
+	}
+	if *out != "" {
+		fmt.Fprintf(stderr, "wrote %s\n", *out)
+	}
+	return 0
+}
+
+var formats = map[string]func(io.Writer, *report.Board, []sample.Sample) error{
+	"text":     func(w io.Writer, b *report.Board, _ []sample.Sample) error { b.Text(w, false); return nil },
+	"markdown": func(w io.Writer, b *report.Board, _ []sample.Sample) error { b.Markdown(w); return nil },
+	"json":     func(w io.Writer, b *report.Board, _ []sample.Sample) error { return b.JSON(w) },
+	"csv":      func(w io.Writer, b *report.Board, _ []sample.Sample) error { return b.CSV(w) },
+	"html":     func(w io.Writer, b *report.Board, _ []sample.Sample) error { return html.Write(w, b) },
+}
+
+// newBoard judges samples against the configuration's objectives, as
+// `llmsla verdict` does, and prices them at its endpoints' prices.
+func newBoard(cfg *config.Config, samples []sample.Sample, prefer report.Prefer) *report.Board {
+	return report.NewBoard(samples, report.Options{Objectives: cfg.Objectives, Prices: cfg.Prices, Alpha: cfg.Gate.Alpha, Prefer: prefer})
+}
+
+// readSamples reads and pools samples files and directories as llmsla
+// verdict does: a file given twice, or a sharded run with a shard missing,
+// is an error, not a quietly different board.
+func readSamples(paths []string) ([]sample.Sample, error) {
+	samples, err := sample.ReadAll(paths)
+	if err != nil {
+		return nil, err
+	}
+	return samples, sample.CheckShards(samples)
+}
+
+// leaderboard prints the short board after bench's verdict table when the
+// run measured two or more endpoints: the one thing a model selection
+// needs to read first.
+func leaderboard(cfg *config.Config, path string, stdout io.Writer) {
+	samples, err := sample.Read(path)
+	if err != nil {
+		return // verdicts said so already
+	}
+	b := newBoard(cfg, samples, report.PreferCost)
+	if len(b.Endpoints) < 2 {
+		return
+	}
+	fmt.Fprintln(stdout)
+	b.Text(stdout, true)
+	fmt.Fprintf(stdout, "(per scenario, rankings and plots: llmsla report %s; -format markdown, json, csv, or html -o report.html)\n", path)
+}

@@ -1,0 +1,244 @@
+package report
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+
+	"github.com/llmsla/llmsla/harness/config"
+	"github.com/llmsla/llmsla/harness/metric"
+	"github.com/llmsla/llmsla/harness/objective"
+	"github.com/llmsla/llmsla/harness/sample"
+	"github.com/llmsla/llmsla/harness/stats"
+)
+
+// Board is the model-selection view of samples from several endpoints that
+// ran the same suites: per endpoint its figures per scenario and over all
+// of them, whether it met every objective, where it stands on the Pareto
+// front of quality × latency × cost, how the endpoints rank on each of
+// those (tied where the difference is not significant), and which one to
+// choose. Like every report it is a view over samples: files from several
+// runs or shards pool before it is built.
+type Board struct {
+	Endpoints []*Entry // in name order
+	Scenarios []string // every scenario any endpoint ran, in name order
+	Levels    []sample.Level
+	// SearchSteps counts the requests of capacity-search steps, left out.
+	SearchSteps int
+	// Axes are the figures the Pareto front compares; NotCompared says
+	// which were left out and why (no endpoint measured them).
+	Axes        []Axis
+	NotCompared []string
+	Ranks       []Ranking
+	Alpha       float64
+	Prefer      Prefer
+	// Recommended is the endpoint to choose, "" when none meets every
+	// objective; Recommendation says why, in one sentence.
+	Recommended    string
+	Recommendation string
+}
+
+// Entry is one endpoint on the board.
+type Entry struct {
+	Name, Model string
+	Overall     Row   // every scenario pooled
+	Scenarios   []Row // one per Board.Scenarios, in that order
+	// Meets: every objective of every scenario at every level held, and
+	// the endpoint ran every scenario of the board.
+	Meets      bool
+	Violations []string // each violated objective, where it failed
+	Pareto     bool     // no endpoint dominates it
+	// DominatedBy names the endpoints that dominate it, each with the
+	// figures it is significantly better on.
+	DominatedBy []Domination
+
+	measured []sample.Sample
+}
+
+// Domination is one endpoint dominating another: at least as good on every
+// compared figure and significantly better on Better.
+type Domination struct {
+	By     string
+	Better []string
+}
+
+// Row is the figures of one endpoint on one scenario (Scenario "" for all
+// of them), its load levels pooled.
+type Row struct {
+	Scenario string
+	Stats    *stats.Stats
+	Cost     Cost
+	// Meets: every objective held at every level; false for a scenario
+	// the endpoint did not run (Stats.Attempted == 0).
+	Meets  bool
+	Failed int // objectives violated, over the levels
+}
+
+// Samples returns the endpoint's measured samples (warm-up excluded; the
+// cold first request of each run flagged), for plots.
+func (e *Entry) Samples() []sample.Sample { return e.measured }
+
+// Prefer says what the recommendation minimises among the endpoints that
+// meet every objective.
+type Prefer string
+
+const (
+	PreferCost    Prefer = "cost"
+	PreferLatency Prefer = "latency"
+)
+
+// Options say how to judge and price samples.
+type Options struct {
+	// Objectives of each scenario on each endpoint, as the verdict table
+	// uses them (config.Config.Objectives).
+	Objectives objective.Lookup
+	Prices     map[string]config.Price
+	Alpha      float64 // significance level of ties; 0 means 0.05
+	Prefer     Prefer  // "" means PreferCost
+}
+
+// DefaultAlpha is the significance level below which a difference between
+// two endpoints ranks them instead of tying them.
+const DefaultAlpha = 0.05
+
+// NewBoard builds the board of samples.
+func NewBoard(samples []sample.Sample, o Options) *Board {
+	if o.Alpha <= 0 {
+		o.Alpha = DefaultAlpha
+	}
+	if o.Prefer == "" {
+		o.Prefer = PreferCost
+	}
+	if o.Objectives == nil {
+		o.Objectives = func(string, string) objective.Objectives { return nil }
+	}
+	b := &Board{Alpha: o.Alpha, Prefer: o.Prefer}
+	byEndpoint := map[string][]sample.Sample{}
+	scenarios := map[string]bool{}
+	levels := map[sample.Level]bool{}
+	judged := make([]sample.Sample, 0, len(samples))
+	for _, s := range samples {
+		if s.Warmup {
+			continue
+		}
+		// A capacity search's steps explore beyond the limit and fail by
+		// design: they are not the runs an SLA judges, nor a fair figure.
+		if _, search := s.Level.Get("search"); search {
+			b.SearchSteps++
+			continue
+		}
+		judged = append(judged, s)
+		byEndpoint[s.Endpoint] = append(byEndpoint[s.Endpoint], s)
+		scenarios[s.Scenario] = true
+		levels[s.Level] = true
+	}
+	for sc := range scenarios {
+		b.Scenarios = append(b.Scenarios, sc)
+	}
+	sort.Strings(b.Scenarios)
+	for l := range levels {
+		b.Levels = append(b.Levels, l)
+	}
+	sort.Slice(b.Levels, func(i, j int) bool { return sample.Less(b.Levels[i], b.Levels[j]) })
+
+	verdicts := objective.Evaluate(judged, o.Objectives)
+	names := make([]string, 0, len(byEndpoint))
+	for name := range byEndpoint {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		b.Endpoints = append(b.Endpoints, b.entry(name, byEndpoint[name], verdicts, o))
+	}
+	b.compare()
+	b.recommend()
+	return b
+}
+
+func (b *Board) entry(name string, samples []sample.Sample, vs []objective.Verdict, o Options) *Entry {
+	e := &Entry{Name: name, measured: samples, Meets: true}
+	for _, s := range samples {
+		if s.Model != "" {
+			e.Model = s.Model
+			break
+		}
+	}
+	var price *config.Price
+	if p, ok := o.Prices[name]; ok {
+		price = &p
+	}
+	good := func(s *sample.Sample) bool { return o.Objectives(s.Scenario, s.Endpoint).Good(s) }
+	byScenario := map[string][]sample.Sample{}
+	for _, s := range samples {
+		byScenario[s.Scenario] = append(byScenario[s.Scenario], s)
+	}
+	for _, sc := range b.Scenarios {
+		ss := byScenario[sc]
+		row := Row{Scenario: sc, Stats: stats.Summarize(ss, good), Cost: CostOf(ss, price), Meets: len(ss) > 0}
+		row.Stats.Asked = len(row.Stats.Cases) // the row is the scenario's whole run: every level
+		if len(ss) == 0 {
+			e.Violations = append(e.Violations, sc+": not measured on this endpoint")
+		}
+		for _, v := range vs {
+			if v.Scenario != sc || v.Endpoint != name {
+				continue
+			}
+			row.Failed += len(v.Violations)
+			for _, viol := range v.Violations {
+				row.Meets = false
+				e.Violations = append(e.Violations, where(v)+": "+viol.String())
+			}
+		}
+		e.Meets = e.Meets && row.Meets
+		e.Scenarios = append(e.Scenarios, row)
+	}
+	all := stats.Summarize(samples, good)
+	// Coverage is a figure of one fixture; over several scenarios (which
+	// may share case ids) it means nothing, so the overall row has none.
+	all.Scenario, all.Level, all.FixtureCases, all.Cases = "", "", 0, nil
+	e.Overall = Row{Stats: all, Cost: CostOf(samples, price), Meets: e.Meets}
+	for _, r := range e.Scenarios {
+		e.Overall.Failed += r.Failed
+	}
+	return e
+}
+
+// Columns are the figures a board shows: the verdict table's columns, each
+// latency at its p95 only (a choice is made on the tail users wait for).
+func Columns() []metric.Fig {
+	var out []metric.Fig
+	for _, c := range metric.Columns() {
+		if c.Kind != metric.Latency || c.P == 95 {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Entry returns the endpoint named name, nil if it is not on the board.
+func (b *Board) Entry(name string) *Entry {
+	i := slices.IndexFunc(b.Endpoints, func(e *Entry) bool { return e.Name == name })
+	if i < 0 {
+		return nil
+	}
+	return b.Endpoints[i]
+}
+
+// levelNames lists the board's load levels for a note: "concurrency=1, 5".
+func (b *Board) levelNames() string {
+	s := ""
+	for i, l := range b.Levels {
+		if i > 0 {
+			s += ", "
+		}
+		s += string(l)
+	}
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+func (d Domination) String() string {
+	return fmt.Sprintf("%s (better %s)", d.By, joinAnd(d.Better))
+}

@@ -1,0 +1,260 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/llmsla/llmsla/harness/config"
+	"github.com/llmsla/llmsla/harness/objective"
+	"github.com/llmsla/llmsla/harness/quality"
+	"github.com/llmsla/llmsla/harness/sample"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/*.golden")
+
+// endpoint describes a made-up endpoint: its TTFT, how much it varies
+// from request to request, and how often it answers wrong.
+type endpoint struct {
+	name         string
+	ttft         time.Duration
+	jitter       float64
+	wrong        float64
+	price        config.Price
+	skipScenario string
+}
+
+var scenarios = []string{"batch", "chat", "extraction", "summary"}
+
+// samples makes n measured requests per scenario for each endpoint, from a
+// fixed seed: per-request TTFTs around the endpoint's, answers wrong at its
+// rate, token counts from usage.
+func samples(n int, eps ...endpoint) []sample.Sample {
+	rng := rand.New(rand.NewPCG(1, 2))
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	var out []sample.Sample
+	for _, ep := range eps {
+		for _, sc := range scenarios {
+			if sc == ep.skipScenario {
+				continue
+			}
+			at := t0
+			for i := range n {
+				ttft := time.Duration(float64(ep.ttft) * (1 + ep.jitter*rng.NormFloat64()))
+				right := rng.Float64() >= ep.wrong
+				s := sample.Sample{Scenario: sc, Endpoint: ep.name, Model: "m-" + ep.name, Level: "concurrency=1",
+					Run: ep.name + "/" + sc, Seq: i, Start: at, TTFT: ttft, TTFA: ttft, Total: ttft + 40*time.Millisecond,
+					PromptTokens: 100 + 10*i, OutputTokens: 20, TokenSource: sample.TokensUsage, Chunks: 20, Finish: "stop",
+					Quality: &quality.Result{MatchChecked: true, Matched: right}}
+				at = at.Add(s.Total)
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+var (
+	usd = func(in, out float64) config.Price {
+		return config.Price{InputPerMTok: in, OutputPerMTok: out, Currency: "USD"}
+	}
+	// The three endpoints of a model selection: fast but sloppy, slow but
+	// accurate, and one slower and sloppier than both.
+	fast  = endpoint{name: "fast", ttft: 20 * time.Millisecond, jitter: 0.1, wrong: 0.25, price: usd(0.15, 0.60)}
+	slow  = endpoint{name: "slow", ttft: 200 * time.Millisecond, jitter: 0.1, price: usd(0.50, 1.50)}
+	worse = endpoint{name: "worse", ttft: 300 * time.Millisecond, jitter: 0.1, wrong: 0.3, price: usd(1, 3)}
+)
+
+func board(t testing.TB, n int, prefer Prefer, eps ...endpoint) *Board {
+	t.Helper()
+	prices := map[string]config.Price{}
+	for _, ep := range eps {
+		if ep.price.Currency != "" {
+			prices[ep.name] = ep.price
+		}
+	}
+	sla := objective.MustParse(map[string]float64{"ttft_p95_ms": 600, "error_rate_max": 0.01})
+	return NewBoard(samples(n, eps...), Options{
+		Objectives: func(string, string) objective.Objectives { return sla },
+		Prices:     prices, Prefer: prefer})
+}
+
+func TestBoardParetoFrontAndRecommendation(t *testing.T) {
+	b := board(t, 20, "", fast, slow, worse)
+	require.Len(t, b.Endpoints, 3)
+	assert.True(t, b.Entry("fast").Pareto, "fastest and cheapest: on the front")
+	assert.True(t, b.Entry("slow").Pareto, "most accurate: on the front")
+	w := b.Entry("worse")
+	assert.False(t, w.Pareto)
+	var by []string
+	for _, d := range w.DominatedBy {
+		by = append(by, d.By)
+	}
+	assert.Contains(t, by, "slow", "slow is more accurate, faster and cheaper than worse")
+
+	assert.False(t, b.Entry("fast").Meets, "25% wrong misses the implied 90% accuracy")
+	assert.True(t, b.Entry("slow").Meets)
+	assert.Equal(t, "slow", b.Recommended)
+	assert.Contains(t, b.Recommendation, "Choose slow: the only endpoint that meets every objective of every scenario")
+}
+
+// TestBoardTies: a 1 ms difference on 20 noisy requests is not a ranking,
+// and does not pick a winner; a 100 ms one is.
+func TestBoardTies(t *testing.T) {
+	a := endpoint{name: "a", ttft: 100 * time.Millisecond, jitter: 0.1, price: usd(1, 1)}
+	b1 := endpoint{name: "b", ttft: 101 * time.Millisecond, jitter: 0.1, price: usd(1, 1)}
+	for _, prefer := range []Prefer{PreferCost, PreferLatency} {
+		t.Run(string(prefer), func(t *testing.T) {
+			b := board(t, 5, prefer, a, b1) // 4 scenarios × 5 = 20 requests each
+			assert.True(t, b.Entry("a").Pareto)
+			assert.True(t, b.Entry("b").Pareto, "tied on every figure: neither dominates")
+			assert.Empty(t, b.Recommended, "a tie picks no winner")
+			assert.Contains(t, b.Recommendation, "a and b meet every objective of every scenario and are tied")
+			for _, r := range b.Ranks {
+				assert.Equal(t, []bool{true}, r.Tied, "%s", r)
+				assert.Contains(t, r.String(), " ≈ ")
+			}
+		})
+	}
+	t.Run("100 ms apart", func(t *testing.T) {
+		far := b1
+		far.ttft = 200 * time.Millisecond
+		b := board(t, 5, PreferCost, a, far)
+		assert.Equal(t, "a", b.Recommended, "same price, so the faster one")
+		assert.Contains(t, b.Recommendation, "it ties with b on cost per 1k and is better on ttft p95")
+		assert.False(t, b.Entry("b").Pareto)
+	})
+}
+
+// TestBoardFailsClosed: what was not measured is said, and passes nothing.
+func TestBoardFailsClosed(t *testing.T) {
+	noPrice := slow
+	noPrice.price = config.Price{}
+	partial := noPrice
+	partial.name, partial.skipScenario = "partial", "summary"
+	b := board(t, 10, "", noPrice, partial)
+
+	p := b.Entry("partial")
+	assert.False(t, p.Meets, "a scenario not run is an objective not met")
+	assert.Contains(t, p.Violations, "summary: not measured on this endpoint")
+	assert.Equal(t, "slow", b.Recommended)
+
+	assert.Equal(t, []string{"cost per 1k: not compared (no price in the configuration)"}, b.NotCompared)
+	var text bytes.Buffer
+	b.Text(&text, false)
+	assert.Contains(t, text.String(), "cost of slow: not measured: no price in the configuration")
+	assert.Contains(t, text.String(), "not run")
+
+	var js bytes.Buffer
+	require.NoError(t, b.JSON(&js))
+	var doc struct {
+		Endpoints []struct {
+			CostPer1k *float64 `json:"cost_per_1k"`
+		}
+	}
+	require.NoError(t, json.Unmarshal(js.Bytes(), &doc))
+	assert.Nil(t, doc.Endpoints[0].CostPer1k, "not measured is null, not 0")
+
+	none := board(t, 10, "", fast, worse)
+	assert.Empty(t, none.Recommended)
+	assert.Contains(t, none.Recommendation, "No endpoint meets every objective of every scenario: fast misses")
+}
+
+// TestBoardFormats pins the markdown and JSON of the three-endpoint board
+// (golden files; -update rewrites them) and keeps the markdown short
+// enough for a pull-request comment.
+func TestBoardFormats(t *testing.T) {
+	b := board(t, 20, "", fast, slow, worse)
+	var md, js, csv bytes.Buffer
+	b.Markdown(&md)
+	require.NoError(t, b.JSON(&js))
+	require.NoError(t, b.CSV(&csv))
+	lines := strings.Count(md.String(), "\n")
+	assert.Less(t, lines, 60, "3 endpoints × 4 scenarios in markdown:\n%s", md.String())
+	assert.Equal(t, 1+3*5, strings.Count(csv.String(), "\n"), "a header, and per endpoint its overall row and 4 scenarios")
+	golden(t, "board.md", md.Bytes())
+	golden(t, "board.json", js.Bytes())
+}
+
+// golden compares got with testdata/name; on a mismatch it writes
+// testdata/name.got beside it for a diff.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		require.NoError(t, os.MkdirAll("testdata", 0o755))
+		require.NoError(t, os.WriteFile(path, got, 0o644))
+		return
+	}
+	want, err := os.ReadFile(path)
+	require.NoError(t, err, "run go test -update to create it")
+	if !bytes.Equal(want, got) {
+		require.NoError(t, os.WriteFile(path+".got", got, 0o644))
+		t.Errorf("%s differs from the golden file; diff %s %s.got (go test -update accepts it)", name, path, path)
+	}
+}
+
+// TestBoardPrefer: among endpoints meeting every objective, the cheapest,
+// or with PreferLatency the fastest.
+func TestBoardPrefer(t *testing.T) {
+	cheap := endpoint{name: "cheap", ttft: 200 * time.Millisecond, jitter: 0.1, price: usd(0.1, 0.1)}
+	quick := endpoint{name: "quick", ttft: 50 * time.Millisecond, jitter: 0.1, price: usd(1, 1)}
+	b := board(t, 10, PreferCost, cheap, quick)
+	assert.Equal(t, "cheap", b.Recommended)
+	assert.Contains(t, b.Recommendation, "of the 2 endpoints that meet every objective of every scenario, it is the cheapest (0.0")
+	b = board(t, 10, PreferLatency, cheap, quick)
+	assert.Equal(t, "quick", b.Recommended)
+	assert.Contains(t, b.Recommendation, "it is the fastest (")
+	assert.True(t, b.Entry("cheap").Pareto && b.Entry("quick").Pareto)
+}
+
+// TestBoardLeavesOutSearchSteps: the steps of a capacity search fail past
+// the limit by design; they neither fail an endpoint's objectives nor
+// enter its figures.
+func TestBoardLeavesOutSearchSteps(t *testing.T) {
+	ss := samples(10, slow)
+	for i := range 5 {
+		s := ss[i]
+		s.Level, s.TTFT, s.Run = "search=capacity/rate=50", 5*time.Second, "search"
+		s.Fail(&sample.RequestError{Kind: sample.KindTimeoutHeaders})
+		ss = append(ss, s)
+	}
+	sla := objective.MustParse(map[string]float64{"ttft_p95_ms": 600, "error_rate_max": 0.01})
+	b := NewBoard(ss, Options{Objectives: func(string, string) objective.Objectives { return sla }})
+	e := b.Entry("slow")
+	assert.True(t, e.Meets, "%v", e.Violations)
+	assert.Equal(t, 40, e.Overall.Stats.Attempted)
+	assert.Contains(t, b.Summary(), "5 requests of capacity-search steps left out")
+}
+
+// TestCompareTailAgainstBulk: when p95 says one thing and the median the
+// other (a few slow requests in a faster endpoint), neither is ranked
+// better on latency, though Mann-Whitney finds the distributions differ.
+func TestCompareTailAgainstBulk(t *testing.T) {
+	a := endpoint{name: "a", ttft: 30 * time.Millisecond, jitter: 0.05}
+	b := endpoint{name: "b", ttft: 45 * time.Millisecond, jitter: 0.05}
+	ss := samples(10, a, b)
+	for i := range ss {
+		if ss[i].Endpoint == "a" && ss[i].Seq >= 8 { // 8 of 40 requests stalled
+			ss[i].TTFT = 200 * time.Millisecond
+		}
+	}
+	bd := NewBoard(ss, Options{})
+	ttft := bd.Axes[1]
+	require.Equal(t, "ttft p95", ttft.Label)
+	ea, eb := bd.Entry("a"), bd.Entry("b")
+	require.Greater(t, ttft.Value(ea), ttft.Value(eb), "a's p95 is the stalls")
+	require.Less(t, ttft.Center(ea), ttft.Center(eb), "a's median is faster")
+	require.True(t, Significant(ttft.Values(ea), ttft.Values(eb), 0.05))
+	assert.Equal(t, Tied, ttft.Compare(ea, eb, 0.05))
+	assert.Equal(t, Tied, ttft.Compare(eb, ea, 0.05))
+}

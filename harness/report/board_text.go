@@ -1,0 +1,166 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+)
+
+// Table is the board as cells: per endpoint its overall row, then (unless
+// short) one row per scenario. Figures are the metric table's ([Columns]),
+// then cost and whether every objective held.
+func (b *Board) Table(short bool) (head []string, rows [][]string, overall []bool) {
+	cols := Columns()
+	head = []string{"endpoint", "model", "scenario", "n"}
+	for _, c := range cols {
+		head = append(head, header(c))
+	}
+	head = append(head, "cost/1k req", "objectives")
+	row := func(e *Entry, r Row, scenario string) []string {
+		out := []string{e.Name, e.Model, scenario, fmt.Sprint(r.Stats.Attempted)}
+		if r.Scenario != "" {
+			out[0], out[1] = "", ""
+		}
+		for _, c := range cols {
+			v, _ := c.Of(r.Stats)
+			out = append(out, c.Format(v))
+		}
+		return append(out, r.Cost.String(), objectivesCell(r))
+	}
+	for _, e := range b.Endpoints {
+		rows = append(rows, row(e, e.Overall, "all"))
+		overall = append(overall, true)
+		if short {
+			continue
+		}
+		for _, r := range e.Scenarios {
+			rows = append(rows, row(e, r, r.Scenario))
+			overall = append(overall, false)
+		}
+	}
+	return head, rows, overall
+}
+
+func objectivesCell(r Row) string {
+	switch {
+	case r.Stats.Attempted == 0:
+		return "not run"
+	case r.Meets:
+		return "ok"
+	case r.Failed == 0: // the overall row of an endpoint missing a scenario
+		return "FAIL"
+	}
+	return fmt.Sprintf("FAIL (%d)", r.Failed)
+}
+
+// Text writes the board for a terminal: the table (per scenario unless
+// short), the Pareto front, the rankings with their ties, what the cost
+// rests on, and the recommendation.
+func (b *Board) Text(w io.Writer, short bool) {
+	fmt.Fprintf(w, "Model selection: %s\n\n", b.Summary())
+	head, rows, _ := b.Table(short)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, strings.Join(head, "\t")+"\t")
+	for _, r := range rows {
+		fmt.Fprintln(tw, strings.Join(r, "\t")+"\t")
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
+	for _, line := range b.Notes(short) {
+		fmt.Fprintln(w, line)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, b.Recommendation)
+}
+
+// Markdown writes the board for a pull-request comment or a GitHub step
+// summary: the same table and notes, the overall rows in bold.
+func (b *Board) Markdown(w io.Writer) {
+	fmt.Fprintf(w, "### Model selection: %s\n\n", b.Summary())
+	fmt.Fprintf(w, "**%s**\n\n", mdEscape(b.Recommendation))
+	head, rows, overall := b.Table(false)
+	fmt.Fprintf(w, "| %s |\n", strings.Join(head, " | "))
+	align := make([]string, len(head))
+	for i := range align {
+		align[i] = "---:"
+		if i < 3 {
+			align[i] = ":---"
+		}
+	}
+	fmt.Fprintf(w, "|%s|\n", strings.Join(align, "|"))
+	for i, r := range rows {
+		cells := make([]string, len(r))
+		for j, c := range r {
+			cells[j] = mdEscape(c)
+			if overall[i] && j < 3 {
+				cells[j] = "**" + cells[j] + "**"
+			}
+		}
+		fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
+	}
+	fmt.Fprintln(w)
+	for _, line := range b.Notes(false) {
+		// An indented note belongs to the one above it.
+		indent := line[:len(line)-len(strings.TrimLeft(line, " "))]
+		fmt.Fprintf(w, "%s- %s\n", indent, mdEscape(strings.TrimLeft(line, " ")))
+	}
+}
+
+// Notes are the lines under the table: front, dominated endpoints,
+// rankings, cost basis, and (unless short) the violated objectives.
+func (b *Board) Notes(short bool) []string {
+	var out []string
+	var front []string
+	for _, e := range b.Endpoints {
+		if e.Pareto {
+			front = append(front, e.Name)
+		}
+	}
+	if len(b.Axes) > 0 {
+		out = append(out, fmt.Sprintf("Pareto front over %s: %s", joinAnd(labels(b.Axes)), joinAnd(front)))
+	}
+	for _, e := range b.Endpoints {
+		if len(e.DominatedBy) > 0 {
+			by := make([]string, len(e.DominatedBy))
+			for i, d := range e.DominatedBy {
+				by[i] = d.String()
+			}
+			out = append(out, fmt.Sprintf("%s is dominated by %s", e.Name, strings.Join(by, "; ")))
+		}
+	}
+	out = append(out, b.NotCompared...)
+	if !short {
+		out = append(out, fmt.Sprintf("Rankings, best first (≈: difference not significant at α=%g, Mann-Whitney U on the per-request values):", b.Alpha))
+		for _, r := range b.Ranks {
+			out = append(out, "  "+r.String())
+		}
+	}
+	for _, e := range b.Endpoints {
+		if note := e.Overall.Cost.Note(); note != "" && (!short || !e.Overall.Cost.Measured()) {
+			out = append(out, fmt.Sprintf("cost of %s: %s", e.Name, note))
+		}
+	}
+	return out
+}
+
+// Summary says what the board is over: "3 endpoints × 4 scenarios; each
+// row pools the load levels (concurrency=1, concurrency=5)".
+func (b *Board) Summary() string {
+	s := fmt.Sprintf("%s × %s; each row pools its load levels (%s)",
+		plural(len(b.Endpoints), "endpoint"), plural(len(b.Scenarios), "scenario"), b.levelNames())
+	if b.SearchSteps > 0 {
+		s += fmt.Sprintf("; %s of capacity-search steps left out", plural(b.SearchSteps, "request"))
+	}
+	return s
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// mdEscape keeps a cell from breaking the table.
+func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }

@@ -1,0 +1,106 @@
+// Package html writes the model-selection report as one self-contained
+// HTML file: the board's table, its notes and recommendation, and plots
+// drawn as inline SVG by gonum.org/v1/plot — latency distributions per
+// endpoint, quality against latency with the Pareto front and cost as
+// marker size, TTFT against input length and throughput against load when
+// those levels were measured, and errors by kind. The file loads nothing
+// (no script, no font, no stylesheet from elsewhere), so it opens offline,
+// as a CI artifact or an e-mail attachment.
+//
+// It is a package of its own so that the plotting library is linked only
+// into what writes HTML, not into every suite's test binary.
+package html
+
+import (
+	"html/template"
+	"io"
+	"strings"
+
+	"github.com/llmsla/llmsla/harness/report"
+)
+
+// Write writes the board as an HTML page.
+func Write(w io.Writer, b *report.Board) error {
+	figs, err := figures(b)
+	if err != nil {
+		return err
+	}
+	head, rows, overall := b.Table(false)
+	type row struct {
+		Cells   []string
+		Overall bool
+	}
+	data := struct {
+		Title, Summary string
+		Recommendation string
+		Head           []string
+		Rows           []row
+		Notes          []string
+		Figures        []figure
+	}{
+		Title:          "llmsla model selection",
+		Summary:        b.Summary(),
+		Recommendation: b.Recommendation,
+		Head:           head,
+		Notes:          b.Notes(false),
+		Figures:        figs,
+	}
+	for i, r := range rows {
+		data.Rows = append(data.Rows, row{r, overall[i]})
+	}
+	return page.Execute(w, data)
+}
+
+var page = template.Must(template.New("page").Funcs(template.FuncMap{
+	// The SVG comes from the plotting library, not from the samples:
+	// labels in it (endpoint names) are escaped by the library's writer.
+	"svg":   func(b []byte) template.HTML { return template.HTML(b) },
+	"fail":  func(s string) bool { return strings.HasPrefix(s, "FAIL") || s == "not run" },
+	"inset": func(s string) bool { return strings.HasPrefix(s, "  ") },
+}).Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{{.Title}}</title>
+<style>
+body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", "Liberation Sans", sans-serif; margin: 1.5em auto; max-width: 72em; padding: 0 1em; color: #222; }
+h1 { font-size: 1.4em; }
+p.recommendation { font-size: 1.1em; font-weight: 600; padding: .6em .8em; background: #eef5ee; border-left: 4px solid #3a7d44; }
+table { border-collapse: collapse; font-variant-numeric: tabular-nums; margin: 1em 0; }
+th, td { padding: .2em .6em; text-align: right; border-bottom: 1px solid #e4e4e4; white-space: nowrap; }
+th:nth-child(-n+3), td:nth-child(-n+3) { text-align: left; }
+tr.overall td { font-weight: 600; border-top: 2px solid #bbb; }
+td.fail { color: #b00020; }
+ul.notes li.inset { list-style: none; font-family: ui-monospace, "Liberation Mono", monospace; font-size: .95em; }
+.figures { display: grid; grid-template-columns: repeat(auto-fit, minmax(30em, 1fr)); gap: 1.5em; }
+figure { margin: 0; }
+figure.wide { grid-column: 1 / -1; }
+figure svg { width: 100%; height: auto; }
+figcaption { font-size: .9em; color: #555; }
+p.missing { color: #777; font-style: italic; border: 1px dashed #ccc; padding: 1em; }
+</style>
+</head>
+<body>
+<h1>{{.Title}}</h1>
+<p>{{.Summary}}</p>
+<p class="recommendation">{{.Recommendation}}</p>
+<table>
+<thead><tr>{{range .Head}}<th>{{.}}</th>{{end}}</tr></thead>
+<tbody>
+{{range .Rows}}<tr{{if .Overall}} class="overall"{{end}}>{{range .Cells}}<td{{if fail .}} class="fail"{{end}}>{{.}}</td>{{end}}</tr>
+{{end}}</tbody>
+</table>
+<ul class="notes">
+{{range .Notes}}<li{{if inset .}} class="inset"{{end}}>{{.}}</li>
+{{end}}</ul>
+<div class="figures">
+{{range .Figures}}<figure class="plot{{if .Wide}} wide{{end}}" id="{{.ID}}">
+<h2>{{.Title}}</h2>
+{{if .Missing}}<p class="missing">{{.Missing}}</p>{{else}}{{svg .SVG}}{{end}}
+{{if .Caption}}<figcaption>{{.Caption}}</figcaption>{{end}}
+</figure>
+{{end}}</div>
+</body>
+</html>
+`))

@@ -1,0 +1,262 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+
+	"golang.org/x/perf/benchmath"
+
+	"github.com/llmsla/llmsla/harness/metric"
+	"github.com/llmsla/llmsla/harness/sample"
+)
+
+// Axis is a figure the Pareto front compares: its value for an endpoint
+// (NaN when not measured), the per-request values behind it for the
+// significance test, and which way is better.
+type Axis struct {
+	Label  string
+	Lower  bool
+	Value  func(*Entry) float64
+	Values func(*Entry) []float64
+	Format func(float64) string
+	// Comparable says whether two endpoints' values are in the same unit
+	// (costs in two currencies are not); nil: always.
+	Comparable func(a, b *Entry) bool
+	// Center is where the bulk of the per-request values lies (the
+	// median of latencies), when the figure itself is a tail: the
+	// Mann-Whitney test compares locations, so a difference counts only
+	// when the tail and the center point the same way. nil: the figure
+	// is its own center (a mean, a rate).
+	Center func(*Entry) float64
+
+	cost bool
+}
+
+// axes are quality (accuracy), latency (ttft p95) and cost per 1k
+// requests, read from the metric table where it has them.
+func axes() []Axis {
+	acc := metric.Fig{Metric: metric.ByName("accuracy")}
+	ttft := metric.Fig{Metric: metric.ByName("ttft"), P: 95}
+	return []Axis{
+		{Label: acc.Label(), Lower: acc.Lower, Format: acc.Format,
+			Value:  func(e *Entry) float64 { v, _ := acc.Of(e.Overall.Stats); return v },
+			Values: func(e *Entry) []float64 { return perRequest(e, matched) }},
+		{Label: ttft.Label(), Lower: ttft.Lower, Format: ttft.Format,
+			Value:  func(e *Entry) float64 { v, _ := ttft.Of(e.Overall.Stats); return v },
+			Values: func(e *Entry) []float64 { return perRequest(e, ttft.PerRequest) },
+			Center: func(e *Entry) float64 { return e.Overall.Stats.TTFT.P50 }},
+		{Label: "cost per 1k", Lower: true, cost: true,
+			Format:     func(v float64) string { return Money(v) },
+			Value:      func(e *Entry) float64 { return e.Overall.Cost.PerK },
+			Values:     func(e *Entry) []float64 { return e.Overall.Cost.perRequest },
+			Comparable: func(a, b *Entry) bool { return a.Overall.Cost.Currency == b.Overall.Cost.Currency }},
+	}
+}
+
+// matched is a request's accuracy: 1 when its answer matched the fixture,
+// 0 when it did not, nothing when no match check ran on it.
+func matched(s *sample.Sample) (float64, bool) {
+	if s.Quality == nil || !s.Quality.MatchChecked {
+		return 0, false
+	}
+	if s.Quality.Matched {
+		return 1, true
+	}
+	return 0, true
+}
+
+// perRequest reads f from every measured successful request of e.
+func perRequest(e *Entry, f func(*sample.Sample) (float64, bool)) []float64 {
+	var out []float64
+	for i := range e.measured {
+		s := &e.measured[i]
+		if !s.Measured() || !s.OK() {
+			continue
+		}
+		if v, ok := f(s); ok {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// Show is the endpoint's figure with its unit: "206 ms", "75%", "0.0123 USD".
+func (ax Axis) Show(e *Entry) string {
+	s := ax.Format(ax.Value(e))
+	if ax.cost {
+		s += " " + e.Overall.Cost.Currency
+	}
+	return s
+}
+
+// Outcome is how two endpoints compare on one axis.
+type Outcome int
+
+const (
+	Unknown Outcome = iota // not measured on one side, or not comparable
+	Worse
+	Tied // the difference is not significant
+	Better
+)
+
+// Compare says how a fares against b on the axis: Better or Worse only
+// when the figure says so, its center agrees, and the Mann-Whitney U test
+// on the per-request values rejects "same distribution" at alpha; Tied
+// otherwise.
+func (ax Axis) Compare(a, b *Entry, alpha float64) Outcome {
+	va, vb := ax.Value(a), ax.Value(b)
+	if math.IsNaN(va) || math.IsNaN(vb) || (ax.Comparable != nil && !ax.Comparable(a, b)) {
+		return Unknown
+	}
+	if va == vb || !Significant(ax.Values(a), ax.Values(b), alpha) {
+		return Tied
+	}
+	if ax.Center != nil {
+		ca, cb := ax.Center(a), ax.Center(b)
+		if ca == cb || (ca < cb) != (va < vb) {
+			return Tied // the tail and the bulk disagree: no ranking
+		}
+	}
+	if (va < vb) == ax.Lower {
+		return Better
+	}
+	return Worse
+}
+
+// Significant reports whether two sets of per-request values differ at
+// alpha by the Mann-Whitney U test (benchmath's, as the gate uses). A
+// test that cannot be made (too few values) is not significant.
+func Significant(a, b []float64, alpha float64) bool {
+	if len(a) == 0 || len(b) == 0 {
+		return false
+	}
+	th := &benchmath.Thresholds{CompareAlpha: alpha}
+	c := benchmath.AssumeNothing.Compare(benchmath.NewSample(slices.Clone(a), th), benchmath.NewSample(slices.Clone(b), th))
+	return !math.IsNaN(c.P) && c.P < alpha
+}
+
+// compare chooses the axes some endpoint measured, then marks who
+// dominates whom and ranks the endpoints on each axis.
+func (b *Board) compare() {
+	for _, ax := range axes() {
+		measured := 0
+		for _, e := range b.Endpoints {
+			if !math.IsNaN(ax.Value(e)) {
+				measured++
+			}
+		}
+		if measured == 0 {
+			b.NotCompared = append(b.NotCompared, ax.Label+": "+notMeasuredWhy(ax, b))
+			continue
+		}
+		b.Axes = append(b.Axes, ax)
+	}
+	for _, e := range b.Endpoints {
+		for _, o := range b.Endpoints {
+			if o == e {
+				continue
+			}
+			if better, ok := b.dominates(o, e); ok {
+				e.DominatedBy = append(e.DominatedBy, Domination{By: o.Name, Better: better})
+			}
+		}
+		e.Pareto = len(e.DominatedBy) == 0
+	}
+	for _, ax := range b.Axes {
+		b.Ranks = append(b.Ranks, b.rank(ax))
+	}
+}
+
+// dominates reports whether a dominates b (METRICS.md): at least as good on
+// every compared figure, significantly better on at least one, which it
+// returns. A figure not measured on either side is not "as good": nothing
+// is dominated on a figure nobody measured for it.
+func (b *Board) dominates(a, o *Entry) ([]string, bool) {
+	if len(b.Axes) == 0 {
+		return nil, false
+	}
+	var better []string
+	for _, ax := range b.Axes {
+		switch ax.Compare(a, o, b.Alpha) {
+		case Unknown, Worse:
+			return nil, false
+		case Better:
+			better = append(better, ax.Label)
+		}
+	}
+	return better, len(better) > 0
+}
+
+func notMeasuredWhy(ax Axis, b *Board) string {
+	if ax.cost && len(b.Endpoints) > 0 {
+		return "not compared (" + b.Endpoints[0].Overall.Cost.Why + ")"
+	}
+	return "not compared (no endpoint measured it)"
+}
+
+// Ranking is the endpoints in order on one axis, best first; Tied[i]
+// says whether Order[i] and Order[i+1] are tied.
+type Ranking struct {
+	Axis        Axis
+	Order       []*Entry
+	Tied        []bool
+	NotMeasured []string
+}
+
+func (b *Board) rank(ax Axis) Ranking {
+	r := Ranking{Axis: ax}
+	for _, e := range b.Endpoints {
+		if math.IsNaN(ax.Value(e)) {
+			r.NotMeasured = append(r.NotMeasured, e.Name)
+			continue
+		}
+		r.Order = append(r.Order, e)
+	}
+	sort.SliceStable(r.Order, func(i, j int) bool {
+		vi, vj := ax.Value(r.Order[i]), ax.Value(r.Order[j])
+		if ax.Lower {
+			return vi < vj
+		}
+		return vi > vj
+	})
+	for i := 0; i+1 < len(r.Order); i++ {
+		r.Tied = append(r.Tied, ax.Compare(r.Order[i], r.Order[i+1], b.Alpha) != Better)
+	}
+	return r
+}
+
+// String is the ranking as a line, best first: "ttft p95: fast 21 ms,
+// then slow 206 ms ≈ worse 212 ms" ("≈": the difference is not
+// significant, so the two are not ranked).
+func (r Ranking) String() string {
+	var s strings.Builder
+	fmt.Fprintf(&s, "%s:", r.Axis.Label)
+	for i, e := range r.Order {
+		if i > 0 {
+			if r.Tied[i-1] {
+				s.WriteString(" ≈")
+			} else {
+				s.WriteString(", then")
+			}
+		}
+		fmt.Fprintf(&s, " %s %s", e.Name, r.Axis.Show(e))
+	}
+	if len(r.NotMeasured) > 0 {
+		fmt.Fprintf(&s, "; not measured: %s", strings.Join(r.NotMeasured, ", "))
+	}
+	return s.String()
+}
+
+// joinAnd joins "a", "b" and "c" as "a, b and c".
+func joinAnd(xs []string) string {
+	switch len(xs) {
+	case 0:
+		return ""
+	case 1:
+		return xs[0]
+	}
+	return strings.Join(xs[:len(xs)-1], ", ") + " and " + xs[len(xs)-1]
+}
