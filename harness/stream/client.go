@@ -3,7 +3,6 @@ package stream
 import (
 	"github.com/llmsla/llmsla/harness/sample"
 
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -276,23 +275,12 @@ func (c *Client) stream(parent context.Context, body []byte, s *sample.Sample) {
 		idleTimer = time.AfterFunc(to.Idle, func() { cancel(errIdle) })
 		defer idleTimer.Stop()
 	}
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 0, 64<<10), c.maxLine)
-	st := streamState{s: s, t0: t0, maxContent: c.maxContent}
-	for sc.Scan() {
-		if idleTimer != nil {
-			idleTimer.Reset(to.Idle)
-		}
-		if st.line(sc.Bytes()) {
-			break
-		}
-	}
-	// Fold the error before draining, so that what the drain reads can't
-	// change the verdict.
-	scanErr := sc.Err()
+	lr := newLineReader(resp.Body, c.maxLine)
+	st := streamState{s: s, t0: t0, maxContent: c.maxContent, maxData: c.maxLine}
+	readErr := st.consume(lr, idleTimer, to.Idle)
 	if st.done {
 		// Let the connection go back to the pool.
 		_, _ = io.CopyN(io.Discard, resp.Body, 4<<10)
 	}
-	st.finish(ctx, parent, scanErr)
+	st.finish(ctx, parent, readErr, lr.Partial())
 }

@@ -72,6 +72,16 @@ func TestStreamParsing(t *testing.T) {
 		"vllm error":             {`data: {"object":"error","message":"oops","type":"x","code":500}` + "\n\n", sample.KindMidstream, 0, "", "", false},
 		"undecodable":            {tokA + "data: {nope\n\n", sample.KindProtocol, 0, "", "", false},
 		"empty stream":           {"", sample.KindTruncated, 0, "", "", false},
+		// The SSE spec, beyond one data line per event.
+		"json over several data lines": {"data: {\"id\":\"c1\",\ndata:\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hel\"},\ndata:  \"finish_reason\":null}]}\n\n" + tokB + stop + done,
+			sample.KindNone, 2, sample.TokensEstimated, "Hello", false},
+		"cr line ends":         {strings.ReplaceAll(role+tokA+tokB+stop+usage+done, "\n", "\r"), sample.KindNone, 2, sample.TokensUsage, "Hello", false},
+		"byte order mark":      {"\xEF\xBB\xBF" + tokA + tokB + stop + done, sample.KindNone, 2, sample.TokensEstimated, "Hello", false},
+		"other fields":         {"id: 7\nretry: 100\nevent: message\nfoo: bar\n" + tokA + "data\n\n" + tokB + stop + done, sample.KindNone, 2, sample.TokensEstimated, "Hello", false},
+		"event error":          {tokA + "event: error\ndata: {\"message\":\"boom\",\"code\":500}\n\n", sample.KindMidstream, 0, "", "", false},
+		"event error, text":    {tokA + "event: error\ndata: upstream timed out\n\n", sample.KindMidstream, 0, "", "", false},
+		"no blank line at end": {tokA + "data: [DONE]\n", sample.KindTruncated, 0, "", "", false},
+		"half a line at end":   {tokA + `data: {"id":"c1","choices":[{"index":0,"delta":{"content":"lo"}`, sample.KindTruncated, 0, "", "", false},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -166,3 +176,29 @@ func TestMaxTokensParam(t *testing.T) {
 }
 
 var helloRequest = Request{Messages: []openai.ChatCompletionMessage{{Role: "user", Content: "hello"}}}
+
+// TestStreamEndMessages: how a stream ended is said in the error, so that a
+// user can tell a server's framing from a cut connection.
+func TestStreamEndMessages(t *testing.T) {
+	cases := map[string]struct {
+		body string
+		kind sample.ErrorKind
+		msg  string
+	}{
+		"event error json":       {tokA + "event: error\ndata: {\"message\":\"boom\",\"code\":500}\n\n", sample.KindMidstream, "boom"},
+		"event error text":       {tokA + "event: error\ndata: upstream timed out\n\n", sample.KindMidstream, "upstream timed out"},
+		"no blank line after it": {tokA + "data: [DONE]\n", sample.KindTruncated, "inside an event (1 data lines"},
+		"half a line":            {tokA + "data: {\"id\":\"c1\"", sample.KindTruncated, "inside a line (16 bytes"},
+		"joined lines undecodable": {tokA + "data: {\"id\":\"c1\"}\ndata: {\"id\":\"c1\"}\n\n", sample.KindProtocol,
+			"undecodable event (2 data lines, joined with newlines"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			c := NewClient(Endpoint{Name: "raw", BaseURL: rawServer(t, "text/event-stream", tc.body), Model: "m"})
+			defer c.CloseIdle()
+			s := c.Do(context.Background(), helloRequest)
+			assert.Equal(t, tc.kind, s.ErrKind, s.Err)
+			assert.Contains(t, s.Err, tc.msg)
+		})
+	}
+}
