@@ -228,6 +228,9 @@ func (c *Client) stream(parent context.Context, body []byte, s *sample.Sample) {
 	}
 	hreq.Header.Set("Content-Type", "application/json")
 	hreq.Header.Set("Accept", "text/event-stream")
+	// Said outright, so that no transport asks for gzip on its own (Go's
+	// does unless DisableCompression is set) and decodes it unseen.
+	hreq.Header.Set("Accept-Encoding", "identity")
 	if c.ep.APIKey != "" {
 		hreq.Header.Set("Authorization", "Bearer "+c.ep.APIKey)
 	}
@@ -267,6 +270,14 @@ func (c *Client) stream(parent context.Context, body []byte, s *sample.Sample) {
 		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 256))
 		s.Fail(&sample.RequestError{Kind: sample.KindProtocol, Status: resp.StatusCode,
 			Message: fmt.Sprintf("content type %q, want text/event-stream: %s", ct, truncate(string(msg), 120))})
+		return
+	}
+	if enc := resp.Header.Get("Content-Encoding"); enc != "" && !strings.EqualFold(enc, "identity") {
+		// The request said identity: a proxy or server that compresses
+		// anyway may also buffer, and its bytes are not SSE lines.
+		s.Total = time.Since(t0)
+		s.Fail(&sample.RequestError{Kind: sample.KindProtocol, Status: resp.StatusCode,
+			Message: fmt.Sprintf("body is encoded (Content-Encoding: %s) though the request asked for none", truncate(enc, 40))})
 		return
 	}
 

@@ -58,6 +58,8 @@ func TestErrorKinds(t *testing.T) {
 		// network's doing, never a protocol error of the server's.
 		"midstream_error_event": {fault: sim.FaultMidstreamErrorEvent, kind: sample.KindMidstream, sentinel: sample.ErrMidstream,
 			check: func(t *testing.T, s sample.Sample) { assert.Contains(t, s.Err, "overloaded") }},
+		"gzip_unasked": {fault: sim.FaultGzipUnasked, kind: sample.KindProtocol, sentinel: sample.ErrProtocol,
+			check: func(t *testing.T, s sample.Sample) { assert.Contains(t, s.Err, "Content-Encoding: gzip") }},
 		"truncated_midline": {fault: sim.FaultTruncatedMidline, kind: sample.KindTruncated, sentinel: sample.ErrTruncated,
 			check: func(t *testing.T, s sample.Sample) { assert.Contains(t, s.Err, "inside a line") }},
 		"reset_midline":               {fault: sim.FaultResetMidline, kind: sample.KindConnReset, sentinel: sample.ErrConnReset},
