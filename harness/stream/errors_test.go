@@ -62,9 +62,15 @@ func TestErrorKinds(t *testing.T) {
 			check: func(t *testing.T, s sample.Sample) { assert.Contains(t, s.Err, "Content-Encoding: gzip") }},
 		"truncated_midline": {fault: sim.FaultTruncatedMidline, kind: sample.KindTruncated, sentinel: sample.ErrTruncated,
 			check: func(t *testing.T, s sample.Sample) { assert.Contains(t, s.Err, "inside a line") }},
-		"reset_midline":               {fault: sim.FaultResetMidline, kind: sample.KindConnReset, sentinel: sample.ErrConnReset},
-		"abort_midline":               {fault: sim.FaultAbortMidline, kind: sample.KindTruncated, sentinel: sample.ErrTruncated},
-		"stall_midline idle timeout":  {fault: sim.FaultStallMidline, kind: sample.KindTimeoutIdle, sentinel: sample.ErrTimeoutIdle},
+		"reset_midline":              {fault: sim.FaultResetMidline, kind: sample.KindConnReset, sentinel: sample.ErrConnReset},
+		"abort_midline":              {fault: sim.FaultAbortMidline, kind: sample.KindTruncated, sentinel: sample.ErrTruncated},
+		"stall_midline idle timeout": {fault: sim.FaultStallMidline, kind: sample.KindTimeoutIdle, sentinel: sample.ErrTimeoutIdle},
+		// A 200 that ends well with nothing in it.
+		"empty_answer": {fault: sim.FaultEmptyAnswer, kind: sample.KindEmptyAnswer, sentinel: sample.ErrEmptyAnswer,
+			check: func(t *testing.T, s sample.Sample) {
+				assert.Contains(t, s.Err, "no answer token before finish_reason stop")
+				assert.Equal(t, 200, s.Status)
+			}},
 		"stall_midline total timeout": {fault: sim.FaultStallMidline, kind: sample.KindTimeoutTotal, sentinel: sample.ErrTimeoutTotal},
 	}
 	timeouts := map[string]stream.Timeouts{"stall_midline total timeout": totalOnly} // else testTimeouts

@@ -26,6 +26,7 @@ type streamState struct {
 	done       bool // saw [DONE]
 	err        error
 	usage      bool
+	answers    int // answer-bearing chunks (content, refusal, tool call)
 
 	// The event being read, as the SSE spec assembles one: its data lines
 	// joined with "\n", its type from an "event:" line. It is dispatched at
@@ -195,8 +196,11 @@ func (st *streamState) token(now time.Time, answer bool) {
 	} else {
 		s.Gaps = append(s.Gaps, now.Sub(st.last))
 	}
-	if answer && s.TTFA == 0 {
-		s.TTFA = now.Sub(st.t0)
+	if answer {
+		if s.TTFA == 0 {
+			s.TTFA = now.Sub(st.t0)
+		}
+		st.answers++
 	}
 	st.last = now
 	s.Chunks++
@@ -213,6 +217,23 @@ func (st *streamState) keep(text string) {
 		st.s.ContentCut = true
 	}
 	st.content.WriteString(text)
+}
+
+// emptyAnswer says how a stream that ended well carried no answer.
+func (st *streamState) emptyAnswer() error {
+	end := "[DONE]"
+	if st.s.Finish != "" {
+		end = "finish_reason " + st.quote([]byte(st.s.Finish), 40)
+	}
+	msg := "no answer token before " + end
+	if n := st.s.Chunks; n > 0 {
+		msg += fmt.Sprintf(" (%d reasoning chunks only", n)
+		if st.s.Finish == "length" {
+			msg += ": max_tokens may have gone to reasoning"
+		}
+		msg += ")"
+	}
+	return &sample.RequestError{Kind: sample.KindEmptyAnswer, Status: st.s.Status, Message: msg}
 }
 
 // quote is server text cut for an error message.
@@ -275,6 +296,10 @@ func (st *streamState) finish(ctx, parent context.Context, readErr error, partia
 	if !st.done {
 		// EOF after a finish_reason: the end of the stream is the EOF.
 		s.Total = end
+	}
+	if st.answers == 0 {
+		s.Fail(st.emptyAnswer())
+		return
 	}
 	if st.usage {
 		s.TokenSource = sample.TokensUsage

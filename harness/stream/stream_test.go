@@ -189,6 +189,10 @@ func TestStreamEndMessages(t *testing.T) {
 		"event error text":       {tokA + "event: error\ndata: upstream timed out\n\n", sample.KindMidstream, "upstream timed out"},
 		"no blank line after it": {tokA + "data: [DONE]\n", sample.KindTruncated, "inside an event (1 data lines"},
 		"half a line":            {tokA + "data: {\"id\":\"c1\"", sample.KindTruncated, "inside a line (16 bytes"},
+		"done only":              {done, sample.KindEmptyAnswer, "no answer token before [DONE]"},
+		"role, stop, usage":      {role + stop + usage + done, sample.KindEmptyAnswer, "no answer token before finish_reason stop"},
+		"reasoning only, length": {think + think2 + strings.Replace(stop, `"stop"`, `"length"`, 1) + done, sample.KindEmptyAnswer,
+			"(2 reasoning chunks only: max_tokens may have gone to reasoning)"},
 		"joined lines undecodable": {tokA + "data: {\"id\":\"c1\"}\ndata: {\"id\":\"c1\"}\n\n", sample.KindProtocol,
 			"undecodable event (2 data lines, joined with newlines"},
 	}
