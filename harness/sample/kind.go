@@ -35,7 +35,7 @@ const (
 	// requests with nothing would look as fast as one answering all.
 	KindEmptyAnswer ErrorKind = "empty_answer"
 	KindCancelled   ErrorKind = "cancelled"
-	KindOther          ErrorKind = "other"
+	KindOther       ErrorKind = "other"
 )
 
 // Kinds lists every error kind in report order.

@@ -27,6 +27,9 @@ type streamState struct {
 	err        error
 	usage      bool
 	answers    int // answer-bearing chunks (content, refusal, tool call)
+	thoughts   int // reasoning chunks that carry no answer
+	// usageReasoning is usage.completion_tokens_details.reasoning_tokens.
+	usageReasoning int
 
 	// The event being read, as the SSE spec assembles one: its data lines
 	// joined with "\n", its type from an "event:" line. It is dispatched at
@@ -156,6 +159,9 @@ func (st *streamState) dispatch() bool {
 		st.usage = true
 		st.s.OutputTokens = c.Usage.CompletionTokens
 		st.s.PromptTokens = c.Usage.PromptTokens
+		if d := c.Usage.CompletionTokensDetails; d != nil {
+			st.usageReasoning = d.ReasoningTokens
+		}
 	}
 	for i := range c.Choices {
 		ch := &c.Choices[i]
@@ -164,6 +170,9 @@ func (st *streamState) dispatch() bool {
 		reasoning := d.ReasoningContent != "" || d.Reasoning != ""
 		if answer || reasoning {
 			st.token(now, answer)
+		}
+		if reasoning && !answer {
+			st.thoughts++
 		}
 		if reasoning {
 			st.s.Reasoning += len(d.ReasoningContent) + len(d.Reasoning)
@@ -301,10 +310,32 @@ func (st *streamState) finish(ctx, parent context.Context, readErr error, partia
 		s.Fail(st.emptyAnswer())
 		return
 	}
-	if st.usage {
-		s.TokenSource = sample.TokensUsage
-	} else {
+	st.count()
+}
+
+// count fills the token counts. Every output token counts, reasoning
+// included (Sample.TPOT spans them from the first token of any kind); of
+// them, ReasoningTokens were reasoning: the server's figure when its usage
+// gives one, else the reasoning chunks.
+func (st *streamState) count() {
+	s := st.s
+	s.ReasoningTokens = st.thoughts
+	if st.usageReasoning > 0 {
+		s.ReasoningTokens = st.usageReasoning
+	}
+	if !st.usage {
 		s.OutputTokens = s.Chunks
 		s.TokenSource = sample.TokensEstimated
+		return
 	}
+	s.TokenSource = sample.TokensUsage
+	if st.thoughts > 0 && s.OutputTokens < s.ReasoningTokens+st.answers {
+		// Fewer tokens than the reasoning and answer chunks seen: this
+		// server's completion_tokens counts the answer alone. Divided into
+		// the time from the first reasoning token, it made tpot several
+		// times too high; the reasoning is added, and the sum is ours.
+		s.OutputTokens += s.ReasoningTokens
+		s.TokenSource = sample.TokensEstimated
+	}
+	s.OutputTokens = max(s.OutputTokens, s.Chunks)
 }

@@ -2,6 +2,7 @@ package stream
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -12,6 +13,7 @@ import (
 	"github.com/llmsla/llmsla/harness/sample"
 	openai "github.com/sashabaranov/go-openai"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // rawServer answers every request with body, written line by line with a
@@ -203,6 +205,50 @@ func TestStreamEndMessages(t *testing.T) {
 			s := c.Do(context.Background(), helloRequest)
 			assert.Equal(t, tc.kind, s.ErrKind, s.Err)
 			assert.Contains(t, s.Err, tc.msg)
+		})
+	}
+}
+
+// TestTPOTCountsWhatWasStreamed: tpot spans every token streamed from the
+// first of any kind, whatever the server's usage counts.
+func TestTPOTCountsWhatWasStreamed(t *testing.T) {
+	usageOf := func(completion, reasoning int) string {
+		details := ""
+		if reasoning > 0 {
+			details = fmt.Sprintf(`,"completion_tokens_details":{"reasoning_tokens":%d}`, reasoning)
+		}
+		return fmt.Sprintf(`data: {"id":"c1","choices":[],"usage":{"prompt_tokens":5,"completion_tokens":%d,"total_tokens":9%s}}`+"\n\n", completion, details)
+	}
+	cases := map[string]struct {
+		body                     string
+		output, reasoning, spans int // spans: tokens tpot divides over
+		source                   sample.TokenSource
+	}{
+		// vLLM, DeepSeek: completion_tokens counts the reasoning too.
+		"usage counts reasoning": {think + think + think + tokA + tokB + stop + usageOf(5, 0) + done, 5, 3, 5, sample.TokensUsage},
+		// A server whose completion_tokens counts the answer alone: the
+		// reasoning chunks are added, and the count is ours.
+		"usage counts the answer alone": {think + think + think + tokA + tokB + stop + usageOf(2, 0) + done, 5, 3, 5, sample.TokensEstimated},
+		// OpenAI's o-series: reasoning counted, never streamed, all of it
+		// before the first token.
+		"reasoning not streamed": {tokA + tokB + stop + usageOf(102, 100) + done, 102, 100, 2, sample.TokensUsage},
+		"no usage":               {think + tokA + tokB + stop + done, 3, 1, 3, sample.TokensEstimated},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			c := NewClient(Endpoint{Name: "raw", BaseURL: rawServer(t, "text/event-stream", tc.body), Model: "m"})
+			defer c.CloseIdle()
+			s := c.Do(context.Background(), helloRequest)
+			require.True(t, s.OK(), s.Err)
+			assert.Equal(t, tc.output, s.OutputTokens, "output tokens")
+			assert.Equal(t, tc.reasoning, s.ReasoningTokens, "reasoning tokens")
+			assert.Equal(t, tc.source, s.TokenSource)
+			tpot, ok := s.TPOT()
+			require.True(t, ok)
+			assert.Equal(t, (s.Total-s.TTFT)/time.Duration(tc.spans-1), tpot)
+			answer, ok := s.AnswerTPOT()
+			require.True(t, ok)
+			assert.Equal(t, (s.Total-s.TTFA)/time.Duration(tc.output-tc.reasoning-1), answer)
 		})
 	}
 }

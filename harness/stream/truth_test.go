@@ -147,3 +147,45 @@ func (r *recorder) Errorf(format string, args ...any) {
 	r.errs = append(r.errs, fmt.Sprintf(format, args...))
 }
 func (r *recorder) Helper() {}
+
+// TestReasoningTPOTAgainstTruth: on a stream of 12 reasoning and 6 answer
+// tokens, the client's tpot is the simulator's Truth.TPOT (every token from
+// the first, reasoning included) and its answer tpot Truth.AnswerTPOT,
+// with or without a usage chunk. Dividing the span from the first
+// reasoning token by the answer's tokens alone would read 3.4 times more.
+func TestReasoningTPOTAgainstTruth(t *testing.T) {
+	for _, noUsage := range []bool{false, true} {
+		t.Run(fmt.Sprintf("nousage=%v", noUsage), func(t *testing.T) {
+			cfg := sim.Config{TTFT: 5 * time.Millisecond, TPOT: 3 * time.Millisecond, OutputTokens: 6, ReasoningTokens: 12, NoUsage: noUsage, Seed: 1}
+			srv, url := sim.Start(t, cfg)
+			c := stream.NewClient(stream.Endpoint{Name: "sim", BaseURL: url, Model: "m"})
+			defer c.CloseIdle()
+			samples := load.NewRunner().Run(context.Background(), c, hello(), load.Closed(1), 10)
+			byID := map[string]sim.Truth{}
+			for _, tr := range srv.Truth() {
+				byID[tr.ID] = tr
+			}
+			var got, want, gotAnswer, wantAnswer []float64
+			for _, s := range samples {
+				require.True(t, s.OK(), s.Err)
+				tr := byID[s.ID]
+				require.Equal(t, tr.OutputTokens, s.OutputTokens)
+				require.Equal(t, tr.ReasoningTokens, s.ReasoningTokens)
+				g, ok1 := s.TPOT()
+				w, ok2 := tr.TPOT()
+				ga, ok3 := s.AnswerTPOT()
+				wa, ok4 := tr.AnswerTPOT()
+				require.True(t, ok1 && ok2 && ok3 && ok4)
+				got, want = append(got, ms(g)), append(want, ms(w))
+				gotAnswer, wantAnswer = append(gotAnswer, ms(ga)), append(wantAnswer, ms(wa))
+			}
+			// Medians of 10: a burst of outside load on one request moves
+			// them little, a wrong count (3.4×) a lot.
+			g, w := stats.Describe(got).P50, stats.Describe(want).P50
+			ga, wa := stats.Describe(gotAnswer).P50, stats.Describe(wantAnswer).P50
+			t.Logf("tpot p50 %.3f ms (truth %.3f), answer tpot p50 %.3f ms (truth %.3f)", g, w, ga, wa)
+			assert.InDelta(t, w, g, 0.3, "tpot over every token")
+			assert.InDelta(t, wa, ga, 0.3, "tpot over the answer")
+		})
+	}
+}
