@@ -68,9 +68,11 @@ type Sample struct {
 	PromptTokens    int         `json:"prompt_tokens,omitempty"`
 	TokenSource     TokenSource `json:"token_source,omitempty"`
 	Chunks          int         `json:"chunks"` // token-bearing chunks
-	// Gaps are the inter-token latencies: every gap between consecutive
-	// token-bearing chunks.
-	Gaps []time.Duration `json:"gaps_ns,omitempty"`
+	// ITL counts the inter-token latencies, every gap between consecutive
+	// token-bearing chunks, in a histogram of bounded size (see Hist for
+	// its precision); nil with fewer than two chunks. Files written before
+	// it kept every gap in "gaps_ns"; Read turns those into an ITL.
+	ITL *Hist `json:"itl,omitempty"`
 
 	Finish     string    `json:"finish"` // finish_reason, or the error kind
 	Status     int       `json:"status,omitempty"`

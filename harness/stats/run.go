@@ -106,7 +106,7 @@ func Summarize(samples []sample.Sample, good func(*sample.Sample) bool) *Stats {
 	ttfa := make([]float64, 0, n)
 	total := make([]float64, 0, n)
 	tpot := make([]float64, 0, n)
-	var itl []float64
+	var itl sample.Hist // pooled: every gap of every request
 	windows := map[string]*window{}
 	for i := range samples {
 		s := &samples[i]
@@ -149,9 +149,7 @@ func Summarize(samples []sample.Sample, good func(*sample.Sample) bool) *Stats {
 		if d, ok := s.TPOT(); ok {
 			tpot = append(tpot, ms(d))
 		}
-		for _, g := range s.Gaps {
-			itl = append(itl, ms(g))
-		}
+		itl.Merge(s.ITL)
 		st.OutputTokens += s.OutputTokens
 		if s.TokenSource == sample.TokensEstimated {
 			st.TokensEstimated++
@@ -161,7 +159,7 @@ func Summarize(samples []sample.Sample, good func(*sample.Sample) bool) *Stats {
 		}
 	}
 	st.TTFT, st.TTFA, st.Total = Describe(ttft), Describe(ttfa), Describe(total)
-	st.TPOT, st.ITL = Describe(tpot), Describe(itl)
+	st.TPOT, st.ITL = Describe(tpot), DescribeHist(&itl)
 	for _, w := range windows {
 		st.Wall += w.last.Sub(w.first)
 	}

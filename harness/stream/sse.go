@@ -203,7 +203,10 @@ func (st *streamState) token(now time.Time, answer bool) {
 	if s.TTFT == 0 {
 		s.TTFT = now.Sub(st.t0)
 	} else {
-		s.Gaps = append(s.Gaps, now.Sub(st.last))
+		if s.ITL == nil {
+			s.ITL = new(sample.Hist)
+		}
+		s.ITL.Add(now.Sub(st.last))
 	}
 	if answer {
 		if s.TTFA == 0 {

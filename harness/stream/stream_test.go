@@ -106,7 +106,11 @@ func TestStreamParsing(t *testing.T) {
 			} else if tc.content != "" {
 				assert.Equal(t, s.TTFT, s.TTFA)
 			}
-			assert.Len(t, s.Gaps, s.Chunks-1, "one gap between each pair of token chunks")
+			if s.Chunks > 1 {
+				require.NotNil(t, s.ITL)
+				assert.EqualValues(t, s.Chunks-1, s.ITL.N, "one gap between each pair of token chunks")
+				assert.LessOrEqual(t, s.ITL.Sum, s.Total-s.TTFT, "the gaps span the first token to the last")
+			}
 		})
 	}
 }
