@@ -189,6 +189,11 @@ func verdicts(cfg *config.Config, paths []string, stdout, stderr io.Writer) int 
 	vs := objective.Evaluate(samples, cfg.Objectives)
 	report.Verdicts(stdout, vs)
 	for _, v := range vs {
+		for _, w := range v.Stats.Warnings {
+			fmt.Fprintf(stdout, "warning (%s endpoint=%s): %s\n", v.Scenario, v.Endpoint, w)
+		}
+	}
+	for _, v := range vs {
 		if !v.OK() {
 			fmt.Fprintln(stdout, "\nSLA violated.")
 			return 1

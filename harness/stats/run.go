@@ -45,6 +45,12 @@ type Stats struct {
 	FixtureCases int
 
 	Cold *sample.Sample // the run's cold first request, outside the percentiles
+
+	// PeakInFlight is the most measured requests in flight at one instant.
+	PeakInFlight int
+	// Warnings are caveats that travel with the figures, e.g. a
+	// concurrency level the run never reached.
+	Warnings []string
 }
 
 // Case is how one fixture case fared in a run: how often it was asked, how
@@ -108,6 +114,8 @@ func Summarize(samples []sample.Sample, good func(*sample.Sample) bool) *Stats {
 	tpot := make([]float64, 0, n)
 	var itl sample.Hist // pooled: every gap of every request
 	windows := map[string]*window{}
+	spans := make([][2]int64, 0, n)
+	perRun := map[string]int{}
 	for i := range samples {
 		s := &samples[i]
 		if s.Cold {
@@ -131,6 +139,8 @@ func Summarize(samples []sample.Sample, good func(*sample.Sample) bool) *Stats {
 			windows[s.Run] = w
 		}
 		w.add(s.Start, s.End())
+		spans = append(spans, spanOf(s))
+		perRun[s.Run]++
 		if s.Quality != nil {
 			st.Quality.Add(*s.Quality)
 		}
@@ -160,6 +170,8 @@ func Summarize(samples []sample.Sample, good func(*sample.Sample) bool) *Stats {
 	}
 	st.TTFT, st.TTFA, st.Total = Describe(ttft), Describe(ttfa), Describe(total)
 	st.TPOT, st.ITL = Describe(tpot), DescribeHist(&itl)
+	st.PeakInFlight = peakInFlight(spans)
+	st.loadWarnings(perRun)
 	for _, w := range windows {
 		st.Wall += w.last.Sub(w.first)
 	}
