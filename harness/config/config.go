@@ -317,3 +317,16 @@ func parseDuration(s string) (time.Duration, error) {
 	}
 	return d, nil
 }
+
+// Secrets returns the secret values the configuration knows, for redaction
+// (package secret): of every endpoint, the API key read from its
+// api_key_env (or OPENAI_API_KEY), every header value, and the values of
+// its base URL's query and user info (stream.Endpoint.Secrets). Values too
+// short to be secrets are left to secret.New to skip.
+func (c *Config) Secrets() []string {
+	var out []string
+	for _, ep := range c.Endpoints {
+		out = append(out, ep.Secrets()...)
+	}
+	return out
+}

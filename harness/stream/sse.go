@@ -2,6 +2,7 @@ package stream
 
 import (
 	"github.com/llmsla/llmsla/harness/sample"
+	"github.com/llmsla/llmsla/harness/secret"
 
 	"bytes"
 	"context"
@@ -22,7 +23,8 @@ type streamState struct {
 	last       time.Time // last token-bearing chunk
 	content    strings.Builder
 	maxContent int
-	maxData    int  // longest event data kept (the client's MaxLine)
+	maxData    int // longest event data kept (the client's MaxLine)
+	sec        *secret.Set
 	done       bool // saw [DONE]
 	err        error
 	usage      bool
@@ -127,7 +129,7 @@ func (st *streamState) dispatch() bool {
 	if string(event) == "error" {
 		// Some servers and proxies name the event and put the error, in
 		// whatever shape, in its data.
-		st.err = &sample.RequestError{Kind: sample.KindMidstream, Status: st.s.Status, Message: errorMessage(data)}
+		st.err = &sample.RequestError{Kind: sample.KindMidstream, Status: st.s.Status, Message: errorMessage(data, st.sec, false)}
 		return true
 	}
 	data = bytes.TrimSpace(data)
@@ -149,7 +151,7 @@ func (st *streamState) dispatch() bool {
 		return true
 	}
 	if (len(c.Error) > 0 && string(c.Error) != "null") || c.Object == "error" {
-		st.err = &sample.RequestError{Kind: sample.KindMidstream, Status: st.s.Status, Message: errorMessage(data)}
+		st.err = &sample.RequestError{Kind: sample.KindMidstream, Status: st.s.Status, Message: errorMessage(data, st.sec, false)}
 		return true
 	}
 	if c.ID != "" && st.s.ID == "" {
@@ -248,8 +250,8 @@ func (st *streamState) emptyAnswer() error {
 	return &sample.RequestError{Kind: sample.KindEmptyAnswer, Status: st.s.Status, Message: msg}
 }
 
-// quote is server text cut for an error message.
-func (st *streamState) quote(b []byte, n int) string { return truncate(string(b), n) }
+// quote is whole server text for an error message, redacted and cut.
+func (st *streamState) quote(b []byte, n int) string { return quote(st.sec, b, n, false) }
 
 // consume reads the body line by line until the stream is over or the body
 // ends or fails, and returns the read error (nil when the stream ended
