@@ -5,11 +5,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/llmsla/llmsla/harness/config"
 	"github.com/llmsla/llmsla/harness/quality"
 	"github.com/llmsla/llmsla/harness/sample"
+	"github.com/llmsla/llmsla/harness/secret"
 )
 
 // updateGolden reports whether the test binary was run with -update: the
@@ -61,6 +63,17 @@ func testName(t *testing.T) string {
 	return name
 }
 
+// configSecrets are the secrets of the environment's configuration, the one
+// the package-level Run measures, for the golden writer to refuse (the
+// samples come redacted already; this is the second line).
+var configSecrets = sync.OnceValue(func() *secret.Set {
+	cfg, err := config.Load()
+	if err != nil {
+		return nil // the session reports the error; the env's *_API_KEY still count
+	}
+	return secret.New(cfg.Secrets()...)
+})
+
 // CheckGolden compares the first successful answer to each case with
 // <dir>/<endpoint>/<case>.golden (JSON canonically, volatile fields
 // scrubbed), or writes them when update is set. It returns the number of
@@ -75,7 +88,7 @@ func CheckGolden(t testing.TB, dir, endpoint string, samples []sample.Sample, up
 		}
 		seen[s.Case] = true
 		path := filepath.Join(dir, NameValue(endpoint), s.Case+".golden")
-		if !quality.Golden(t, path, quality.Scrub([]byte(s.Content)), update) {
+		if !quality.Golden(t, path, quality.Scrub([]byte(s.Content)), update, quality.Refuse(configSecrets())) {
 			bad++
 		}
 	}
