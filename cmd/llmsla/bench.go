@@ -23,6 +23,7 @@ import (
 	"github.com/llmsla/llmsla/harness/objective"
 	"github.com/llmsla/llmsla/harness/report"
 	"github.com/llmsla/llmsla/harness/sample"
+	"github.com/llmsla/llmsla/harness/secret"
 )
 
 // runBench runs the suites' benchmarks -count times, records the output in
@@ -54,6 +55,14 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "llmsla: %v\n", err)
 		return 2
 	}
+	// Everything printed or recorded from here on passes a redactor: the
+	// samples come redacted from the client, and this is the second line
+	// for the rest of go test's output and the results file.
+	sec := secret.New(cfg.Secrets()...)
+	so, se := secret.NewWriter(stdout, sec), secret.NewWriter(stderr, sec)
+	defer so.Close()
+	defer se.Close()
+	stdout, stderr = so, se
 	fmt.Fprintln(stdout, cfg.Describe())
 	// The test binary runs in the package's directory: give it absolute paths.
 	if abs, err := filepath.Abs(*out); err == nil {
@@ -71,7 +80,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	goArgs := []string{"test", "-run", "^$", "-bench", *bench, "-count", strconv.Itoa(*count),
 		"-benchtime", fmt.Sprintf("%dx", *n), "-timeout", "0", *pkg}
 	fmt.Fprintf(stdout, "go %s\n", strings.Join(goArgs, " "))
-	testErr := record(txt, header, samples, goArgs, stdout, stderr)
+	testErr := record(txt, header, samples, goArgs, sec, stdout, stderr)
 	fmt.Fprintf(stdout, "\nrecorded %s and %s\n\n", txt, samples)
 	code := verdicts(cfg, []string{samples}, stdout, stderr)
 	if testErr != nil {
@@ -92,9 +101,10 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 }
 
 // record runs go test, writing each complete output line to path as it
-// arrives (and to stdout), so that an interrupted run leaves a file of
-// what finished. Interrupts go to the child; we stay to close the file.
-func record(path, header, samples string, goArgs []string, stdout, stderr io.Writer) error {
+// arrives (and to stdout), redacted of sec, so that an interrupted run
+// leaves a file of what finished. Interrupts go to the child; we stay to
+// close the file.
+func record(path, header, samples string, goArgs []string, sec *secret.Set, stdout, stderr io.Writer) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
@@ -131,6 +141,7 @@ func record(path, header, samples string, goArgs []string, stdout, stderr io.Wri
 	r := bufio.NewReaderSize(pipe, 64<<10)
 	for {
 		line, err := r.ReadString('\n')
+		line = sec.Redact(line)
 		io.WriteString(stdout, line)
 		if complete(line) && werr == nil {
 			_, werr = io.WriteString(f, line)
@@ -213,7 +224,11 @@ func runVerdict(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "llmsla: %v\n", err)
 		return 2
 	}
-	return verdicts(cfg, args, stdout, stderr)
+	sec := secret.New(cfg.Secrets()...)
+	so, se := secret.NewWriter(stdout, sec), secret.NewWriter(stderr, sec)
+	defer so.Close()
+	defer se.Close()
+	return verdicts(cfg, args, so, se)
 }
 
 func gitCommit() string {
