@@ -130,6 +130,7 @@ func record(path, header, samples string, goArgs []string, sec *secret.Set, stdo
 	if err := cmd.Start(); err != nil {
 		return err
 	}
+	release := watchdog(cmd, stderr)
 	var interrupted atomic.Bool
 	go func() {
 		for s := range sig {
@@ -150,7 +151,11 @@ func record(path, header, samples string, goArgs []string, sec *secret.Set, stdo
 			break
 		}
 	}
-	if err := cmd.Wait(); err != nil {
+	err = cmd.Wait()
+	// Only once go test is gone: a panic before here must leave the
+	// watchdog to kill it.
+	release()
+	if err != nil {
 		if interrupted.Load() {
 			return fmt.Errorf("interrupted (%w)", err)
 		}
