@@ -36,10 +36,9 @@ type streamState struct {
 	// The event being read, as the SSE spec assembles one: its data lines
 	// joined with "\n", its type from an "event:" line. It is dispatched at
 	// the blank line that ends it.
-	data   []byte
-	ndata  int // data lines so far
-	event  []byte
-	events int // events dispatched
+	data  []byte
+	ndata int // data lines so far
+	event []byte
 }
 
 // chunk is the union of what a chat stream line can carry, errors included
@@ -124,7 +123,6 @@ func (st *streamState) dispatch() bool {
 	if lines == 0 {
 		return false // no data: nothing to dispatch (the spec drops it)
 	}
-	st.events++
 	now := time.Now()
 	if string(event) == "error" {
 		// Some servers and proxies name the event and put the error, in
