@@ -9,8 +9,13 @@
 //	metric     the one table of figures: units, SLA keys, directions
 //	objective  thresholds, goodput, verdicts as views over samples
 //	config     sla.yaml, the environment, or the built-in simulator
+//	capacity   the search for the highest load that holds
 //	gate       benchfmt runs compared with benchstat's statistics
 //	report     tables people read
+//
+// Beside them: secret redacts the configuration's keys from every byte
+// written, quality judges answers, sim is the simulator the tests measure
+// against, ollama reads an Ollama server's own timings.
 //
 // None of those imports testing; this package does. A suite declares a
 // [Scenario] with [Define] and calls [Run] (subtests that fail on violated

@@ -64,8 +64,9 @@ func testName(t *testing.T) string {
 // CheckGolden compares the first successful answer to each case with
 // <dir>/<endpoint>/<case>.golden (JSON canonically, volatile fields
 // scrubbed), or writes them when update is set. It returns the number of
-// mismatches; each is reported on t with a diff and a .got file.
-func CheckGolden(t testing.TB, dir, endpoint string, samples []sample.Sample, update bool) int {
+// mismatches; each is reported on t with a diff and a .got file. opts add
+// what the writer must refuse (the session's secrets).
+func CheckGolden(t testing.TB, dir, endpoint string, samples []sample.Sample, update bool, opts ...quality.GoldenOption) int {
 	t.Helper()
 	seen := map[string]bool{}
 	bad := 0
@@ -75,7 +76,7 @@ func CheckGolden(t testing.TB, dir, endpoint string, samples []sample.Sample, up
 		}
 		seen[s.Case] = true
 		path := filepath.Join(dir, NameValue(endpoint), s.Case+".golden")
-		if !quality.Golden(t, path, quality.Scrub([]byte(s.Content)), update) {
+		if !quality.Golden(t, path, quality.Scrub([]byte(s.Content)), update, opts...) {
 			bad++
 		}
 	}

@@ -126,7 +126,7 @@ func (s *Session) Run(t *testing.T, sc Scenario) []objective.Verdict {
 						}
 					}
 					if goldens != "" {
-						CheckGolden(t, goldens, ep.Name, samples, updateGolden())
+						CheckGolden(t, goldens, ep.Name, samples, updateGolden(), quality.Refuse(s.secrets))
 					}
 				})
 			}

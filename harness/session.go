@@ -15,6 +15,7 @@ import (
 	"github.com/llmsla/llmsla/harness/load"
 	"github.com/llmsla/llmsla/harness/ollama"
 	"github.com/llmsla/llmsla/harness/sample"
+	"github.com/llmsla/llmsla/harness/secret"
 	"github.com/llmsla/llmsla/harness/sim"
 	"github.com/llmsla/llmsla/harness/stream"
 )
@@ -34,6 +35,7 @@ type Session struct {
 	answers  *answerBook
 	sink     *sample.File
 	progress *progressFile
+	secrets  *secret.Set // the configuration's: redacted from every sample and file
 
 	closers []func()
 
@@ -64,7 +66,8 @@ var current = sync.OnceValues(func() (*Session, error) {
 func NewSession(cfg *config.Config) (*Session, error) {
 	var err error
 	s := &Session{cfg: cfg, clients: map[string]*stream.Client{}, sims: map[string]*sim.Server{},
-		answers: newAnswerBook(), started: map[string]bool{}, next: map[string]int{}, breakdowns: map[string]ollama.Summary{}}
+		answers: newAnswerBook(), started: map[string]bool{}, next: map[string]int{}, breakdowns: map[string]ollama.Summary{},
+		secrets: secret.New(cfg.Secrets()...)}
 	for i := range cfg.Endpoints {
 		ep := &cfg.Endpoints[i]
 		if ep.Simulated {
@@ -79,11 +82,12 @@ func NewSession(cfg *config.Config) (*Session, error) {
 			s.closers = append(s.closers, hs.Close)
 			ep.BaseURL = hs.URL + "/v1"
 		}
-		s.clients[ep.Name] = stream.NewClient(*ep)
+		s.clients[ep.Name] = stream.NewClient(*ep, stream.Secrets(s.secrets))
 	}
 	s.progress = openProgress()
 	if path := os.Getenv(EnvSamples); path != "" {
-		if s.sink, err = sample.Create(path, nil); err != nil {
+		// Samples come redacted from the client; the filter is a second line.
+		if s.sink, err = sample.Create(path, s.secrets.RedactBytes); err != nil {
 			return nil, fmt.Errorf("%s: %w", EnvSamples, err)
 		}
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/llmsla/llmsla/harness"
 	"github.com/llmsla/llmsla/harness/atomicfile"
 	"github.com/llmsla/llmsla/harness/config"
+	"github.com/llmsla/llmsla/harness/secret"
 )
 
 // runBench runs the suites' benchmarks -count times, records the output in
@@ -62,6 +63,14 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "llmsla: %v\n", err)
 		return 2
 	}
+	// Everything printed or recorded from here on passes a redactor: the
+	// samples come redacted from the client, and this is the second line
+	// for the rest of go test's output and the results file.
+	sec := secret.New(cfg.Secrets()...)
+	so, se := secret.NewWriter(stdout, sec), secret.NewWriter(stderr, sec)
+	defer so.Close()
+	defer se.Close()
+	stdout, stderr = so, se
 	fmt.Fprintln(stdout, cfg.Describe())
 	// The test binary runs in the package's directory: give it absolute paths.
 	if abs, err := filepath.Abs(*out); err == nil {
@@ -96,7 +105,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		show := startProgress(path, stderr)
 		testOut, done = show.over(stdout), show.close
 	}
-	testErr := record(txt, header, samples, goArgs, testOut, stderr)
+	testErr := record(txt, header, samples, goArgs, sec, testOut, stderr)
 	done()
 	code := 2
 	if _, err := os.Stat(samples); err != nil && testErr != nil {
@@ -129,9 +138,10 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 }
 
 // record runs go test, writing each complete output line to path as it
-// arrives (and to stdout), so that an interrupted run leaves a file of
-// what finished. Interrupts go to the child; we stay to close the file.
-func record(path, header, samples string, goArgs []string, stdout, stderr io.Writer) error {
+// arrives (and to stdout), redacted of sec, so that an interrupted run
+// leaves a file of what finished. Interrupts go to the child; we stay to
+// close the file.
+func record(path, header, samples string, goArgs []string, sec *secret.Set, stdout, stderr io.Writer) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
@@ -157,6 +167,7 @@ func record(path, header, samples string, goArgs []string, stdout, stderr io.Wri
 	if err := cmd.Start(); err != nil {
 		return err
 	}
+	release := watchdog(cmd, stderr)
 	var interrupted atomic.Bool
 	go func() {
 		for s := range sig {
@@ -168,6 +179,7 @@ func record(path, header, samples string, goArgs []string, stdout, stderr io.Wri
 	r := bufio.NewReaderSize(pipe, 64<<10)
 	for {
 		line, err := r.ReadString('\n')
+		line = sec.Redact(line)
 		io.WriteString(stdout, line)
 		if complete(line) && werr == nil {
 			_, werr = io.WriteString(f, line)
@@ -176,7 +188,11 @@ func record(path, header, samples string, goArgs []string, stdout, stderr io.Wri
 			break
 		}
 	}
-	if err := cmd.Wait(); err != nil {
+	err = cmd.Wait()
+	// Only once go test is gone: a panic before here must leave the
+	// watchdog to kill it.
+	release()
+	if err != nil {
 		if interrupted.Load() {
 			return fmt.Errorf("interrupted (%w)", err)
 		}

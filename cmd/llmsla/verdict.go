@@ -9,6 +9,7 @@ import (
 	"github.com/llmsla/llmsla/harness/objective"
 	"github.com/llmsla/llmsla/harness/report"
 	"github.com/llmsla/llmsla/harness/sample"
+	"github.com/llmsla/llmsla/harness/secret"
 )
 
 // runVerdict prints the SLA verdicts of recorded samples files.
@@ -38,7 +39,13 @@ one is not, 2 when a file cannot be read.
 		fmt.Fprintf(stderr, "llmsla: %v\n", err)
 		return 2
 	}
-	return verdicts(cfg, fs.Args(), stdout, stderr, false)
+	// Samples come redacted; this is the second line for what they hold of
+	// keys set in this environment.
+	sec := secret.New(cfg.Secrets()...)
+	so, se := secret.NewWriter(stdout, sec), secret.NewWriter(stderr, sec)
+	defer so.Close()
+	defer se.Close()
+	return verdicts(cfg, fs.Args(), so, se, false)
 }
 
 // verdicts prints the SLA table of samples files and directories (shards

@@ -47,3 +47,27 @@ func TestVerdictMergesShards(t *testing.T) {
 		}
 	}
 }
+
+// TestVerdictWarnsOfUnreachedConcurrency: a level of concurrency 8 whose
+// run measured 3 requests is not shown as if 8 had run.
+func TestVerdictWarnsOfUnreachedConcurrency(t *testing.T) {
+	simEnv(t, "")
+	var b bytes.Buffer
+	start := time.Now()
+	for i := 0; i < 3; i++ {
+		s := sample.Sample{Scenario: "chat", Endpoint: "sim", Level: "concurrency=8", Run: "r", Start: start,
+			TTFT: 20 * time.Millisecond, TTFA: 20 * time.Millisecond, Total: 30 * time.Millisecond, OutputTokens: 3, Finish: "stop"}
+		line, _ := json.Marshal(s)
+		b.Write(append(line, '\n'))
+	}
+	p := filepath.Join(t.TempDir(), "s.samples.jsonl")
+	if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	runVerdict([]string{p}, &out, &errOut)
+	want := "warning (chat endpoint=sim): concurrency=8 with runs of 3 measured requests: at most 3 were in flight at once"
+	if !strings.Contains(out.String(), want) {
+		t.Errorf("output lacks %q:\n%s%s", want, out.String(), errOut.String())
+	}
+}

@@ -48,6 +48,8 @@ type Config struct {
 	CapacityOnly string
 	// Prices holds the price of each endpoint that has one in the file.
 	Prices map[string]Price
+	// keyEnvs names every api_key_env of the file, selected or not.
+	keyEnvs []string
 	// lines holds the line of each scenario named in the file, for errors
 	// found after parsing (a scenario no suite defines).
 	lines map[string]int
@@ -430,7 +432,8 @@ func fileExists(p string) bool {
 func checkURL(s string) error {
 	u, err := url.Parse(s)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("%q is not an http(s) URL (e.g. https://api.openai.com/v1)", s)
+		// Shown without its query or user info: a gateway's key lives there.
+		return fmt.Errorf("%q is not an http(s) URL (e.g. https://api.openai.com/v1)", stream.RedactURL(s))
 	}
 	return nil
 }
@@ -442,4 +445,23 @@ func parseDuration(s string) (time.Duration, error) {
 		return 0, fmt.Errorf("%q is not a duration (e.g. 30s, 2m)", s)
 	}
 	return d, nil
+}
+
+// Secrets returns the secret values the configuration knows, for redaction
+// (package secret): of every endpoint, the API key read from its
+// api_key_env (or OPENAI_API_KEY), every header value, and the values of
+// its base URL's query and user info (stream.Endpoint.Secrets). Values too
+// short to be secrets are left to secret.New to skip.
+func (c *Config) Secrets() []string {
+	var out []string
+	for _, ep := range c.Endpoints {
+		out = append(out, ep.Secrets()...)
+	}
+	// The keys of every endpoint the file names, selected or not, and the
+	// usual variable, also where keys were not read (commands that send
+	// nothing): a key in the environment is a key in any output.
+	for _, env := range append(slices.Clone(c.keyEnvs), "OPENAI_API_KEY") {
+		out = append(out, os.Getenv(env))
+	}
+	return out
 }

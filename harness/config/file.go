@@ -169,6 +169,7 @@ func (p *configParser) endpoint(cfg *Config, name string, n *yaml.Node) stream.E
 			ep.Model = p.str(v, k2)
 		case "api_key_env":
 			ep.KeyEnv = p.str(v, k2)
+			cfg.keyEnvs = append(cfg.keyEnvs, ep.KeyEnv)
 		case "headers":
 			ep.Headers = map[string]string{}
 			p.mapping(v, k2, nil, func(h string, v *yaml.Node) {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/llmsla/llmsla/harness/atomicfile"
+	"github.com/llmsla/llmsla/harness/secret"
 )
 
 // Reporter is what Golden needs of a test: *testing.T and testing.TB are
@@ -16,17 +17,34 @@ type Reporter interface {
 	Errorf(format string, args ...any)
 }
 
+// GoldenOption changes what Golden does.
+type GoldenOption func(*goldenConfig)
+
+type goldenConfig struct{ secrets *secret.Set }
+
+// Refuse adds secret values Golden never writes to a golden or .got file
+// nor prints in a diff: pass those of the configuration (config.Secrets).
+func Refuse(set *secret.Set) GoldenOption {
+	return func(c *goldenConfig) { c.secrets = c.secrets.Union(set) }
+}
+
 // Golden compares got with the golden file at path, or with update writes it.
 // JSON is compared canonically when both sides parse (key order and spacing
 // do not matter); anything else is compared as text. On a mismatch it
 // writes path+".got" beside the golden file, reports a line diff with
 // t.Errorf and returns false; on a match it removes a stale .got. It never
-// writes content holding the value of a *_API_KEY or *_TOKEN environment
-// variable. Call Scrub first on recorded responses.
-func Golden(t Reporter, path string, got []byte, update bool) bool {
+// writes content holding a secret — the value of a *_API_KEY or *_TOKEN
+// environment variable, or one given with Refuse — and its diff shows
+// every secret redacted. Call Scrub first on recorded responses.
+func Golden(t Reporter, path string, got []byte, update bool, opts ...GoldenOption) bool {
 	t.Helper()
+	var c goldenConfig
+	for _, o := range opts {
+		o(&c)
+	}
+	sec := envSecrets().Union(c.secrets)
 	if update {
-		if err := writeFileSafe(path, got); err != nil {
+		if err := writeFileSafe(path, got, sec); err != nil {
 			t.Errorf("golden %s: %v", path, err)
 			return false
 		}
@@ -36,7 +54,7 @@ func Golden(t Reporter, path string, got []byte, update bool) bool {
 	want, err := os.ReadFile(path)
 	if err != nil {
 		t.Errorf("golden %s: %v (run with -update to create it)", path, err)
-		writeGot(t, path, got)
+		writeGot(t, path, got, sec)
 		return false
 	}
 	wantText, gotText := string(want), string(got)
@@ -47,9 +65,11 @@ func Golden(t Reporter, path string, got []byte, update bool) bool {
 		removeStale(t, path)
 		return true
 	}
-	writeGot(t, path, got)
-	t.Errorf("golden %s differs (- want, + got; got written to %s.got, rerun with -update to accept):\n%s",
-		path, path, LineDiff(wantText, gotText))
+	where := fmt.Sprintf("got written to %s.got, rerun with -update to accept", path)
+	if !writeGot(t, path, got, sec) {
+		where = "got not written"
+	}
+	t.Errorf("golden %s differs (- want, + got; %s):\n%s", path, where, LineDiff(sec.Redact(wantText), sec.Redact(gotText)))
 	return false
 }
 
@@ -60,11 +80,13 @@ func removeStale(t Reporter, path string) {
 	}
 }
 
-func writeGot(t Reporter, path string, got []byte) {
+func writeGot(t Reporter, path string, got []byte, sec *secret.Set) bool {
 	t.Helper()
-	if err := writeFileSafe(path+".got", got); err != nil {
+	if err := writeFileSafe(path+".got", got, sec); err != nil {
 		t.Errorf("golden %s.got: %v", path, err)
+		return false
 	}
+	return true
 }
 
 // canonicalPair pretty-prints both sides canonically if both are JSON, so
@@ -83,33 +105,55 @@ func canonicalPair(a, b []byte) (string, string, bool) {
 	return string(ca) + "\n", string(cb) + "\n", true
 }
 
-// SecretError is returned when content to be written holds the value of a
-// secret environment variable; it names the variable, never the value.
+// SecretError is returned when content to be written holds a secret; it
+// names the environment variable it came from when there is one, never
+// the value.
 type SecretError struct{ Var string }
 
 func (e *SecretError) Error() string {
+	if e.Var == "" {
+		return "refusing to write: content holds a secret of the configuration (an API key, a header value or a URL query value)"
+	}
 	return "refusing to write: content holds the value of $" + e.Var
 }
 
-// findSecret names an environment variable whose value appears in content.
-// Short values are skipped: "true" is not a secret and would match anything.
-func findSecret(content []byte) string {
+// secretVar reports whether an environment variable holds a secret by its
+// name alone, configured or not.
+func secretVar(name string) bool {
+	return strings.HasSuffix(name, "_API_KEY") || strings.HasSuffix(name, "_TOKEN")
+}
+
+// envSecrets are the values of the *_API_KEY and *_TOKEN variables.
+func envSecrets() *secret.Set {
+	var vals []string
 	for _, kv := range os.Environ() {
-		name, val, ok := strings.Cut(kv, "=")
-		if !ok || len(val) < 8 {
-			continue
-		}
-		if (strings.HasSuffix(name, "_API_KEY") || strings.HasSuffix(name, "_TOKEN")) && bytes.Contains(content, []byte(val)) {
-			return name
+		if name, val, ok := strings.Cut(kv, "="); ok && secretVar(name) {
+			vals = append(vals, val)
 		}
 	}
-	return ""
+	return secret.New(vals...)
+}
+
+// findSecret says where a secret in content comes from: the name of its
+// environment variable, "" for one of sec's, and false when there is none.
+// Short values are skipped by the rule of package secret (MinLen).
+func findSecret(content []byte, sec *secret.Set) (string, bool) {
+	if !sec.Contains(content) {
+		return "", false
+	}
+	for _, kv := range os.Environ() {
+		name, val, ok := strings.Cut(kv, "=")
+		if ok && secretVar(name) && len(val) >= secret.MinLen && secret.New(val).Contains(content) {
+			return name, true
+		}
+	}
+	return "", true
 }
 
 // writeFileSafe refuses secrets, then writes atomically (temp file + rename)
 // so that an interrupted -update never leaves half a golden file.
-func writeFileSafe(path string, content []byte) error {
-	if name := findSecret(content); name != "" {
+func writeFileSafe(path string, content []byte, sec *secret.Set) error {
+	if name, found := findSecret(content, sec); found {
 		return &SecretError{name}
 	}
 	return atomicfile.Write(path, content)

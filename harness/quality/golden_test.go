@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/llmsla/llmsla/harness/secret"
 )
 
 // recorder is a testing.TB that records failures instead of failing, so that
@@ -105,12 +107,44 @@ func TestGoldenRefusesSecrets(t *testing.T) {
 	if _, err := os.Stat(path + ".got"); !os.IsNotExist(err) {
 		t.Error(".got holding a secret written")
 	}
+	if strings.Contains(strings.Join(rec.errs, "\n"), "sk-test") {
+		t.Errorf("the diff shows the secret: %q", rec.errs)
+	}
 	var es *SecretError
-	if err := writeFileSafe(path, []byte("sk-test-1234567890")); !errors.As(err, &es) || es.Var != "LLMSLA_TEST_API_KEY" {
+	if err := writeFileSafe(path, []byte("sk-test-1234567890"), envSecrets()); !errors.As(err, &es) || es.Var != "LLMSLA_TEST_API_KEY" {
 		t.Errorf("writeFileSafe = %v", err)
 	}
 	if !Golden(rec, filepath.Join(dir, "ok.golden"), []byte("abc abc"), true) {
 		t.Errorf("a short value refused: %v", rec.errs)
+	}
+}
+
+// TestGoldenRefusesConfiguredSecrets: a secret of the configuration (a
+// header or query value, whatever its variable's name) is refused like an
+// API key, and a mismatch's diff shows it redacted, never the value.
+func TestGoldenRefusesConfiguredSecrets(t *testing.T) {
+	const hdr = "hdr-secret-value-42"
+	refuse := Refuse(secret.New(hdr))
+	dir := t.TempDir()
+	path := filepath.Join(dir, "x.golden")
+	rec := &recorder{TB: t}
+	if Golden(rec, path, []byte("answer: "+hdr+"\n"), true, refuse) {
+		t.Fatal("wrote a configured secret")
+	}
+	if len(rec.errs) != 1 || !strings.Contains(rec.errs[0], "secret of the configuration") {
+		t.Errorf("errors = %q", rec.errs)
+	}
+	writeFile(t, dir, "x.golden", "answer: 42\n")
+	rec.errs = nil
+	if Golden(rec, path, []byte("answer: "+hdr+"\n"), false, refuse) {
+		t.Fatal("a mismatch passed")
+	}
+	all := strings.Join(rec.errs, "\n")
+	if strings.Contains(all, "hdr-secret") || !strings.Contains(all, "+answer: [redacted]") {
+		t.Errorf("diff shows the secret or no change:\n%s", all)
+	}
+	if _, err := os.Stat(path + ".got"); !os.IsNotExist(err) {
+		t.Error(".got holding a secret written")
 	}
 }
 

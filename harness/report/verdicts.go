@@ -56,6 +56,11 @@ func Verdicts(w io.Writer, vs []objective.Verdict) {
 	writeObjectives(w, vs)
 	Load(w, vs)
 	for _, v := range vs {
+		for _, warning := range v.Stats.Warnings {
+			fmt.Fprintf(w, "WARNING (%s): %s\n", where(v), warning)
+		}
+	}
+	for _, v := range vs {
 		if st := v.Stats; st.Failed > 0 {
 			fmt.Fprintf(w, "errors (%s): %s of %d\n", where(v), st.ErrorKinds(), st.Attempted)
 		}

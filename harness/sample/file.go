@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"sync"
+	"time"
 )
 
 // File appends samples as JSON lines. Each line goes out in one write on an
@@ -66,15 +67,19 @@ func (w *File) Write(s *Sample) {
 }
 
 // legacy holds fields of older sample files that Read migrates: before
-// levels had labels, a sample carried its closed-loop concurrency alone.
+// levels had labels, a sample carried its closed-loop concurrency alone;
+// before the ITL histogram, it kept every inter-token gap.
 type legacy struct {
-	Concurrency int `json:"concurrency"`
+	Concurrency int             `json:"concurrency"`
+	Gaps        []time.Duration `json:"gaps_ns"`
 }
+
+var gapsKey = []byte(`"gaps_ns"`)
 
 // Read reads a JSONL sample file. A cut last line (an interrupted run) is
 // skipped; a bad line elsewhere is an error naming file and line. Files
 // written before levels had labels ("concurrency": 5) read as
-// level "concurrency=5".
+// level "concurrency=5", and their "gaps_ns" as the ITL histogram.
 func Read(path string) ([]Sample, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -93,10 +98,18 @@ func Read(path string) ([]Sample, error) {
 				}
 				return nil, fmt.Errorf("%s:%d: %v", path, line, jerr)
 			}
-			if s.Level == "" {
+			if s.Level == "" || s.ITL == nil && bytes.Contains(b, gapsKey) {
 				var old legacy
-				if json.Unmarshal(b, &old) == nil && old.Concurrency > 0 {
-					s.Level = NewLevel("concurrency", old.Concurrency)
+				if json.Unmarshal(b, &old) == nil {
+					if s.Level == "" && old.Concurrency > 0 {
+						s.Level = NewLevel("concurrency", old.Concurrency)
+					}
+					if s.ITL == nil && len(old.Gaps) > 0 {
+						s.ITL = new(Hist)
+						for _, g := range old.Gaps {
+							s.ITL.Add(g)
+						}
+					}
 				}
 			}
 			out = append(out, s)

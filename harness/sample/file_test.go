@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -22,4 +23,30 @@ func TestReadSamplesSurvivesACutLastLine(t *testing.T) {
 	require.NoError(t, os.WriteFile(p, []byte(good+"\n{oops\n"+good+"\n"), 0o644))
 	_, err = sample.Read(p)
 	assert.ErrorContains(t, err, p+":2:")
+}
+
+// TestReadMigratesGaps: a file written before the ITL histogram, with every
+// gap in gaps_ns, reads as the histogram of those gaps.
+func TestReadMigratesGaps(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "old.jsonl")
+	old := `{"scenario":"chat","endpoint":"e","concurrency":2,"seq":0,"t0":"2026-01-01T00:00:00Z","offset_ns":0,"total_ns":50,"output_tokens":4,"chunks":4,"gaps_ns":[1000000,2000000,3000000],"finish":"stop","reused":false}`
+	require.NoError(t, os.WriteFile(p, []byte(old+"\n"), 0o644))
+	s, err := sample.Read(p)
+	require.NoError(t, err)
+	require.Len(t, s, 1)
+	require.NotNil(t, s[0].ITL)
+	assert.EqualValues(t, 3, s[0].ITL.N)
+	assert.Equal(t, 6*time.Millisecond, s[0].ITL.Sum)
+	assert.Equal(t, time.Millisecond, s[0].ITL.Min)
+	assert.Equal(t, 3*time.Millisecond, s[0].ITL.Max)
+	assert.Equal(t, sample.Level("concurrency=2"), s[0].Level)
+
+	// Written again, it has the new field only.
+	f, err := sample.Create(p+".new", nil)
+	require.NoError(t, err)
+	f.Write(&s[0])
+	require.NoError(t, f.Close())
+	b, _ := os.ReadFile(p + ".new")
+	assert.NotContains(t, string(b), "gaps_ns")
+	assert.Contains(t, string(b), `"itl":{"n":3,`)
 }

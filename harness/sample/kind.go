@@ -27,15 +27,22 @@ const (
 	KindProtocol       ErrorKind = "protocol"
 	KindMidstream      ErrorKind = "midstream_error"
 	KindTruncated      ErrorKind = "truncated"
-	KindCancelled      ErrorKind = "cancelled"
-	KindOther          ErrorKind = "other"
+	// KindEmptyAnswer: a stream that ended as a success would ([DONE] or a
+	// finish_reason) without one answer token — no content, refusal or
+	// tool call; reasoning alone is no answer. It is an error, not a
+	// success with undefined latencies: as a success it would drop out of
+	// the ttft and ttfa percentiles, and an endpoint answering half its
+	// requests with nothing would look as fast as one answering all.
+	KindEmptyAnswer ErrorKind = "empty_answer"
+	KindCancelled   ErrorKind = "cancelled"
+	KindOther       ErrorKind = "other"
 )
 
 // Kinds lists every error kind in report order.
 var Kinds = []ErrorKind{
 	KindTimeoutHeaders, KindTimeoutIdle, KindTimeoutTotal, KindConnRefused,
 	KindConnReset, KindRateLimited, KindServerError, KindClientError, KindAuth,
-	KindProtocol, KindMidstream, KindTruncated, KindCancelled, KindOther,
+	KindProtocol, KindMidstream, KindTruncated, KindEmptyAnswer, KindCancelled, KindOther,
 }
 
 // Sentinels, one per kind, for errors.Is. ErrTimeout matches all three
@@ -54,6 +61,7 @@ var (
 	ErrProtocol       = kindErr(KindProtocol)
 	ErrMidstream      = kindErr(KindMidstream)
 	ErrTruncated      = kindErr(KindTruncated)
+	ErrEmptyAnswer    = kindErr(KindEmptyAnswer)
 	ErrCancelled      = kindErr(KindCancelled)
 )
 

@@ -73,13 +73,19 @@ type Sample struct {
 	TTFA  time.Duration `json:"ttfa_ns,omitempty"`
 	Total time.Duration `json:"total_ns"`
 
-	OutputTokens int         `json:"output_tokens"`
-	PromptTokens int         `json:"prompt_tokens,omitempty"`
-	TokenSource  TokenSource `json:"token_source,omitempty"`
-	Chunks       int         `json:"chunks"` // token-bearing chunks
-	// Gaps are the inter-token latencies: every gap between consecutive
-	// token-bearing chunks.
-	Gaps []time.Duration `json:"gaps_ns,omitempty"`
+	OutputTokens int `json:"output_tokens"`
+	// ReasoningTokens are those of OutputTokens that were reasoning: the
+	// server's usage.completion_tokens_details.reasoning_tokens, else the
+	// reasoning chunks counted.
+	ReasoningTokens int         `json:"reasoning_tokens,omitempty"`
+	PromptTokens    int         `json:"prompt_tokens,omitempty"`
+	TokenSource     TokenSource `json:"token_source,omitempty"`
+	Chunks          int         `json:"chunks"` // token-bearing chunks
+	// ITL counts the inter-token latencies, every gap between consecutive
+	// token-bearing chunks, in a histogram of bounded size (see Hist for
+	// its precision); nil with fewer than two chunks. Files written before
+	// it kept every gap in "gaps_ns"; Read turns those into an ITL.
+	ITL *Hist `json:"itl,omitempty"`
 
 	Finish     string    `json:"finish"` // finish_reason, or the error kind
 	Status     int       `json:"status,omitempty"`
@@ -103,13 +109,33 @@ func (s *Sample) OK() bool { return s.ErrKind == KindNone }
 // cold first request, not warm-up.
 func (s *Sample) Measured() bool { return !s.Cold && !s.Warmup }
 
-// TPOT is (total − ttft) / (output_tokens − 1); ok is false when it is
-// undefined (one token or fewer, or a failed request).
+// TPOT is (total − ttft) / (output_tokens − 1): the time per output token
+// over every token streamed from the first token of any kind, reasoning
+// included, as ttft counts it. Reasoning the server counted but did not
+// stream (OpenAI's o-series send none of it) came before the first token,
+// outside that span, and is left out of the count. ok is false when it is
+// undefined (one token or fewer, or a failed request), never 0.
 func (s *Sample) TPOT() (tpot time.Duration, ok bool) {
-	if !s.OK() || s.OutputTokens <= 1 || s.TTFT == 0 {
+	n := s.OutputTokens
+	if s.Reasoning == 0 {
+		n -= s.ReasoningTokens // reasoning not streamed
+	}
+	return s.perToken(s.Total-s.TTFT, s.TTFT, n)
+}
+
+// AnswerTPOT is the same over the answer alone: (total − ttfa) /
+// (output_tokens − reasoning_tokens − 1). For a model that streams no
+// reasoning it equals TPOT; for one that does, it is the pace of the
+// answer a reader sees, once it has begun.
+func (s *Sample) AnswerTPOT() (tpot time.Duration, ok bool) {
+	return s.perToken(s.Total-s.TTFA, s.TTFA, s.OutputTokens-s.ReasoningTokens)
+}
+
+func (s *Sample) perToken(span, first time.Duration, tokens int) (time.Duration, bool) {
+	if !s.OK() || tokens <= 1 || first == 0 {
 		return 0, false
 	}
-	return (s.Total - s.TTFT) / time.Duration(s.OutputTokens-1), true
+	return span / time.Duration(tokens-1), true
 }
 
 // DecodeRate is (output_tokens − 1) / (total − ttft) in tokens per second.

@@ -150,10 +150,10 @@ const (
 	// token.
 	FaultFlood = "flood"
 	// 200, the role chunk, a finish_reason "stop" chunk, usage with
-	// completion_tokens 0 (when asked for), [DONE]: no token at all. A
-	// success with finish stop and 0 output tokens (known, not estimated);
-	// ttft, ttfa and tpot undefined, not 0; the empty answer then fails
-	// any quality check.
+	// completion_tokens 0 (when asked for), [DONE]: no token at all. On
+	// the wire a success with finish stop and 0 output tokens; llmsla
+	// counts it as the error empty_answer (sample.KindEmptyAnswer), so
+	// that it cannot drop out of the latency percentiles unseen.
 	FaultEmptyAnswer = "empty_answer"
 	// 400 with an OpenAI error body whose message holds the request's
 	// secrets (see Config.Echo) after more than 200 characters: client_error,

@@ -69,6 +69,12 @@ type Stats struct {
 	Prefill Fit
 
 	Cold *sample.Sample // the run's cold first request, outside the percentiles
+
+	// PeakInFlight is the most measured requests in flight at one instant.
+	PeakInFlight int
+	// Warnings are caveats that travel with the figures, e.g. a
+	// concurrency level the run never reached.
+	Warnings []string
 }
 
 // Case is how one fixture case fared in a run: how often it was asked, how
@@ -130,10 +136,13 @@ func Summarize(samples []sample.Sample, good func(*sample.Sample) bool) *Stats {
 	ttfa := make([]float64, 0, n)
 	total := make([]float64, 0, n)
 	tpot := make([]float64, 0, n)
-	var itl, prompt []float64
+	var prompt []float64
+	var itl sample.Hist // pooled: every gap of every request
 	windows := map[string]*window{}
 	var open openLoop
 	var slices slicer
+	spans := make([][2]int64, 0, n)
+	perRun := map[string]int{}
 	for i := range samples {
 		s := &samples[i]
 		if s.Cold {
@@ -159,6 +168,8 @@ func Summarize(samples []sample.Sample, good func(*sample.Sample) bool) *Stats {
 		w.add(s.Start, s.End())
 		open.add(s)
 		slices.add(s)
+		spans = append(spans, spanOf(s))
+		perRun[s.Run]++
 		if s.Quality != nil {
 			st.Quality.Add(*s.Quality)
 		}
@@ -177,9 +188,7 @@ func Summarize(samples []sample.Sample, good func(*sample.Sample) bool) *Stats {
 		if d, ok := s.TPOT(); ok {
 			tpot = append(tpot, ms(d))
 		}
-		for _, g := range s.Gaps {
-			itl = append(itl, ms(g))
-		}
+		itl.Merge(s.ITL)
 		st.OutputTokens += s.OutputTokens
 		if s.PromptTokens > 0 {
 			prompt = append(prompt, float64(s.PromptTokens))
@@ -195,10 +204,12 @@ func Summarize(samples []sample.Sample, good func(*sample.Sample) bool) *Stats {
 		}
 	}
 	st.TTFT, st.TTFA, st.Total = Describe(ttft), Describe(ttfa), Describe(total)
-	st.TPOT, st.ITL = Describe(tpot), Describe(itl)
+	st.TPOT, st.ITL = Describe(tpot), DescribeHist(&itl)
 	st.Open, st.Slices = open.summary(), slices.slices()
 	st.PromptTokens = Describe(prompt)
 	st.Wall, st.Overlap = wall(windows)
+	st.PeakInFlight = peakInFlight(spans)
+	st.loadWarnings(perRun)
 	if secs := st.Wall.Seconds(); secs > 0 {
 		st.ReqPerSec = float64(st.Attempted-st.Failed) / secs
 		st.OutTokPerSec = float64(st.OutputTokens) / secs

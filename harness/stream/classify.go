@@ -2,6 +2,7 @@ package stream
 
 import (
 	"github.com/llmsla/llmsla/harness/sample"
+	"github.com/llmsla/llmsla/harness/secret"
 
 	"context"
 	"encoding/json"
@@ -44,10 +45,18 @@ func classify(ctx, parent context.Context, err error) error {
 	return &sample.RequestError{Kind: sample.KindOther, Err: err}
 }
 
-// statusError reads a non-200 response into a sample.RequestError.
-func statusError(resp *http.Response) error {
-	b, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
-	e := &sample.RequestError{Status: resp.StatusCode, Message: errorMessage(b)}
+// errorBodyLimit bounds how much of an error body is read.
+const errorBodyLimit = 4 << 10
+
+// statusError reads a non-200 response into a sample.RequestError, its
+// message redacted of sec and then cut.
+func statusError(resp *http.Response, sec *secret.Set) error {
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, errorBodyLimit+1))
+	cut := len(b) > errorBodyLimit
+	if cut {
+		b = b[:errorBodyLimit]
+	}
+	e := &sample.RequestError{Status: resp.StatusCode, Message: errorMessage(b, sec, cut)}
 	switch code := resp.StatusCode; {
 	case code == http.StatusUnauthorized || code == http.StatusForbidden:
 		e.Kind = sample.KindAuth
@@ -71,10 +80,15 @@ func statusError(resp *http.Response) error {
 	return e
 }
 
+// maxMessage is how much of a server's error message a sample keeps.
+const maxMessage = 200
+
 // errorMessage pulls the message out of an error body: OpenAI's
 // {"error":{"message":…}}, {"error":"…"}, vLLM's {"message":…}, or else the
-// text with HTML tags dropped.
-func errorMessage(b []byte) string {
+// text with HTML tags dropped. Secrets are redacted before the message is
+// cut to maxMessage; cut says the body itself was cut short, so that what
+// is left of a secret at its end goes too.
+func errorMessage(b []byte, sec *secret.Set, cut bool) string {
 	var v struct {
 		Error   json.RawMessage `json:"error"`
 		Message string          `json:"message"`
@@ -86,14 +100,24 @@ func errorMessage(b []byte) string {
 		var str string
 		switch {
 		case json.Unmarshal(v.Error, &inner) == nil && inner.Message != "":
-			return truncate(inner.Message, 200)
+			return sec.Cut(inner.Message, maxMessage)
 		case json.Unmarshal(v.Error, &str) == nil && str != "":
-			return truncate(str, 200)
+			return sec.Cut(str, maxMessage)
 		case v.Message != "":
-			return truncate(v.Message, 200)
+			return sec.Cut(v.Message, maxMessage)
 		}
 	}
-	return truncate(strings.Join(strings.Fields(stripTags(string(b))), " "), 200)
+	return quote(sec, []byte(strings.Join(strings.Fields(stripTags(string(b))), " ")), maxMessage, cut)
+}
+
+// quote is server text for an error message: redacted, then cut to n
+// bytes; cut says the text was already cut short where it ends.
+func quote(sec *secret.Set, b []byte, n int, cut bool) string {
+	text := sec.Redact(string(b))
+	if cut {
+		text = sec.TrimPartial(text)
+	}
+	return sec.Cut(text, n)
 }
 
 func stripTags(s string) string {
@@ -111,12 +135,4 @@ func stripTags(s string) string {
 		}
 	}
 	return b.String()
-}
-
-// truncate cuts s for display in an error or report.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }

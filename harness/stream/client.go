@@ -2,8 +2,8 @@ package stream
 
 import (
 	"github.com/llmsla/llmsla/harness/sample"
+	"github.com/llmsla/llmsla/harness/secret"
 
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -45,6 +45,31 @@ type Endpoint struct {
 
 func (e Endpoint) String() string {
 	return fmt.Sprintf("%s (%s, model %s)", e.Name, RedactURL(e.BaseURL), e.Model)
+}
+
+// Secrets are the values of ep a server could send back and no output may
+// show: the API key, every header value, every value of the base URL's
+// query (as given and decoded) and its user info. secret.New skips the
+// short ones.
+func (ep Endpoint) Secrets() []string {
+	out := []string{ep.APIKey}
+	for _, v := range ep.Headers {
+		out = append(out, v)
+	}
+	if u, err := url.Parse(ep.BaseURL); err == nil {
+		for _, pair := range strings.Split(u.RawQuery, "&") {
+			_, raw, _ := strings.Cut(pair, "=")
+			out = append(out, raw)
+			if v, err := url.QueryUnescape(raw); err == nil {
+				out = append(out, v)
+			}
+		}
+		if u.User != nil {
+			p, _ := u.User.Password()
+			out = append(out, u.User.Username(), p)
+		}
+	}
+	return out
 }
 
 // RedactURL drops what may hold a secret (user info, query) from a URL.
@@ -98,6 +123,7 @@ type Client struct {
 	http       *http.Client
 	maxLine    int
 	maxContent int
+	sec        *secret.Set
 }
 
 // ClientOption configures a Client.
@@ -110,6 +136,11 @@ func MaxLine(n int) ClientOption { return func(c *Client) { c.maxLine = n } }
 // MaxContent bounds the answer text kept for quality checks.
 func MaxContent(n int) ClientOption { return func(c *Client) { c.maxContent = n } }
 
+// Secrets adds values the client redacts from every sample it returns, on
+// top of its endpoint's own (Endpoint.Secrets): a session passes those of
+// the whole configuration.
+func Secrets(set *secret.Set) ClientOption { return func(c *Client) { c.sec = c.sec.Union(set) } }
+
 // HTTPClient replaces the HTTP client (its transport), e.g. for tests.
 func HTTPClient(h *http.Client) ClientOption { return func(c *Client) { c.http = h } }
 
@@ -120,6 +151,7 @@ func NewClient(ep Endpoint, opts ...ClientOption) *Client {
 	c := &Client{
 		ep:         ep,
 		url:        chatURL(ep.BaseURL),
+		sec:        secret.New(ep.Secrets()...),
 		maxLine:    1 << 20,
 		maxContent: 1 << 20,
 		http: &http.Client{Transport: &http.Transport{
@@ -197,23 +229,28 @@ func (c *Client) Do(ctx context.Context, req Request) sample.Sample {
 		return s
 	}
 	c.stream(ctx, body, &s)
-	if s.Err != "" {
-		s.Err = c.redact(s.Err)
-	}
+	c.redact(&s)
 	return s
 }
 
-// redact removes secrets from an error message: the API key (a server may
-// echo the request back) and the URL's query (Go's transport errors quote the
-// URL, and some gateways take their key there).
-func (c *Client) redact(msg string) string {
-	if c.ep.APIKey != "" {
-		msg = strings.ReplaceAll(msg, c.ep.APIKey, "[redacted]")
+// redact removes the secrets from every text of s a server could have
+// put a secret in, whole or cut: a hostile or careless server may echo the
+// request in its answer or its errors, and Go's transport errors quote the
+// URL with its query. This is the one place a response's text enters a
+// sample, so every writer after it (samples file, test output, goldens,
+// reports) sees it redacted; they redact again as a second line.
+func (c *Client) redact(s *sample.Sample) {
+	if c.sec.Empty() {
+		return
 	}
-	if i := strings.IndexByte(c.url, '?'); i >= 0 {
-		msg = strings.ReplaceAll(msg, c.url[i+1:], "[redacted]")
+	s.Content = c.sec.Redact(s.Content)
+	if s.ContentCut {
+		s.Content = c.sec.TrimPartial(s.Content)
 	}
-	return msg
+	s.Err = c.sec.Redact(s.Err)
+	s.ID = c.sec.Redact(s.ID)
+	s.Finish = c.sec.Redact(s.Finish)
+	s.RetryAfter = c.sec.Redact(s.RetryAfter)
 }
 
 func (c *Client) stream(parent context.Context, body []byte, s *sample.Sample) {
@@ -229,6 +266,9 @@ func (c *Client) stream(parent context.Context, body []byte, s *sample.Sample) {
 	}
 	hreq.Header.Set("Content-Type", "application/json")
 	hreq.Header.Set("Accept", "text/event-stream")
+	// Said outright, so that no transport asks for gzip on its own (Go's
+	// does unless DisableCompression is set) and decodes it unseen.
+	hreq.Header.Set("Accept-Encoding", "identity")
 	if c.ep.APIKey != "" {
 		hreq.Header.Set("Authorization", "Bearer "+c.ep.APIKey)
 	}
@@ -260,14 +300,23 @@ func (c *Client) stream(parent context.Context, body []byte, s *sample.Sample) {
 	s.Status = resp.StatusCode
 	if resp.StatusCode != http.StatusOK {
 		s.Total = time.Since(t0)
-		s.Fail(statusError(resp))
+		s.Fail(statusError(resp, c.sec))
 		return
 	}
 	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/event-stream") {
 		s.Total = time.Since(t0)
-		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 256))
+		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 257))
+		cut := len(msg) > 256
 		s.Fail(&sample.RequestError{Kind: sample.KindProtocol, Status: resp.StatusCode,
-			Message: fmt.Sprintf("content type %q, want text/event-stream: %s", ct, truncate(string(msg), 120))})
+			Message: fmt.Sprintf("content type %q, want text/event-stream: %s", quote(c.sec, []byte(ct), 80, false), quote(c.sec, msg[:min(len(msg), 256)], 120, cut))})
+		return
+	}
+	if enc := resp.Header.Get("Content-Encoding"); enc != "" && !strings.EqualFold(enc, "identity") {
+		// The request said identity: a proxy or server that compresses
+		// anyway may also buffer, and its bytes are not SSE lines.
+		s.Total = time.Since(t0)
+		s.Fail(&sample.RequestError{Kind: sample.KindProtocol, Status: resp.StatusCode,
+			Message: fmt.Sprintf("body is encoded (Content-Encoding: %s) though the request asked for none", quote(c.sec, []byte(enc), 40, false))})
 		return
 	}
 
@@ -276,23 +325,12 @@ func (c *Client) stream(parent context.Context, body []byte, s *sample.Sample) {
 		idleTimer = time.AfterFunc(to.Idle, func() { cancel(errIdle) })
 		defer idleTimer.Stop()
 	}
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 0, 64<<10), c.maxLine)
-	st := streamState{s: s, t0: t0, maxContent: c.maxContent}
-	for sc.Scan() {
-		if idleTimer != nil {
-			idleTimer.Reset(to.Idle)
-		}
-		if st.line(sc.Bytes()) {
-			break
-		}
-	}
-	// Fold the error before draining, so that what the drain reads can't
-	// change the verdict.
-	scanErr := sc.Err()
+	lr := newLineReader(resp.Body, c.maxLine)
+	st := streamState{s: s, t0: t0, maxContent: c.maxContent, maxData: c.maxLine, sec: c.sec}
+	readErr := st.consume(lr, idleTimer, to.Idle)
 	if st.done {
 		// Let the connection go back to the pool.
 		_, _ = io.CopyN(io.Discard, resp.Body, 4<<10)
 	}
-	st.finish(ctx, parent, scanErr)
+	st.finish(ctx, parent, readErr, lr.Partial())
 }

@@ -8,7 +8,11 @@
 // itself: go-openai's reader returns io.EOF both after [DONE] and on a cut
 // connection, sees only one spelling of an error event, and buffers lines
 // without bound, each of which would hide a failure this harness must
-// count. Each data line is timestamped when it is read, before it is
+// count. The body is split into complete lines only (a line cut by the
+// network is never decoded: the cut is the error), lines are assembled
+// into events as the SSE spec says (data lines joined with "\n", an
+// "event: error" is an error whatever its data), and each event is
+// timestamped when the blank line that ends it is read, before it is
 // decoded (a reflection-free decoder for the usual chunk shapes, checked
 // against encoding/json by a fuzz test).
 //

@@ -24,6 +24,7 @@ var testTimeouts = stream.Timeouts{Headers: 300 * time.Millisecond, Idle: 300 * 
 // TestErrorKinds injects each fault into the simulator and checks the sample
 // carries the kind, the run counts it, and nothing is left behind.
 func TestErrorKinds(t *testing.T) {
+	totalOnly := stream.Timeouts{Headers: testTimeouts.Headers, Total: 500 * time.Millisecond}
 	cases := map[string]struct {
 		fault    string
 		kind     sample.ErrorKind
@@ -53,19 +54,45 @@ func TestErrorKinds(t *testing.T) {
 		"midstream_error_vllm":   {sim.FaultMidstreamErrorVLLM, sample.KindMidstream, sample.ErrMidstream, nil},
 		"truncated":              {sim.FaultTruncated, sample.KindTruncated, sample.ErrTruncated, nil},
 		"truncated_abort":        {sim.FaultTruncatedAbort, sample.KindTruncated, sample.ErrTruncated, nil},
+		// Hostile stream shapes. A line cut in the middle is the
+		// network's doing, never a protocol error of the server's.
+		"midstream_error_event": {fault: sim.FaultMidstreamErrorEvent, kind: sample.KindMidstream, sentinel: sample.ErrMidstream,
+			check: func(t *testing.T, s sample.Sample) { assert.Contains(t, s.Err, "overloaded") }},
+		"gzip_unasked": {fault: sim.FaultGzipUnasked, kind: sample.KindProtocol, sentinel: sample.ErrProtocol,
+			check: func(t *testing.T, s sample.Sample) { assert.Contains(t, s.Err, "Content-Encoding: gzip") }},
+		"truncated_midline": {fault: sim.FaultTruncatedMidline, kind: sample.KindTruncated, sentinel: sample.ErrTruncated,
+			check: func(t *testing.T, s sample.Sample) { assert.Contains(t, s.Err, "inside a line") }},
+		"reset_midline":              {fault: sim.FaultResetMidline, kind: sample.KindConnReset, sentinel: sample.ErrConnReset},
+		"abort_midline":              {fault: sim.FaultAbortMidline, kind: sample.KindTruncated, sentinel: sample.ErrTruncated},
+		"stall_midline idle timeout": {fault: sim.FaultStallMidline, kind: sample.KindTimeoutIdle, sentinel: sample.ErrTimeoutIdle},
+		// A 200 that ends well with nothing in it.
+		"empty_answer": {fault: sim.FaultEmptyAnswer, kind: sample.KindEmptyAnswer, sentinel: sample.ErrEmptyAnswer,
+			check: func(t *testing.T, s sample.Sample) {
+				assert.Contains(t, s.Err, "no answer token before finish_reason stop")
+				assert.Equal(t, 200, s.Status)
+			}},
+		"stall_midline total timeout": {fault: sim.FaultStallMidline, kind: sample.KindTimeoutTotal, sentinel: sample.ErrTimeoutTotal},
 	}
+	timeouts := map[string]stream.Timeouts{"stall_midline total timeout": totalOnly} // else testTimeouts
 	before := runtime.NumGoroutine()
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			cfg := sim.Default()
 			cfg.Faults = map[string]float64{tc.fault: 1}
 			srv, url := sim.Start(t, cfg)
-			c := stream.NewClient(stream.Endpoint{Name: "sim", BaseURL: url, Model: "m", Timeouts: testTimeouts})
+			to, ok := timeouts[name]
+			if !ok {
+				to = testTimeouts
+			}
+			c := stream.NewClient(stream.Endpoint{Name: "sim", BaseURL: url, Model: "m", Timeouts: to})
 			defer c.CloseIdle()
 			samples := load.NewRunner().Run(context.Background(), c, hello(), load.Closed(2), 4)
 			require.Len(t, samples, 4)
 			for _, s := range samples {
 				assert.Equal(t, tc.kind, s.ErrKind, "sample error: %s", s.Err)
+				if isStreamFault(tc.fault) {
+					assert.Equal(t, 3, s.Chunks, "the tokens before the fault are read, and no half line is one")
+				}
 				assert.Equal(t, string(tc.kind), s.Finish)
 				assert.False(t, s.OK())
 				if tc.check != nil {
@@ -116,6 +143,17 @@ func TestTimeoutsAreErrTimeout(t *testing.T) {
 		isTimeout := k == sample.KindTimeoutHeaders || k == sample.KindTimeoutIdle || k == sample.KindTimeoutTotal
 		assert.Equal(t, isTimeout, errors.Is(&sample.RequestError{Kind: k}, sample.ErrTimeout), string(k))
 	}
+}
+
+// isStreamFault: the fault lets three tokens through first.
+func isStreamFault(fault string) bool {
+	switch fault {
+	case sim.FaultTimeoutIdle, sim.FaultProtocolBadChunk, sim.FaultMidstreamError, sim.FaultMidstreamErrorSpaced,
+		sim.FaultMidstreamErrorVLLM, sim.FaultMidstreamErrorEvent, sim.FaultTruncated, sim.FaultTruncatedAbort,
+		sim.FaultTruncatedMidline, sim.FaultResetMidline, sim.FaultStallMidline, sim.FaultAbortMidline:
+		return true
+	}
+	return false
 }
 
 func assertNoGoroutineLeak(t *testing.T, before int) {

@@ -2,6 +2,7 @@ package stream
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -12,6 +13,7 @@ import (
 	"github.com/llmsla/llmsla/harness/sample"
 	openai "github.com/sashabaranov/go-openai"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // rawServer answers every request with body, written line by line with a
@@ -72,6 +74,16 @@ func TestStreamParsing(t *testing.T) {
 		"vllm error":             {`data: {"object":"error","message":"oops","type":"x","code":500}` + "\n\n", sample.KindMidstream, 0, "", "", false},
 		"undecodable":            {tokA + "data: {nope\n\n", sample.KindProtocol, 0, "", "", false},
 		"empty stream":           {"", sample.KindTruncated, 0, "", "", false},
+		// The SSE spec, beyond one data line per event.
+		"json over several data lines": {"data: {\"id\":\"c1\",\ndata:\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hel\"},\ndata:  \"finish_reason\":null}]}\n\n" + tokB + stop + done,
+			sample.KindNone, 2, sample.TokensEstimated, "Hello", false},
+		"cr line ends":         {strings.ReplaceAll(role+tokA+tokB+stop+usage+done, "\n", "\r"), sample.KindNone, 2, sample.TokensUsage, "Hello", false},
+		"byte order mark":      {"\xEF\xBB\xBF" + tokA + tokB + stop + done, sample.KindNone, 2, sample.TokensEstimated, "Hello", false},
+		"other fields":         {"id: 7\nretry: 100\nevent: message\nfoo: bar\n" + tokA + "data\n\n" + tokB + stop + done, sample.KindNone, 2, sample.TokensEstimated, "Hello", false},
+		"event error":          {tokA + "event: error\ndata: {\"message\":\"boom\",\"code\":500}\n\n", sample.KindMidstream, 0, "", "", false},
+		"event error, text":    {tokA + "event: error\ndata: upstream timed out\n\n", sample.KindMidstream, 0, "", "", false},
+		"no blank line at end": {tokA + "data: [DONE]\n", sample.KindTruncated, 0, "", "", false},
+		"half a line at end":   {tokA + `data: {"id":"c1","choices":[{"index":0,"delta":{"content":"lo"}`, sample.KindTruncated, 0, "", "", false},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -94,7 +106,11 @@ func TestStreamParsing(t *testing.T) {
 			} else if tc.content != "" {
 				assert.Equal(t, s.TTFT, s.TTFA)
 			}
-			assert.Len(t, s.Gaps, s.Chunks-1, "one gap between each pair of token chunks")
+			if s.Chunks > 1 {
+				require.NotNil(t, s.ITL)
+				assert.EqualValues(t, s.Chunks-1, s.ITL.N, "one gap between each pair of token chunks")
+				assert.LessOrEqual(t, s.ITL.Sum, s.Total-s.TTFT, "the gaps span the first token to the last")
+			}
 		})
 	}
 }
@@ -166,3 +182,77 @@ func TestMaxTokensParam(t *testing.T) {
 }
 
 var helloRequest = Request{Messages: []openai.ChatCompletionMessage{{Role: "user", Content: "hello"}}}
+
+// TestStreamEndMessages: how a stream ended is said in the error, so that a
+// user can tell a server's framing from a cut connection.
+func TestStreamEndMessages(t *testing.T) {
+	cases := map[string]struct {
+		body string
+		kind sample.ErrorKind
+		msg  string
+	}{
+		"event error json":       {tokA + "event: error\ndata: {\"message\":\"boom\",\"code\":500}\n\n", sample.KindMidstream, "boom"},
+		"event error text":       {tokA + "event: error\ndata: upstream timed out\n\n", sample.KindMidstream, "upstream timed out"},
+		"no blank line after it": {tokA + "data: [DONE]\n", sample.KindTruncated, "inside an event (1 data lines"},
+		"half a line":            {tokA + "data: {\"id\":\"c1\"", sample.KindTruncated, "inside a line (16 bytes"},
+		"done only":              {done, sample.KindEmptyAnswer, "no answer token before [DONE]"},
+		"role, stop, usage":      {role + stop + usage + done, sample.KindEmptyAnswer, "no answer token before finish_reason stop"},
+		"reasoning only, length": {think + think2 + strings.Replace(stop, `"stop"`, `"length"`, 1) + done, sample.KindEmptyAnswer,
+			"(2 reasoning chunks only: max_tokens may have gone to reasoning)"},
+		"joined lines undecodable": {tokA + "data: {\"id\":\"c1\"}\ndata: {\"id\":\"c1\"}\n\n", sample.KindProtocol,
+			"undecodable event (2 data lines, joined with newlines"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			c := NewClient(Endpoint{Name: "raw", BaseURL: rawServer(t, "text/event-stream", tc.body), Model: "m"})
+			defer c.CloseIdle()
+			s := c.Do(context.Background(), helloRequest)
+			assert.Equal(t, tc.kind, s.ErrKind, s.Err)
+			assert.Contains(t, s.Err, tc.msg)
+		})
+	}
+}
+
+// TestTPOTCountsWhatWasStreamed: tpot spans every token streamed from the
+// first of any kind, whatever the server's usage counts.
+func TestTPOTCountsWhatWasStreamed(t *testing.T) {
+	usageOf := func(completion, reasoning int) string {
+		details := ""
+		if reasoning > 0 {
+			details = fmt.Sprintf(`,"completion_tokens_details":{"reasoning_tokens":%d}`, reasoning)
+		}
+		return fmt.Sprintf(`data: {"id":"c1","choices":[],"usage":{"prompt_tokens":5,"completion_tokens":%d,"total_tokens":9%s}}`+"\n\n", completion, details)
+	}
+	cases := map[string]struct {
+		body                     string
+		output, reasoning, spans int // spans: tokens tpot divides over
+		source                   sample.TokenSource
+	}{
+		// vLLM, DeepSeek: completion_tokens counts the reasoning too.
+		"usage counts reasoning": {think + think + think + tokA + tokB + stop + usageOf(5, 0) + done, 5, 3, 5, sample.TokensUsage},
+		// A server whose completion_tokens counts the answer alone: the
+		// reasoning chunks are added, and the count is ours.
+		"usage counts the answer alone": {think + think + think + tokA + tokB + stop + usageOf(2, 0) + done, 5, 3, 5, sample.TokensEstimated},
+		// OpenAI's o-series: reasoning counted, never streamed, all of it
+		// before the first token.
+		"reasoning not streamed": {tokA + tokB + stop + usageOf(102, 100) + done, 102, 100, 2, sample.TokensUsage},
+		"no usage":               {think + tokA + tokB + stop + done, 3, 1, 3, sample.TokensEstimated},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			c := NewClient(Endpoint{Name: "raw", BaseURL: rawServer(t, "text/event-stream", tc.body), Model: "m"})
+			defer c.CloseIdle()
+			s := c.Do(context.Background(), helloRequest)
+			require.True(t, s.OK(), s.Err)
+			assert.Equal(t, tc.output, s.OutputTokens, "output tokens")
+			assert.Equal(t, tc.reasoning, s.ReasoningTokens, "reasoning tokens")
+			assert.Equal(t, tc.source, s.TokenSource)
+			tpot, ok := s.TPOT()
+			require.True(t, ok)
+			assert.Equal(t, (s.Total-s.TTFT)/time.Duration(tc.spans-1), tpot)
+			answer, ok := s.AnswerTPOT()
+			require.True(t, ok)
+			assert.Equal(t, (s.Total-s.TTFA)/time.Duration(tc.output-tc.reasoning-1), answer)
+		})
+	}
+}
