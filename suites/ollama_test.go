@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -53,9 +55,17 @@ func deterministic(sc harness.Scenario) harness.Scenario {
 // a time, so the second waits), 3–15 ms per output token, and up to 8× that
 // on 2 cores busy with other builds. They still catch a server that stalls,
 // errors, stops streaming or breaks structured output. The model answers
-// gibberish, so there is no accuracy objective.
-func ollamaConfig(srv *ollamatest.Server) *config.Config {
+// gibberish, so there is no accuracy objective. The latency bounds are for
+// the model's nominal pace and scale with how much slower the server
+// decodes when the test starts (ollamatest.Server.Slowdown).
+func ollamaConfig(t *testing.T, srv *ollamatest.Server) *config.Config {
+	slow := pace(t, srv)
 	with := func(maxTokens int, m map[string]float64) config.Scenario {
+		for k, v := range m {
+			if strings.HasSuffix(k, "_ms") {
+				m[k] = v * slow
+			}
+		}
 		m["accuracy_min"] = 0 // said out loud: the random-weight model answers gibberish
 		return config.Scenario{Samples: 8, Concurrency: []int{1, 2}, Warmup: 1, MaxTokens: maxTokens, Objectives: objective.MustParse(m)}
 	}
@@ -135,6 +145,19 @@ func ollamaGolden(t *testing.T, name string, s *sample.Sample) {
 	quality.Golden(t, filepath.Join(root, "golden", "ollama", name+".golden"), quality.Scrub([]byte(s.Content)), *update)
 }
 
+// paces holds each test's measure of the server's slowdown, taken once.
+var paces sync.Map // test name → float64
+
+// pace is srv.Slowdown, measured once per test.
+func pace(t *testing.T, srv *ollamatest.Server) float64 {
+	if f, ok := paces.Load(t.Name()); ok {
+		return f.(float64)
+	}
+	f := srv.Slowdown(t)
+	paces.Store(t.Name(), f)
+	return f
+}
+
 // untimed bounds network+queue, the part of a request's TTFT the server's
 // load and prefill spans leave: load + prefill must account for the client's
 // TTFT within it. Requests of a breakdown go one at a time to a warm model
@@ -158,9 +181,9 @@ func ollamaBreakdown(t *testing.T, sess *harness.Session, sc harness.Scenario, f
 		if sp.TTFT < sp.Prefill {
 			t.Errorf("request %d: client ttft %v < server prompt_eval_duration %v", i, sp.TTFT, sp.Prefill)
 		}
-		if sp.NetworkQueue < 0 || sp.NetworkQueue > untimed {
+		if bound := time.Duration(pace(t, ollamatest.Shared(t)) * float64(untimed)); sp.NetworkQueue < 0 || sp.NetworkQueue > bound {
 			t.Errorf("request %d: ttft %v − load %v − prefill %v = network+queue %v, outside [0, %v]",
-				i, sp.TTFT, sp.Load, sp.Prefill, sp.NetworkQueue, untimed)
+				i, sp.TTFT, sp.Load, sp.Prefill, sp.NetworkQueue, bound)
 		}
 	}
 	if d := b.NetworkQueue + b.Load + b.Prefill - b.TTFT; d.Abs() > time.Microsecond {
@@ -180,9 +203,9 @@ func ollamaBreakdown(t *testing.T, sess *harness.Session, sc harness.Scenario, f
 	}
 }
 
-func TestOllamaChat(t *testing.T)    { ollamaRun(t, chat, ollamaConfig(ollamatest.Shared(t))) }
-func TestOllamaSummary(t *testing.T) { ollamaRun(t, summary, ollamaConfig(ollamatest.Shared(t))) }
-func TestOllamaBatch(t *testing.T)   { ollamaRun(t, batch, ollamaConfig(ollamatest.Shared(t))) }
+func TestOllamaChat(t *testing.T)    { ollamaRun(t, chat, ollamaConfig(t, ollamatest.Shared(t))) }
+func TestOllamaSummary(t *testing.T) { ollamaRun(t, summary, ollamaConfig(t, ollamatest.Shared(t))) }
+func TestOllamaBatch(t *testing.T)   { ollamaRun(t, batch, ollamaConfig(t, ollamatest.Shared(t))) }
 
 // tinyInvoices are invoice cases for the tiny model: the extraction
 // prompts with a bounded schema (fixtures/schemas/invoice-tiny.json).
@@ -197,7 +220,7 @@ const tinyInvoices = "fixtures/extract-tiny.jsonl"
 func TestOllamaExtraction(t *testing.T) {
 	sc := extraction
 	sc.Fixture = tinyInvoices
-	for _, v := range ollamaRun(t, sc, ollamaConfig(ollamatest.Shared(t))) {
+	for _, v := range ollamaRun(t, sc, ollamaConfig(t, ollamatest.Shared(t))) {
 		if st := v.Stats; st.Quality.SchemaChecked != st.Attempted {
 			t.Errorf("%s: %d of %d answers checked against the schema", v.Level, st.Quality.SchemaChecked, st.Attempted)
 		}
@@ -212,10 +235,12 @@ func TestOllamaExtraction(t *testing.T) {
 // grammar bounds nothing else. So: no JSON objective here, only errors and
 // latency, and the figures are logged.
 func TestOllamaExtractionFullSchema(t *testing.T) {
-	cfg := ollamaConfig(ollamatest.Shared(t))
+	srv := ollamatest.Shared(t)
+	cfg := ollamaConfig(t, srv)
 	c := cfg.Scenarios["extraction"]
 	c.Samples, c.Concurrency, c.MaxTokens = 2, []int{1}, 32
-	c.Objectives = objective.MustParse(map[string]float64{"ttft_p95_ms": 5000, "total_p95_ms": 10000, "error_rate_max": 0,
+	slow := pace(t, srv)
+	c.Objectives = objective.MustParse(map[string]float64{"ttft_p95_ms": 5000 * slow, "total_p95_ms": 10000 * slow, "error_rate_max": 0,
 		"json_valid_min": 0, "schema_valid_min": 0, "accuracy_min": 0})
 	cfg.Scenarios["extraction"] = c
 	sess, err := harness.NewSession(cfg)
@@ -235,12 +260,12 @@ func TestOllamaExtractionFullSchema(t *testing.T) {
 // kept apart from the warm ones and is the slower.
 func TestOllamaColdStart(t *testing.T) {
 	srv := ollamatest.Shared(t)
+	cfg := ollamaConfig(t, srv) // its pace measured while the model is loaded
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := ollama.Unload(ctx, srv.Host(), srv.ModelName()); err != nil {
 		t.Fatal(err)
 	}
-	cfg := ollamaConfig(srv)
 	cfg.Scenarios["chat"] = config.Scenario{Samples: 8, Concurrency: []int{1}, Warmup: 0, MaxTokens: 8,
 		Objectives: cfg.Scenarios["chat"].Objectives}
 	sess, err := harness.NewSession(cfg)

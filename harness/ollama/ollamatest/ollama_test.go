@@ -138,7 +138,7 @@ func TestOllamaChatTimings(t *testing.T) {
 func TestOllamaBreakdown(t *testing.T) {
 	s := Shared(t)
 	chat(t, s, ask(s, 4)) // make sure the model is loaded
-	const tolerance = 100 * time.Millisecond
+	tolerance := time.Duration(s.Slowdown(t) * float64(100*time.Millisecond))
 	for range 5 {
 		r := chat(t, s, ask(s, 16))
 		b := ollama.Breakdown(r)
