@@ -55,7 +55,7 @@ func TestVerdictWarnsOfUnreachedConcurrency(t *testing.T) {
 	var b bytes.Buffer
 	start := time.Now()
 	for i := 0; i < 3; i++ {
-		s := sample.Sample{Scenario: "chat", Endpoint: "sim", Level: "concurrency=8", Run: "r", Start: start,
+		s := sample.Sample{Scenario: "chat", Endpoint: "sim", Level: "concurrency=8", Run: "r", Seq: i, Start: start,
 			TTFT: 20 * time.Millisecond, TTFA: 20 * time.Millisecond, Total: 30 * time.Millisecond, OutputTokens: 3, Finish: "stop"}
 		line, _ := json.Marshal(s)
 		b.Write(append(line, '\n'))
@@ -66,7 +66,7 @@ func TestVerdictWarnsOfUnreachedConcurrency(t *testing.T) {
 	}
 	var out, errOut bytes.Buffer
 	runVerdict([]string{p}, &out, &errOut)
-	want := "warning (chat endpoint=sim): concurrency=8 with runs of 3 measured requests: at most 3 were in flight at once"
+	want := "WARNING (chat endpoint=sim concurrency=8): concurrency=8 with runs of 3 measured requests: at most 3 were in flight at once"
 	if !strings.Contains(out.String(), want) {
 		t.Errorf("output lacks %q:\n%s%s", want, out.String(), errOut.String())
 	}
