@@ -60,7 +60,7 @@ func TestSoakDriftFails(t *testing.T) {
 	var out bytes.Buffer
 	report.Verdicts(&out, []objective.Verdict{v})
 	assert.Contains(t, out.String(), "time slices (chat endpoint=sim rate=30), drift +")
-	assert.Contains(t, out.String(), "open loop (chat endpoint=sim rate=30): achieved")
+	assert.Contains(t, out.String(), "open loop (chat endpoint=sim rate=30): sent at")
 }
 
 // TestSoakWithoutDriftPasses guards the other side: the same soak on a

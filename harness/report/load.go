@@ -33,9 +33,13 @@ func Load(w io.Writer, vs []objective.Verdict) {
 		if st.Open.Scheduled {
 			rate, _ := v.Level.Float("rate")
 			l := st.Open.Lag
-			fmt.Fprintf(w, "open loop (%s): achieved %s of %s req/s; lag p50/p95/p99/max %s/%s/%s/%s ms (n=%d)\n",
-				where(v), metric.Num(st.Open.Achieved), metric.Num(rate), metric.Num(l.P50), metric.Num(l.P95),
-				metric.Num(l.P99), metric.Num(l.Max), l.N)
+			note := ""
+			if math.Abs(st.Open.Planned/rate-1) > 0.01 {
+				note = fmt.Sprintf("; a random schedule of %d is off its mean rate by about ±%s", l.N, metric.Pct(1/math.Sqrt(float64(max(l.N, 1)))))
+			}
+			fmt.Fprintf(w, "open loop (%s): sent at %s req/s, scheduled %s (asked %s%s); lag p50/p95/p99/max %s/%s/%s/%s ms\n",
+				where(v), metric.Num(st.Open.Achieved), metric.Num(st.Open.Planned), metric.Num(rate), note,
+				metric.Num(l.P50), metric.Num(l.P95), metric.Num(l.P99), metric.Num(l.Max))
 			if bound := math.Max(LagBound, LagShare*st.TTFT.P50); l.P95 > bound {
 				fmt.Fprintf(w, "WARNING (%s): the client fell behind its schedule: lag p95 %s ms > %s ms (1 ms or 5%% of ttft p50). "+
 					"The *_sched latencies count that wait, the others leave it out: read it as a busy client or a max_concurrency cap, not a slow server.\n",

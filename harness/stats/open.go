@@ -22,8 +22,11 @@ type Open struct {
 	// request (wrk2's correction for coordinated omission).
 	TTFTSched, TTFASched, TotalSched Summary
 	// Achieved is the rate requests were sent at: (n − 1) / (last t0 −
-	// first t0) in each run, runs added up.
-	Achieved float64
+	// first t0) in each run, runs added up. Planned is the same over the
+	// scheduled instants: a random schedule of n requests is off its mean
+	// rate by about 1/√n, so the pacer is judged by Achieved against
+	// Planned, the schedule by Planned against the rate asked.
+	Achieved, Planned float64
 }
 
 // openLoop accumulates Open over a run's measured samples.
@@ -31,13 +34,19 @@ type openLoop struct {
 	scheduled              bool
 	lag, ttft, ttfa, total []float64
 	firstT0, lastT0        map[string]time.Time
+	firstS, lastS          map[string]time.Duration
 	sent                   map[string]int
 }
 
 func (o *openLoop) add(s *sample.Sample) {
 	if o.firstT0 == nil {
 		o.firstT0, o.lastT0, o.sent = map[string]time.Time{}, map[string]time.Time{}, map[string]int{}
+		o.firstS, o.lastS = map[string]time.Duration{}, map[string]time.Duration{}
 	}
+	if f, ok := o.firstS[s.Run]; !ok || s.Sched < f {
+		o.firstS[s.Run] = s.Sched
+	}
+	o.lastS[s.Run] = max(o.lastS[s.Run], s.Sched)
 	if f, ok := o.firstT0[s.Run]; !ok || s.Start.Before(f) {
 		o.firstT0[s.Run] = s.Start
 	}
@@ -63,16 +72,20 @@ func (o *openLoop) summary() Open {
 	out := Open{Scheduled: o.scheduled, Lag: Describe(o.lag),
 		TTFTSched: Describe(o.ttft), TTFASched: Describe(o.ttfa), TotalSched: Describe(o.total)}
 	var n int
-	var span time.Duration
+	var span, planned time.Duration
 	for run, c := range o.sent {
 		if c > 1 {
 			n += c - 1
 			span += o.lastT0[run].Sub(o.firstT0[run])
+			planned += o.lastS[run] - o.firstS[run]
 		}
 	}
-	out.Achieved = math.NaN()
+	out.Achieved, out.Planned = math.NaN(), math.NaN()
 	if span > 0 {
 		out.Achieved = float64(n) / span.Seconds()
+	}
+	if planned > 0 && o.scheduled {
+		out.Planned = float64(n) / planned.Seconds()
 	}
 	return out
 }
