@@ -66,11 +66,8 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	// Everything printed or recorded from here on passes a redactor: the
 	// samples come redacted from the client, and this is the second line
 	// for the rest of go test's output and the results file.
-	sec := secret.New(cfg.Secrets()...)
-	so, se := secret.NewWriter(stdout, sec), secret.NewWriter(stderr, sec)
-	defer so.Close()
-	defer se.Close()
-	stdout, stderr = so, se
+	stdout, stderr, sec, done := redacting(cfg, stdout, stderr)
+	defer done()
 	fmt.Fprintln(stdout, cfg.Describe())
 	// The test binary runs in the package's directory: give it absolute paths.
 	if abs, err := filepath.Abs(*out); err == nil {

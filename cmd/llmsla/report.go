@@ -54,6 +54,8 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "llmsla: %v\n", err)
 		return 2
 	}
+	stdout, stderr, sec, done := redacting(cfg, stdout, stderr)
+	defer done()
 	samples, err := readSamples(paths)
 	if err != nil {
 		fmt.Fprintf(stderr, "llmsla: %v\n", err)
@@ -68,7 +70,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	if *out == "" {
 		_, err = stdout.Write(buf.Bytes())
 	} else {
-		err = atomicfile.Write(*out, buf.Bytes())
+		err = atomicfile.Write(*out, sec.RedactBytes(buf.Bytes()))
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "llmsla report: %v\n", err)

@@ -9,7 +9,6 @@ import (
 	"github.com/llmsla/llmsla/harness/objective"
 	"github.com/llmsla/llmsla/harness/report"
 	"github.com/llmsla/llmsla/harness/sample"
-	"github.com/llmsla/llmsla/harness/secret"
 )
 
 // runVerdict prints the SLA verdicts of recorded samples files.
@@ -41,11 +40,9 @@ one is not, 2 when a file cannot be read.
 	}
 	// Samples come redacted; this is the second line for what they hold of
 	// keys set in this environment.
-	sec := secret.New(cfg.Secrets()...)
-	so, se := secret.NewWriter(stdout, sec), secret.NewWriter(stderr, sec)
-	defer so.Close()
-	defer se.Close()
-	return verdicts(cfg, fs.Args(), so, se, false)
+	stdout, stderr, _, done := redacting(cfg, stdout, stderr)
+	defer done()
+	return verdicts(cfg, fs.Args(), stdout, stderr, false)
 }
 
 // verdicts prints the SLA table of samples files and directories (shards
