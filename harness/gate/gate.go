@@ -15,8 +15,14 @@ type Options struct {
 	Alpha float64
 	// Tolerance overrides DefaultTolerances per unit name or glob.
 	Tolerance map[string]Tolerance
-	// Filter is a benchfilter query, as benchstat's -filter.
+	// Filter is a benchfilter query, as benchstat's -filter. It is the
+	// way to narrow a comparison: benchmarks it leaves out are not
+	// required in the new file.
 	Filter string
+	// AllowMissing lets benchmarks of the base that the new file lacks,
+	// and figures a benchmark reported in every base run but in no new
+	// one, pass with a warning. Without it a candidate cut short fails.
+	AllowMissing bool
 }
 
 // Finding is one (benchmark, unit) whose change was judged significant.
@@ -49,14 +55,18 @@ type Report struct {
 	// NotJudged are figures in both files with too few runs on a side
 	// (the figure is missing from some runs) for the test to decide.
 	NotJudged []Finding
+	// Vanished are figures a benchmark reported in every base run and in
+	// no new run: a check that no longer runs, or a figure no answer
+	// gives any more. They fail the gate unless Options.AllowMissing.
+	Vanished []Finding
 	// Warnings are caveats that did not stop the decision.
 	Warnings []string
 
 	failSparse error
 }
 
-// Failed reports whether any figure regressed.
-func (r *Report) Failed() bool { return len(r.Regressions) > 0 }
+// Failed reports whether any figure regressed or vanished.
+func (r *Report) Failed() bool { return len(r.Regressions) > 0 || len(r.Vanished) > 0 }
 
 type sampleKey struct{ bench, unit string }
 
@@ -67,10 +77,11 @@ type side struct {
 	benches    map[string]bool
 	benchOrder []string
 	iters      map[string]int // of each benchmark's first run
+	runs       map[string]int // results of each benchmark
 }
 
 func newSide() *side {
-	return &side{vals: map[sampleKey][]float64{}, benches: map[string]bool{}, iters: map[string]int{}}
+	return &side{vals: map[sampleKey][]float64{}, benches: map[string]bool{}, iters: map[string]int{}, runs: map[string]int{}}
 }
 
 func (s *side) add(res *benchfmt.Result) {
@@ -80,6 +91,7 @@ func (s *side) add(res *benchfmt.Result) {
 		s.benchOrder = append(s.benchOrder, bench)
 		s.iters[bench] = res.Iters
 	}
+	s.runs[bench]++
 	for _, v := range res.Values {
 		k := sampleKey{bench, unitOf(v)}
 		if _, ok := s.vals[k]; !ok {
@@ -101,8 +113,8 @@ func Gate(base, new Source, opts Options) (*Report, error) {
 	if opts.Alpha == 0 {
 		opts.Alpha = 0.05
 	}
-	if opts.Alpha < 0 || opts.Alpha >= 1 {
-		return nil, fmt.Errorf("alpha %g: must be in (0, 1)", opts.Alpha)
+	if err := checkAlpha(opts.Alpha); err != nil {
+		return nil, err
 	}
 	filter, err := parseFilter(opts.Filter)
 	if err != nil {
@@ -114,10 +126,13 @@ func Gate(base, new Source, opts Options) (*Report, error) {
 		return nil, err
 	}
 	rep := &Report{Base: base.Name, New: new.Name, Alpha: opts.Alpha}
-	if err := checkCommon(rep, sides, opts.Filter); err != nil {
+	if opts.Alpha > maxQuietAlpha {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("alpha %g: up to %.0f%% of unchanged candidates may be blocked by noise alone; the usual level is 0.05", opts.Alpha, 100*opts.Alpha))
+	}
+	if err := checkCommon(rep, sides, opts); err != nil {
 		return nil, err
 	}
-	cmps := pair(rep, sides, units)
+	cmps := pair(rep, sides, units, opts.AllowMissing)
 	cmps = dropSparse(rep, cmps)
 	if err := checkRuns(rep, cmps); err != nil {
 		return nil, err
@@ -126,21 +141,47 @@ func Gate(base, new Source, opts Options) (*Report, error) {
 	return rep, nil
 }
 
-// checkCommon warns for benchmarks on one side only and fails when none is
-// on both: then nothing was compared and a pass would be a lie.
-func checkCommon(rep *Report, sides [2]*side, filter string) error {
+// checkAlpha rejects a level that is no significance level: NaN (which
+// every comparison would let through), and 0.5 or more, at which the gate
+// blocks unchanged candidates more often than not. The SLA file's
+// gate.alpha has the same bounds.
+func checkAlpha(alpha float64) error {
+	if !(alpha > 0 && alpha < 0.5) {
+		return fmt.Errorf("alpha %g is not a significance level: want 0 < alpha < 0.5 (e.g. 0.05); it is the probability of blocking an unchanged candidate", alpha)
+	}
+	return nil
+}
+
+// maxQuietAlpha is the largest alpha accepted without a warning.
+const maxQuietAlpha = 0.1
+
+// checkCommon fails when a benchmark of the base is missing from the new
+// file, unless the options say that is fine, and when no benchmark is on
+// both sides: then nothing was compared and a pass would be a lie.
+// Benchmarks only in the new file are new and have nothing to be
+// compared with; they are a warning.
+func checkCommon(rep *Report, sides [2]*side, opts Options) error {
 	common := 0
-	for b := range sides[0].benches {
+	var missing []string
+	for _, b := range sides[0].benchOrder {
 		if sides[1].benches[b] {
 			common++
+		} else {
+			missing = append(missing, b)
 		}
 	}
-	for i, s := range sides {
-		other, name := sides[1-i], [2]string{rep.Base, rep.New}[i]
-		for _, b := range s.benchOrder {
-			if !other.benches[b] {
-				rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s only in %s; not compared", b, name))
-			}
+	for _, b := range sides[1].benchOrder {
+		if !sides[0].benches[b] {
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s only in %s; not compared", b, rep.New))
+		}
+	}
+	if common > 0 && len(missing) > 0 {
+		if !opts.AllowMissing {
+			return fmt.Errorf("%w: %d of the %d benchmarks of %s are missing from %s, so the candidate was not measured on them (a run cut short?):\n\t%s\nre-record the candidate; to compare only some benchmarks say so with -filter, or pass -allow-missing",
+				ErrUnusable, len(missing), len(sides[0].benchOrder), rep.Base, rep.New, list(missing, 10))
+		}
+		for _, b := range missing {
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s only in %s; not compared (-allow-missing)", b, rep.Base))
 		}
 	}
 	if common > 0 {
@@ -148,7 +189,7 @@ func checkCommon(rep *Report, sides [2]*side, filter string) error {
 		return nil
 	}
 	if len(sides[0].benches) == 0 || len(sides[1].benches) == 0 {
-		return fmt.Errorf("%w: no benchmark results match -filter %q in %s and %s; widen the filter", ErrUnusable, filter, rep.Base, rep.New)
+		return fmt.Errorf("%w: no benchmark results match -filter %q in %s and %s; widen the filter", ErrUnusable, opts.Filter, rep.Base, rep.New)
 	}
 	return fmt.Errorf("%w: %s and %s have no benchmark in common; names must match exactly, including sub-benchmark keys and the -N GOMAXPROCS suffix: record both with the same suite on the same machine shape (make bench then make baseline records a baseline here)", ErrUnusable, rep.Base, rep.New)
 }
@@ -188,15 +229,21 @@ func warnIters(rep *Report, sides [2]*side) {
 // at 0 everywhere) carries no evidence either way and is counted unchanged
 // without entering the Holm family; leaving it out is valid because the
 // pooled values are the same whatever the labels.
-func pair(rep *Report, sides [2]*side, units benchfmt.UnitMetadataMap) []comparison {
+func pair(rep *Report, sides [2]*side, units benchfmt.UnitMetadataMap, allowMissing bool) []comparison {
 	var cmps []comparison
 	warned := map[string]bool{}
 	for _, k := range sides[0].order {
 		newVals, ok := sides[1].vals[k]
 		if !ok {
-			if sides[1].benches[k.bench] {
-				rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s: unit %s only in %s; not compared", k.bench, k.unit, rep.Base))
+			if !sides[1].benches[k.bench] {
+				continue
 			}
+			n := len(sides[0].vals[k])
+			if n == sides[0].runs[k.bench] && !allowMissing {
+				rep.Vanished = append(rep.Vanished, Finding{Benchmark: k.bench, Unit: k.unit, N1: n, N2: sides[1].runs[k.bench]})
+				continue
+			}
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s: unit %s only in %s; not compared", k.bench, k.unit, rep.Base))
 			continue
 		}
 		better := direction(units, k.unit)
@@ -337,6 +384,14 @@ func allEqual(a, b []float64) bool {
 		}
 	}
 	return true
+}
+
+// list joins names one per line, at most max of them.
+func list(names []string, max int) string {
+	if len(names) > max {
+		return strings.Join(names[:max], "\n\t") + fmt.Sprintf("\n\t(and %d more)", len(names)-max)
+	}
+	return strings.Join(names, "\n\t")
 }
 
 func pct(old, new float64) float64 {

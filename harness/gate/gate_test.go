@@ -169,12 +169,12 @@ func TestGateWarnsAndSkips(t *testing.T) {
 		strings.Repeat("BenchmarkChat/endpoint=a-2 1 0 ns/op 100 ttft-p95-ms 0 err-% 7 widgets\nBenchmarkChat/endpoint=gone-2 1 0 ns/op 100 ttft-p95-ms\n", 6)
 	cand := "Unit ttft-p95-ms better=lower\n" +
 		strings.Repeat("BenchmarkChat/endpoint=a-2 1 0 ns/op 101 ttft-p95-ms 0 err-% 9 widgets\n", 6)
-	rep, err := Gate(Stream("base", strings.NewReader(base)), Stream("new", strings.NewReader(cand)), Options{})
+	rep, err := Gate(Stream("base", strings.NewReader(base)), Stream("new", strings.NewReader(cand)), Options{AllowMissing: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	warn := strings.Join(rep.Warnings, "\n")
-	for _, w := range []string{"Chat/endpoint=gone-2 only in base", "unit widgets: direction unknown"} {
+	for _, w := range []string{"Chat/endpoint=gone-2 only in base; not compared (-allow-missing)", "unit widgets: direction unknown"} {
 		if !strings.Contains(warn, w) {
 			t.Errorf("warnings lack %q:\n%s", w, warn)
 		}

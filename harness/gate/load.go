@@ -54,14 +54,21 @@ func load(srcs []Source, filter *benchproc.Filter, fn func(src int, res *benchfm
 			defer f.Close()
 			r = f
 		}
-		rd.Reset(r, src.Name, ".file", src.Name)
+		t := &tail{r: r}
+		rd.Reset(t, src.Name, ".file", src.Name)
 		results := 0
+		var reps repeats
 		for rd.Scan() {
 			switch rec := rd.Result().(type) {
 			case *benchfmt.SyntaxError:
 				syntax = append(syntax, rec.Error())
 			case *benchfmt.Result:
 				results++
+				if bad := checkValues(rec); len(bad) > 0 {
+					syntax = append(syntax, bad...)
+					continue
+				}
+				reps.add(rec)
 				dropUnit(rec, "ns/op")
 				if ok, _ := filter.Apply(rec); ok {
 					fn(i, rec)
@@ -71,6 +78,10 @@ func load(srcs []Source, filter *benchproc.Filter, fn func(src int, res *benchfm
 		if err := rd.Err(); err != nil {
 			return nil, fmt.Errorf("%w: reading %s: %v", ErrUnusable, src.Name, err)
 		}
+		if cut := t.cut(src.Name); cut != "" {
+			syntax = append(syntax, cut)
+		}
+		syntax = append(syntax, reps.errors(src.Name)...)
 		if results == 0 && len(syntax) == 0 {
 			return nil, fmt.Errorf("%w: %s holds no benchmark results; is it `go test -bench` output?", ErrUnusable, src.Name)
 		}

@@ -16,8 +16,12 @@ func (r *Report) WriteText(w io.Writer) error {
 	if r.Failed() {
 		verdict = "FAIL"
 	}
-	fmt.Fprintf(&b, "gate %s: %s vs %s — %d regressed, %d improved, %d unchanged (%d comparisons, Holm–Bonferroni α=%g)\n",
-		verdict, r.New, r.Base, len(r.Regressions), len(r.Improvements), r.Unchanged, r.Compared, r.Alpha)
+	vanished := ""
+	if len(r.Vanished) > 0 {
+		vanished = fmt.Sprintf(", %d vanished", len(r.Vanished))
+	}
+	fmt.Fprintf(&b, "gate %s: %s vs %s — %d regressed%s, %d improved, %d unchanged (%d comparisons, Holm–Bonferroni α=%g)\n",
+		verdict, r.New, r.Base, len(r.Regressions), vanished, len(r.Improvements), r.Unchanged, r.Compared, r.Alpha)
 	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
 	for _, set := range []struct {
 		label string
@@ -29,6 +33,10 @@ func (r *Report) WriteText(w io.Writer) error {
 		}
 	}
 	tw.Flush()
+	for _, f := range r.Vanished {
+		fmt.Fprintf(&b, "VANISHED   %s %s: in all %d runs of %s, in none of the %d of %s (a check that no longer runs? -allow-missing lets it pass)\n",
+			f.Benchmark, f.Unit, f.N1, r.Base, f.N2, r.New)
+	}
 	for _, f := range r.NotJudged {
 		fmt.Fprintf(&b, "not judged: %s %s: %d runs in %s, %d in %s, too few to be significant (the figure is missing from the others)\n",
 			f.Benchmark, f.Unit, f.N1, r.Base, f.N2, r.New)
