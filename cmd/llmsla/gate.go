@@ -19,7 +19,8 @@ func runGate(args []string, stdout, stderr io.Writer) int {
 	var opts gate.Options
 	flagTol := map[string]gate.Tolerance{}
 	fs.Float64Var(&opts.Alpha, "alpha", 0.05, "family-wise significance `level` (Holm–Bonferroni over all comparisons); default gate.alpha of the SLA file, else 0.05")
-	fs.StringVar(&opts.Filter, "filter", "*", "use only benchmarks matching benchfilter `query`")
+	fs.StringVar(&opts.Filter, "filter", "*", "use only benchmarks matching benchfilter `query`; the others need not be in NEW")
+	fs.BoolVar(&opts.AllowMissing, "allow-missing", false, "let benchmarks of BASE missing from NEW, and figures that vanished, pass with a warning")
 	fs.Func("tolerance", "per-unit tolerance `unit=10%` (relative) or `unit=1` (absolute); unit may be a glob; repeatable; overrides gate.tolerance of the SLA file for that unit", func(s string) error {
 		unit, t, err := gate.ParseTolerance(s)
 		if err == nil {
@@ -34,7 +35,9 @@ Fails (exit 1) when a figure in NEW is worse than in BASE: significant by
 Mann-Whitney after Holm–Bonferroni, and beyond its tolerance (defaults:
 10% for *-ms and */s units, 1 point for *-% units, then the gate: section
 of the SLA file, then -tolerance). Exit 2 means the files cannot be
-compared, or the SLA file is broken; the message says why and what to do.
+compared — a file missing, cut short or corrupt (named as file:line), a
+benchmark of BASE missing from NEW — or the SLA file is broken; the message
+says why and what to do.
 
 `)
 		fs.PrintDefaults()
