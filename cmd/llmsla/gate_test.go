@@ -98,15 +98,23 @@ func TestRunGate(t *testing.T) {
 		},
 		"missing benchmark": {
 			args: []string{testdata + "base.txt", prodOnly}, wantCode: 2,
-			wantStderr: []string{"1 of the 2 benchmarks", "Chat/endpoint=canary/concurrency=5-2", "-allow-missing"},
+			wantStderr: []string{"1 of the 2 benchmarks", "Chat/endpoint=canary/concurrency=5", "-allow-missing"},
 		},
 		"missing benchmark allowed": {
 			args: []string{"-allow-missing", testdata + "base.txt", prodOnly}, wantCode: 1,
-			wantStdout: []string{"gate FAIL", "ttft-p95-ms", "warning: Chat/endpoint=canary/concurrency=5-2 only in"},
+			wantStdout: []string{"gate FAIL", "ttft-p95-ms", "warning: Chat/endpoint=canary/concurrency=5 only in"},
 		},
 		"missing benchmark filtered out": {
 			args: []string{"-filter", "/endpoint:prod", testdata + "base.txt", prodOnly}, wantCode: 1,
 			wantStdout: []string{"gate FAIL"},
+		},
+		"alpha per family": {
+			args: []string{"-alpha", "runs=0.01", testdata + "base.txt", testdata + "new.txt"}, wantCode: 1,
+			wantStdout: []string{"runs     α=0.01"},
+		},
+		"alpha of no family": {
+			args: []string{"-alpha", "speed=0.01", testdata + "base.txt", testdata + "new.txt"}, wantCode: 2,
+			wantStderr: []string{`"speed": no such family`},
 		},
 		"alpha NaN":     {args: []string{"-alpha", "NaN", testdata + "base.txt", testdata + "new.txt"}, wantCode: 2, wantStderr: []string{"not a significance level"}},
 		"alpha 0.999":   {args: []string{"-alpha", "0.999", testdata + "base.txt", testdata + "new.txt"}, wantCode: 2, wantStderr: []string{"not a significance level"}},

@@ -9,6 +9,8 @@ import (
 
 	"golang.org/x/perf/benchfmt"
 	"golang.org/x/perf/benchproc"
+
+	"github.com/llmsla/llmsla/harness/sample"
 )
 
 // ErrUnusable marks input from which no comparison can be made: a missing
@@ -16,7 +18,8 @@ import (
 // so callers can tell "cannot judge" from "judged and failed".
 var ErrUnusable = errors.New("unusable benchmark input")
 
-// Source is one benchfmt input: a file on disk, or a stream already open.
+// Source is one recorded run: benchfmt from a file on disk or a stream
+// already open, and optionally its per-request samples.
 type Source struct {
 	// Name labels the source in messages and is its .file key.
 	Name string
@@ -24,13 +27,43 @@ type Source struct {
 	Path string
 	// R, when set, is read instead of Path.
 	R io.Reader
+	// SamplesPath is the samples file recorded with the run (File sets
+	// it beside Path); when it does not exist the figures are judged over
+	// runs only, with a warning.
+	SamplesPath string
+	// Samples, when not nil, are the run's samples, already read.
+	Samples []sample.Sample
 }
 
-// File returns a Source reading path.
-func File(path string) Source { return Source{Name: path, Path: path} }
+// File returns a Source reading path and the samples file beside it
+// (SamplesBeside).
+func File(path string) Source {
+	return Source{Name: path, Path: path, SamplesPath: SamplesBeside(path)}
+}
 
-// Stream returns a Source reading r, labelled name.
+// Stream returns a Source reading r, labelled name, without samples.
 func Stream(name string, r io.Reader) Source { return Source{Name: name, R: r} }
+
+// WithSamples returns s with its per-request samples.
+func (s Source) WithSamples(ss []sample.Sample) Source {
+	s.Samples = ss
+	return s
+}
+
+// requests reads the source's samples: nil when it has none.
+func (s Source) requests() (*requests, error) {
+	if s.Samples != nil {
+		rq, bad := groupRequests(s.Name+" (samples)", s.Samples)
+		if bad >= 0 {
+			return nil, fmt.Errorf("%w: %s: %s", ErrUnusable, rq.name, rq.problem(s.Samples[bad]))
+		}
+		return rq, nil
+	}
+	if s.SamplesPath == "" {
+		return nil, nil
+	}
+	return readRequests(s.SamplesPath)
+}
 
 // maxSyntaxErrors bounds how many corrupt lines are listed; past a handful
 // the file is plainly not benchmark output and more lines do not help.
