@@ -25,6 +25,9 @@ func runGate(args []string, stdout, stderr io.Writer) int {
 	})
 	fs.StringVar(&opts.Filter, "filter", "*", "use only benchmarks matching benchfilter `query`; the others need not be in NEW")
 	fs.BoolVar(&opts.AllowMissing, "allow-missing", false, "let benchmarks of BASE missing from NEW, and figures that vanished, pass with a warning")
+	fs.BoolVar(&opts.MatchProcs, "match-procs", false, "keep the -N GOMAXPROCS suffix in benchmark names (by default ignored, with a warning when BASE and NEW differ)")
+	fs.BoolVar(&opts.RunsOnly, "runs-only", false, "judge every figure over runs, ignoring the samples files")
+	plan := fs.String("plan", "", "instead of gating, tell how many requests a side BASE's recording needs for the gate to flag a change of `unit=10%` (relative) or unit=2 (absolute: points for *-%)")
 	fs.Func("tolerance", "per-unit tolerance `unit=10%` (relative) or `unit=1` (absolute); unit may be a glob; repeatable; overrides gate.tolerance of the SLA file for that unit", func(s string) error {
 		unit, t, err := gate.ParseTolerance(s)
 		if err == nil {
@@ -34,6 +37,7 @@ func runGate(args []string, stdout, stderr io.Writer) int {
 	})
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `usage: llmsla gate [flags] BASE NEW
+       llmsla gate -plan ttft-p95-ms=10% BASE
 
 Fails (exit 1) when a figure in NEW is significantly worse than in BASE,
 after Holm–Bonferroni within its family, and beyond its tolerance
@@ -54,7 +58,7 @@ the SLA file is broken; the message says why and what to do.
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if fs.NArg() != 2 {
+	if fs.NArg() != 2 && (*plan == "" || fs.NArg() != 1) {
 		fs.Usage()
 		return 2
 	}
@@ -69,6 +73,9 @@ the SLA file is broken; the message says why and what to do.
 	opts.Tolerance = tol
 	for unit, t := range flagTol {
 		opts.Tolerance[unit] = t
+	}
+	if *plan != "" {
+		return runPlan(*plan, fs.Arg(0), opts, stdout, stderr)
 	}
 	rep, err := gate.Gate(gate.File(fs.Arg(0)), gate.File(fs.Arg(1)), opts)
 	if err != nil {
@@ -127,4 +134,24 @@ func parseAlpha(s string, opts *gate.Options) error {
 	}
 	opts.FamilyAlpha[family] = a
 	return nil
+}
+
+// runPlan answers -plan: how many requests a side BASE's recording needs
+// for the gate to flag the change.
+func runPlan(spec, base string, opts gate.Options, stdout, stderr io.Writer) int {
+	unit, change, err := gate.ParseTolerance(spec)
+	if err != nil {
+		fmt.Fprintf(stderr, "llmsla gate: -plan: %v\n", strings.Replace(err.Error(), "tolerance", "change", 1))
+		return 2
+	}
+	lines, err := gate.Plan(gate.File(base), unit, change, opts)
+	if err != nil {
+		fmt.Fprintf(stderr, "llmsla gate: %v\n", err)
+		return 2
+	}
+	if err := gate.WritePlan(stdout, lines, fmt.Sprintf("%s %s", unit, change)); err != nil {
+		fmt.Fprintf(stderr, "llmsla gate: %v\n", err)
+		return 2
+	}
+	return 0
 }

@@ -269,6 +269,7 @@ func finish(rep *Report, fams []*family, opts Options) {
 		rep.Compared += f.Tests
 	}
 	rep.Sensitivity = sensitivity(fams, opts)
+	warnBlind(rep)
 }
 
 // checkProcs fails when one side holds a benchmark at two GOMAXPROCS

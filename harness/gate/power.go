@@ -55,13 +55,19 @@ type MDE struct {
 	Cases int
 }
 
-// String is the MDE as a report shows it: "+12%", "−2.1 pts (2 cases)".
+// String is the MDE as a report shows it: "+12% (5.1)", the change the
+// tests alone resolve in parentheses when the tolerance is what limits;
+// "2.5 pts (1 case)"; "none".
 func (m MDE) String() string {
 	if math.IsInf(m.Change, 1) {
 		return "none"
 	}
 	if m.Relative {
-		return fmt.Sprintf("+%.3g%%", 100*m.Change)
+		s := fmt.Sprintf("+%.3g%%", 100*m.Change)
+		if m.Stat < 0.8*m.Change {
+			s += fmt.Sprintf(" (%.2g)", 100*m.Stat)
+		}
+		return s
 	}
 	s := fmt.Sprintf("%.3g pts", m.Change)
 	if m.Cases > 0 {
@@ -276,7 +282,7 @@ func writeSensitivity(b *strings.Builder, ss []Sensitivity) {
 		}
 		rows = append(rows, row)
 	}
-	fmt.Fprintf(b, "can see (minimal detectable effect, %.0f%% power, toward worse; docs/gate.md says for which shape of change):\n", 100*power)
+	fmt.Fprintf(b, "can see (minimal detectable effect at %.0f%% power, toward worse; in parentheses what the tests alone resolve, when the tolerance limits; shapes of change in docs/gate.md):\n", 100*power)
 	writeColumns(b, rows, "  ")
 }
 
@@ -297,5 +303,22 @@ func writeColumns(b *strings.Builder, rows [][]string, indent string) {
 			line += c + strings.Repeat(" ", width[i]-len([]rune(c))+2)
 		}
 		b.WriteString(strings.TrimRight(line, " ") + "\n")
+	}
+}
+
+// warnBlind warns of the per-request tests that cannot flag any change at
+// these sample sizes: judged, but blind, which must be said.
+func warnBlind(rep *Report) {
+	var blind []string
+	for _, s := range rep.Sensitivity {
+		for _, m := range s.MDE {
+			if math.IsInf(m.Change, 1) {
+				blind = append(blind, s.Group+" "+m.Unit)
+			}
+		}
+	}
+	if len(blind) > 0 {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("no change of %s could be flagged at these sample sizes (judged, but blind): record more requests (llmsla bench -n) or runs (-count)",
+			strings.Join(blind, ", ")))
 	}
 }

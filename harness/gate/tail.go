@@ -35,17 +35,26 @@ import (
 // the variance of the mean. The test's variance is multiplied by the
 // resulting design effect (Rao and Scott's correction) when it exceeds 1.
 
-// scoreFunc returns the scores of percentile p: the normal scores of the
-// tail that holds twice the requests beyond p, or every normal score for
-// p ≤ 50.
-func scoreFunc(p int) func(u float64) float64 {
+// scoreFunc returns the scores of percentile p for n pooled requests: the
+// normal scores of the tail that holds twice the requests beyond p, and at
+// least minTail of them, or every normal score for p ≤ 50. A tail of a
+// handful of requests could never make the test significant, however slow
+// the new side: ranks only know that its requests are all at the top.
+func scoreFunc(p, n int) func(u float64) float64 {
 	q := float64(p) / 100
 	if q <= 0.5 {
 		return normQuantile
 	}
-	z0 := normQuantile(1 - 2*(1-q))
+	start := math.Min(1-2*(1-q), 1-float64(minTail)/float64(n))
+	if start <= 0.5 {
+		return normQuantile
+	}
+	z0 := normQuantile(start)
 	return func(u float64) float64 { return math.Max(0, normQuantile(u)-z0) }
 }
+
+// minTail is the fewest pooled requests of a level a tail score covers.
+const minTail = 20
 
 // levelRuns is one level's values of a latency figure, per side and run.
 type levelRuns struct {
@@ -100,7 +109,6 @@ type tailStratum struct {
 const minDriftDF = 2
 
 func runTailTest(levels []levelRuns, p int) tailTest {
-	score := scoreFunc(p)
 	q := float64(p)
 	var t tailTest
 	var num, vr, expect, wsum float64
@@ -127,6 +135,7 @@ func runTailTest(levels []levelRuns, p int) tailTest {
 			continue
 		}
 		N := n0 + n1
+		score := scoreFunc(p, N)
 		sort.Slice(pooled, func(i, j int) bool { return pooled[i].v < pooled[j].v })
 		scores := midRankScores(pooled, score)
 		var mean float64
