@@ -15,12 +15,20 @@ func TestRunCompare(t *testing.T) {
 		wantStdout []string
 		wantStderr []string
 	}{
-		"two files": {
+		"two files, summary": {
 			args: []string{testdata + "base.txt", testdata + "new.txt"}, wantCode: 0,
+			wantStdout: []string{"base.txt → ", "new.txt: medians over runs", "Chat/endpoint=prod/concurrency=5    ttft-p95-ms  248 → 301.7", "WORSE"},
+		},
+		"two files, full tables": {
+			args: []string{"-full", testdata + "base.txt", testdata + "new.txt"}, wantCode: 0,
 			wantStdout: []string{"base.txt", "new.txt", "vs base", "ttft-p95-ms"},
 		},
 		"endpoints side by side from one file": {
 			args: []string{"-col", "/endpoint", testdata + "new.txt"}, wantCode: 0,
+			wantStdout: []string{"prod → canary", "Chat/concurrency=5"},
+		},
+		"endpoints, full tables": {
+			args: []string{"-full", "-col", "/endpoint", testdata + "new.txt"}, wantCode: 0,
 			wantStdout: []string{"prod", "canary", "vs base"},
 		},
 		"NaN value": {
