@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"golang.org/x/perf/benchfmt"
@@ -69,12 +70,12 @@ func (s Source) requests() (*requests, error) {
 // the file is plainly not benchmark output and more lines do not help.
 const maxSyntaxErrors = 5
 
-// load reads every source in order through one benchfmt.Reader, so unit
+// readAll reads every source in order through one benchfmt.Reader, so unit
 // metadata accumulates across files and a conflict between them (better=lower
 // in one, higher in the other) surfaces as a syntax error. Each result that
 // survives filter is passed to fn with the index of its source; fn must not
 // retain the result. The meaningless ns/op is dropped before filtering.
-func load(srcs []Source, filter *benchproc.Filter, fn func(src int, res *benchfmt.Result)) (benchfmt.UnitMetadataMap, error) {
+func readAll(srcs []Source, filter *benchproc.Filter, fn func(src int, res *benchfmt.Result)) (benchfmt.UnitMetadataMap, error) {
 	var rd benchfmt.Reader
 	var syntax []string
 	for i, src := range srcs {
@@ -128,6 +129,12 @@ func load(srcs []Source, filter *benchproc.Filter, fn func(src int, res *benchfm
 // syntaxError reports corrupt lines rather than skipping them as benchstat
 // does: a dropped line could be the one that shows the regression.
 func syntaxError(lines []string) error {
+	seen := map[string]bool{} // a file read as both sides says it once
+	lines = slices.DeleteFunc(slices.Clone(lines), func(l string) bool {
+		dup := seen[l]
+		seen[l] = true
+		return dup
+	})
 	more := ""
 	if len(lines) > maxSyntaxErrors {
 		more = fmt.Sprintf("\n\t(and %d more)", len(lines)-maxSyntaxErrors)

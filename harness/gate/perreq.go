@@ -191,13 +191,24 @@ func latencyTest(rep *Report, g *group, f latencyFig, covered map[sampleKey]bool
 	if len(levels) == 0 {
 		return test{}, false
 	}
+	if constant(levels) {
+		// The same value for every request on both sides (a TPOT the
+		// server paces exactly): no evidence either way, and no place in
+		// the family.
+		rep.Unchanged++
+		return test{}, false
+	}
 	tt := runTailTest(levels, f.p)
 	if math.IsNaN(tt.deff) {
 		// With one run a side the drift between runs cannot be measured,
 		// and a per-request test would take it for a change: the runs
 		// family judges the figure instead (and refuses too few runs).
-		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s %s: too few runs a side to measure the drift between runs (need %d degrees of freedom, have %d); judged over runs only",
-			g.label, f.unit, minDriftDF, tt.df))
+		what := "judged over runs only"
+		if benches[0] == "" {
+			what = "not judged"
+		}
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s %s: too few runs a side to measure the drift between runs (need %d in all, have %d); %s",
+			g.label, f.unit, minDriftDF+2, tt.df+2, what))
 		return test{}, false
 	}
 	for _, b := range benches {
@@ -387,4 +398,23 @@ func levelsOf(ls []LevelChange) string {
 		parts[i] = fmt.Sprintf("%s %s → %s (%+.1f%%)", l.Level, num(l.Old), num(l.New), pct(l.Old, l.New))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// constant reports whether every value of levels is the same.
+func constant(levels []levelRuns) bool {
+	first, seen := 0.0, false
+	for _, lv := range levels {
+		for _, runs := range lv.runs {
+			for _, vals := range runs {
+				for _, v := range vals {
+					if !seen {
+						first, seen = v, true
+					} else if v != first {
+						return false
+					}
+				}
+			}
+		}
+	}
+	return true
 }

@@ -57,10 +57,10 @@ type MDE struct {
 
 // String is the MDE as a report shows it: "+12% (5.1)", the change the
 // tests alone resolve in parentheses when the tolerance is what limits;
-// "2.5 pts (1 case)"; "none".
+// "2.5 pts (1 case)"; "n/a" when no change reaches 80% power.
 func (m MDE) String() string {
 	if math.IsInf(m.Change, 1) {
-		return "none"
+		return "n/a"
 	}
 	if m.Relative {
 		s := fmt.Sprintf("+%.3g%%", 100*m.Change)
@@ -306,8 +306,9 @@ func writeColumns(b *strings.Builder, rows [][]string, indent string) {
 	}
 }
 
-// warnBlind warns of the per-request tests that cannot flag any change at
-// these sample sizes: judged, but blind, which must be said.
+// warnBlind warns of the per-request tests that no change flags with 80%
+// probability at these sample sizes: judged, but nearly blind, which must
+// be said.
 func warnBlind(rep *Report) {
 	var blind []string
 	for _, s := range rep.Sensitivity {
@@ -318,7 +319,7 @@ func warnBlind(rep *Report) {
 		}
 	}
 	if len(blind) > 0 {
-		rep.Warnings = append(rep.Warnings, fmt.Sprintf("no change of %s could be flagged at these sample sizes (judged, but blind): record more requests (llmsla bench -n) or runs (-count)",
-			strings.Join(blind, ", ")))
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s: no change, however large, is flagged with %.0f%% probability at these sample sizes (the rank tests saturate, and drift widens them): record more requests or runs (llmsla bench or ab: -n, -count)",
+			strings.Join(blind, ", "), 100*power))
 	}
 }

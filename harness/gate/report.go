@@ -25,7 +25,11 @@ func (r *Report) WriteText(w io.Writer) error {
 	fmt.Fprintf(&b, "gate %s: %s vs %s — %d regressed%s, %d improved, %d unchanged (%d comparisons; Holm–Bonferroni within each family)\n",
 		verdict, r.New, r.Base, len(r.Regressions), vanished, len(r.Improvements), r.Unchanged, r.Compared)
 	for _, f := range r.Families {
-		fmt.Fprintf(&b, "  %-8s α=%-4g %3d tests: %s\n", f.Name, f.Alpha, f.Tests, f.Covers)
+		covers := f.Covers
+		if f.Tests == 0 {
+			covers = "none: every request had the same outcome on both sides, or none was checked"
+		}
+		fmt.Fprintf(&b, "  %-8s α=%-4g %3d tests: %s\n", f.Name, f.Alpha, f.Tests, covers)
 	}
 	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
 	for _, set := range []struct {

@@ -94,13 +94,14 @@ type tailTest struct {
 	strata   []tailStratum
 }
 
-// tailStratum keeps what the sensitivity of the test needs of a level.
+// tailStratum keeps what the sensitivity of the test needs of a level:
+// the base side's values stand for the distribution both sides would have
+// without a change (the new side's may hold one).
 type tailStratum struct {
-	logs   []float64 // pooled log values, sorted
+	logs   []float64 // the base side's log values, sorted
 	n0, n1 int
 	v      float64 // variance of the statistic under no change
 	score  func(float64) float64
-	mean   float64 // pooled mean score
 }
 
 // minDriftDF is the fewest degrees of freedom (runs − 1, summed over
@@ -179,13 +180,13 @@ func runTailTest(levels []levelRuns, p int) tailTest {
 			}
 			expect += sigma2 * (total - sumSq/total)
 		}
-		logs := make([]float64, N)
-		for i, x := range pooled {
-			logs[i] = math.Log(math.Max(x.v, 1e-9))
-		}
-		t.strata = append(t.strata, tailStratum{logs: logs, n0: n0, n1: n1, v: v, score: score, mean: mean})
 		slices.Sort(sides[0])
 		slices.Sort(sides[1])
+		logs := make([]float64, n0)
+		for i, x := range sides[0] {
+			logs[i] = math.Log(math.Max(x, 1e-9))
+		}
+		t.strata = append(t.strata, tailStratum{logs: logs, n0: n0, n1: n1, v: v, score: score})
 		lc := LevelChange{Level: lv.level, Old: harrellDavis(sides[0], q/100), New: harrellDavis(sides[1], q/100), N1: n0, N2: n1}
 		t.Levels = append(t.Levels, lc)
 		w := float64(n0) * float64(n1) / float64(N)
@@ -361,20 +362,21 @@ func studentTail(x, nu float64) float64 {
 }
 
 // expectedZ is the test's expected z if every latency of the new side were
-// multiplied by e^theta, drift included. The pooled values stand for both
+// multiplied by e^theta, drift included. The base's values stand for both
 // sides' distribution F; a new request that would have been at y is at
 // y+θ, where its pooled quantile is (n0·F(y+θ) + n1·F(y))/N.
 func (t tailTest) expectedZ(theta float64) float64 {
 	var num, vr float64
 	for _, s := range t.strata {
-		N := len(s.logs)
-		w0, w1 := float64(s.n0)/float64(N), float64(s.n1)/float64(N)
+		m := len(s.logs)
+		N := float64(s.n0 + s.n1)
+		w0, w1 := float64(s.n0)/N, float64(s.n1)/N
 		var d float64
 		for i, y := range s.logs {
-			u := (float64(i) + 1) / float64(N+1)
-			d += s.score(w0*ecdf(s.logs, y+theta) + w1*u)
+			u := (float64(i) + 1) / float64(m+1)
+			d += s.score(w0*ecdf(s.logs, y+theta)+w1*u) - s.score(u)
 		}
-		num += float64(s.n1) * (d/float64(N) - s.mean)
+		num += float64(s.n1) * d / float64(m)
 		vr += s.v
 	}
 	if vr == 0 {
