@@ -2,9 +2,10 @@
 //
 //	llmsla bench            run the suites' benchmarks, record them, print SLA verdicts
 //	llmsla verdict FILE…    SLA verdicts from recorded samples files (shards merge)
-//	llmsla compare A [B]    benchstat comparison of recorded runs
+//	llmsla compare A [B]    comparison of recorded runs, one line per figure
 //	llmsla gate BASE NEW    exit 1 on a significant regression
-//	llmsla baseline         promote the latest run to golden/baseline.txt
+//	llmsla ab BASE CAND     interleave two endpoints' requests and gate them
+//	llmsla baseline         promote the latest run (and its samples) to golden/
 //	llmsla sim              serve the built-in simulator
 //
 // Exit codes: 0 pass, 1 an SLA or gate failed, 2 the run or its input is
@@ -22,6 +23,7 @@ var commands = map[string]func(args []string, stdout, stderr io.Writer) int{
 	"verdict":  runVerdict,
 	"compare":  runCompare,
 	"gate":     runGate,
+	"ab":       runAB,
 	"baseline": runBaseline,
 	"sim":      runSim,
 }
@@ -47,9 +49,10 @@ func usage(w io.Writer) {
 
   bench            run the suites' benchmarks, record results/, print SLA verdicts
   verdict FILE...  SLA verdicts from samples files (results/*.samples.jsonl); shards merge
-  compare A [B]    benchstat comparison (-col, -row, -filter)
-  gate BASE NEW    exit 1 on a significant regression, 2 on unusable input
-  baseline         promote results/latest.txt to golden/baseline.txt
+  compare A [B]    one line per benchmark × key figure (-col, -filter; -full: benchstat's tables)
+  gate BASE NEW    exit 1 on a significant regression, 2 on unusable input (-plan: requests needed)
+  ab BASE CAND     send two endpoints the same cases, interleaved, and gate CAND against BASE
+  baseline         promote results/latest.txt and its samples to golden/baseline.*
   sim              serve the built-in simulator (-addr, -spec)
 `)
 }

@@ -88,7 +88,7 @@ func collect(opts CompareOptions, srcs []Source) ([]*table, map[cellKey][]float6
 	var units []*table
 	byUnit := map[string]*table{}
 	cells := map[cellKey][]float64{}
-	_, err = load(srcs, filter, func(_ int, res *benchfmt.Result) {
+	_, err = readAll(srcs, filter, func(_ int, res *benchfmt.Result) {
 		row, col := rowBy.Project(res), colBy.Project(res)
 		for _, v := range res.Values {
 			u := unitOf(v)

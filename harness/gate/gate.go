@@ -134,7 +134,7 @@ func Gate(base, new Source, opts Options) (*Report, error) {
 		return nil, err
 	}
 	sides := [2]*side{newSide(opts.MatchProcs), newSide(opts.MatchProcs)}
-	units, err := load([]Source{base, new}, filter, func(i int, res *benchfmt.Result) { sides[i].add(res) })
+	units, err := readAll([]Source{base, new}, filter, func(i int, res *benchfmt.Result) { sides[i].add(res) })
 	if err != nil {
 		return nil, err
 	}

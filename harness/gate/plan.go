@@ -47,7 +47,7 @@ func Plan(base Source, unit string, change Tolerance, opts Options) ([]PlanLine,
 		return nil, err
 	}
 	sides := [2]*side{newSide(opts.MatchProcs), newSide(opts.MatchProcs)}
-	if _, err := load([]Source{base, base}, filter, func(i int, res *benchfmt.Result) { sides[i].add(res) }); err != nil {
+	if _, err := readAll([]Source{base, base}, filter, func(i int, res *benchfmt.Result) { sides[i].add(res) }); err != nil {
 		return nil, err
 	}
 	rep := newReport(base.Name, base.Name, opts)
