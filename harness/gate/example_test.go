@@ -31,7 +31,7 @@ func ExampleGate() {
 	rep.WriteText(os.Stdout)
 	fmt.Println("failed:", rep.Failed())
 	// Output:
-	// gate FAIL: latest.txt vs baseline.txt — 1 regressed, 1 improved, 0 unchanged (2 comparisons; Holm–Bonferroni within each family)
+	// gate FAIL: latest.txt vs baseline.txt — 1 regressed, 1 improved, 0 unchanged (2 tested; Holm–Bonferroni within each family)
 	//   runs     α=0.025   2 tests: Mann-Whitney over runs, per (benchmark, unit) not judged on requests
 	// REGRESSED  runs  Chat/endpoint=prod  ttft-p95-ms  202.5 → 252.5  +24.7%  (p=0.00216 n=6+6 runs, tolerance 10% and 1)
 	// improved   runs  Chat/endpoint=prod  out-tok/s    402.5 → 482.5  +19.9%  (p=0.00216 n=6+6 runs, tolerance 10%)

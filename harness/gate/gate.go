@@ -93,8 +93,10 @@ type Report struct {
 	Families     []Family
 	Regressions  []Finding
 	Improvements []Finding
-	// Unchanged counts comparisons that were neither.
-	Unchanged int
+	// Unchanged counts figures that were neither, Constant those of them
+	// that were the same everywhere (every run, or every request) and so
+	// were not tested: no labels could make them significant.
+	Unchanged, Constant int
 	// NotJudged are figures in both files with too few runs on a side
 	// (the figure is missing from some runs) for the test to decide.
 	NotJudged []Finding

@@ -153,7 +153,7 @@ func perRequest(rep *Report, groups []group, opts Options, covered map[sampleKey
 	}
 	for gi := range groups {
 		for _, f := range proportionFigs() {
-			if t, ok := proportionTest(&groups[gi], f, covered); ok {
+			if t, ok := proportionTest(rep, &groups[gi], f, covered); ok {
 				qual.tests = append(qual.tests, t)
 			}
 		}
@@ -222,7 +222,7 @@ func latencyTest(rep *Report, g *group, f latencyFig, covered map[sampleKey]bool
 }
 
 // proportionTest runs the exact test of f on g.
-func proportionTest(g *group, f proportionFig, covered map[sampleKey]bool) (test, bool) {
+func proportionTest(rep *Report, g *group, f proportionFig, covered map[sampleKey]bool) (test, bool) {
 	var counts [2]map[string]*tally // stratum → counts, per side
 	counts[0], counts[1] = map[string]*tally{}, map[string]*tally{}
 	var order []string
@@ -293,6 +293,8 @@ func proportionTest(g *group, f proportionFig, covered map[sampleKey]bool) (test
 		// Every request had the same outcome wherever both sides asked:
 		// no evidence either way, and no place in the family (the test
 		// could not reject whatever the labels).
+		rep.Unchanged++
+		rep.Constant++
 		return test{}, false
 	}
 	rate := func(t tally) float64 {

@@ -19,6 +19,10 @@ var powerTrials = flag.Int("power.trials", 40, "comparisons per condition in Tes
 // depends on it; the bounds of TestGatePower hold at the default.
 var powerSigma = flag.Float64("power.sigma", 0.2, "log-sd of the generated TTFT in the power measurements")
 
+// powerRunsOnly measures the gate as it was before per-request tests, on
+// the same recordings, for comparison; its bounds then fail.
+var powerRunsOnly = flag.Bool("power.runs-only", false, "measure TestGatePower with every figure judged over runs")
+
 // condition is one kind of candidate the gate must pass or catch.
 type condition struct {
 	name   string
@@ -120,6 +124,7 @@ func TestGatePower(t *testing.T) {
 		{name: "uniform TTFT +15%", change: synthChange{scale: 1.15}, caught: failed, want: 0.99},
 	}
 	for i, c := range conds {
+		c.opts.RunsOnly = *powerRunsOnly
 		t.Run(c.name, func(t *testing.T) {
 			hits, example := measure(t, uint64(100+i), trials, c)
 			rate := float64(hits) / float64(trials)

@@ -22,8 +22,12 @@ func (r *Report) WriteText(w io.Writer) error {
 	if len(r.Vanished) > 0 {
 		vanished = fmt.Sprintf(", %d vanished", len(r.Vanished))
 	}
-	fmt.Fprintf(&b, "gate %s: %s vs %s — %d regressed%s, %d improved, %d unchanged (%d comparisons; Holm–Bonferroni within each family)\n",
-		verdict, r.New, r.Base, len(r.Regressions), vanished, len(r.Improvements), r.Unchanged, r.Compared)
+	constant := ""
+	if r.Constant > 0 {
+		constant = fmt.Sprintf(", %d the same everywhere", r.Constant)
+	}
+	fmt.Fprintf(&b, "gate %s: %s vs %s — %d regressed%s, %d improved, %d unchanged (%d tested%s; Holm–Bonferroni within each family)\n",
+		verdict, r.New, r.Base, len(r.Regressions), vanished, len(r.Improvements), r.Unchanged, r.Compared, constant)
 	for _, f := range r.Families {
 		covers := f.Covers
 		if f.Tests == 0 {

@@ -114,6 +114,7 @@ func pair(rep *Report, sides [2]*side, units benchfmt.UnitMetadataMap, allowMiss
 		oldVals := sides[0].vals[k]
 		if allEqual(oldVals, newVals) {
 			rep.Unchanged++
+			rep.Constant++
 			continue
 		}
 		cmps = append(cmps, test{Finding: Finding{Benchmark: k.bench, Unit: k.unit, N1: len(oldVals), N2: len(newVals)}, better: better})
