@@ -40,6 +40,8 @@ type Options struct {
 	// what it is for; noSensitivity skips the MDEs, which cost more than
 	// the tests, in the tests that run the gate thousands of times.
 	noDrift, noSensitivity bool
+	// plan keeps proportions without a failure on either side (see Plan).
+	plan bool
 }
 
 // Finding is one figure under test: a (benchmark, unit) judged over runs,

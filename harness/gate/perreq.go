@@ -153,7 +153,7 @@ func perRequest(rep *Report, groups []group, opts Options, covered map[sampleKey
 	}
 	for gi := range groups {
 		for _, f := range proportionFigs() {
-			if t, ok := proportionTest(rep, &groups[gi], f, covered); ok {
+			if t, ok := proportionTest(rep, &groups[gi], f, covered, opts.plan); ok {
 				qual.tests = append(qual.tests, t)
 			}
 		}
@@ -222,7 +222,9 @@ func latencyTest(rep *Report, g *group, f latencyFig, covered map[sampleKey]bool
 }
 
 // proportionTest runs the exact test of f on g.
-func proportionTest(rep *Report, g *group, f proportionFig, covered map[sampleKey]bool) (test, bool) {
+// keepEmpty keeps tests without evidence: a plan asks what a recording
+// with no failure at all would need to see some.
+func proportionTest(rep *Report, g *group, f proportionFig, covered map[sampleKey]bool, keepEmpty bool) (test, bool) {
 	var counts [2]map[string]*tally // stratum → counts, per side
 	counts[0], counts[1] = map[string]*tally{}, map[string]*tally{}
 	var order []string
@@ -289,7 +291,7 @@ func proportionTest(rep *Report, g *group, f proportionFig, covered map[sampleKe
 		}
 	}
 	e := exactStratified(strata)
-	if e.Informative == 0 {
+	if e.Informative == 0 && !keepEmpty {
 		// Every request had the same outcome wherever both sides asked:
 		// no evidence either way, and no place in the family (the test
 		// could not reject whatever the labels).

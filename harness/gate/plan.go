@@ -27,6 +27,8 @@ type PlanLine struct {
 	Power float64
 	// Never says why no number of requests would do, or is "".
 	Never string
+	// As says how the change was modelled, when not as given.
+	As string
 }
 
 // Plan answers, for each scenario × endpoint of base that has unit, how
@@ -58,7 +60,7 @@ func Plan(base Source, unit string, change Tolerance, opts Options) ([]PlanLine,
 	if len(groups) == 0 {
 		return nil, fmt.Errorf("%w: plan: %s", ErrUnusable, strings.Join(rep.Warnings, "; "))
 	}
-	opts.noSensitivity = true
+	opts.noSensitivity, opts.plan = true, true
 	lat, qual := perRequest(rep, groups, opts, map[sampleKey]bool{})
 	var out []PlanLine
 	for _, f := range []*family{lat, qual} {
@@ -128,11 +130,16 @@ func planProportion(f Finding, better int, z float64, tol Tolerance, change Tole
 		return PlanLine{Have: have, Never: fmt.Sprintf("%s is at %.3g%%: it cannot move by %.3g points", f.Unit, f.Old, pts)}
 	}
 	var power func(n float64) float64
+	var as string
 	if r0, r1, ok := alwaysPassing(f); ok && f.Paired {
 		// k whole cases of r1 requests each make the change.
 		k := math.Max(1, math.Round(d*float64(f.N2)/r1))
+		as = fmt.Sprintf("as %.0f whole case(s) of %.0f failing: %.3g points", k, float64(f.N2)/r1, 100*k*r1/float64(f.N2))
 		power = func(n float64) float64 {
 			s := n / float64(have)
+			if r0*s < 1 || r1*s < 1 {
+				return 0 // fewer requests than cases: not every case is asked
+			}
 			p := casesPower(int(k), r0*s, r1*s, f.exact.Var*s, z)
 			se := math.Sqrt(f.exact.Var*s) / (float64(f.N2) * s)
 			return p * normCDF((k*r1/float64(f.N2)-tp)/math.Max(se, 1e-9))
@@ -145,7 +152,9 @@ func planProportion(f Finding, better int, z float64, tol Tolerance, change Tole
 			return p * normCDF((d-tp)/se)
 		}
 	}
-	return planN(have, power)
+	line := planN(have, power)
+	line.As = as
+	return line
 }
 
 // alwaysPassing returns the typical number of requests a side of the cases
@@ -197,7 +206,11 @@ func WritePlan(w io.Writer, lines []PlanLine, change string) error {
 		case l.Never != "":
 			fmt.Fprintf(tw, "  %s\t%s\tnever: %s\n", l.Group, l.Unit, l.Never)
 		default:
-			fmt.Fprintf(tw, "  %s\t%s\t%d requests a side\t(have %d: %.0f%% now)\n", l.Group, l.Unit, l.Need, l.Have, 100*l.Power)
+			as := ""
+			if l.As != "" {
+				as = "; " + l.As
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%d requests a side\t(have %d: %.0f%% now%s)\n", l.Group, l.Unit, l.Need, l.Have, 100*l.Power, as)
 		}
 	}
 	return tw.Flush()
