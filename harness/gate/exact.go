@@ -21,9 +21,6 @@ type exact struct {
 	Informative int
 }
 
-// P is the two-sided p-value: twice the smaller tail, at most 1.
-func (e exact) P() float64 { return math.Min(1, 2*math.Min(e.PWorse, e.PBetter)) }
-
 // exactStratified tests whether the new side fails more or less often than
 // the base within strata, without assuming anything of how rates differ
 // between strata. The statistic is the new side's failures summed over

@@ -8,7 +8,6 @@ import (
 	"sort"
 
 	"github.com/llmsla/llmsla/harness/sample"
-	"github.com/llmsla/llmsla/harness/stats"
 )
 
 // A latency percentile is judged on the requests of both sides pooled,
@@ -17,8 +16,8 @@ import (
 // the p90: a request scores Φ⁻¹(u) − Φ⁻¹(0.90) when its pooled rank puts
 // it at quantile u above 0.90, and 0 below. Counting the requests beyond
 // the pooled p95 (Mood's test for a quantile) asks the same question but
-// throws away how far beyond they went; on lognormal latencies the scores
-// see a tail regression with a fifth fewer requests (docs/gate.md). For
+// throws away how far beyond they went, and so needs more requests to see
+// the same tail regression. For
 // p50 every request scores its normal score Φ⁻¹(u) (van der Waerden's
 // test). Ranks make the test free of any assumption about the shape of
 // latencies, and of outliers.
@@ -359,78 +358,4 @@ func (t tailTest) effectiveDF() float64 {
 // studentTail is P(T > x) for T of Student's t with nu degrees of freedom.
 func studentTail(x, nu float64) float64 {
 	return 0.5 * regIncBeta(nu/2, 0.5, nu/(nu+x*x))
-}
-
-// expectedZ is the test's expected z if every latency of the new side were
-// multiplied by e^theta, drift included. The base's values stand for both
-// sides' distribution F; a new request that would have been at y is at
-// y+θ, where its pooled quantile is (n0·F(y+θ) + n1·F(y))/N.
-func (t tailTest) expectedZ(theta float64) float64 {
-	var num, vr float64
-	for _, s := range t.strata {
-		m := len(s.logs)
-		N := float64(s.n0 + s.n1)
-		w0, w1 := float64(s.n0)/N, float64(s.n1)/N
-		var d float64
-		for i, y := range s.logs {
-			u := (float64(i) + 1) / float64(m+1)
-			d += s.score(w0*ecdf(s.logs, y+theta)+w1*u) - s.score(u)
-		}
-		num += float64(s.n1) * d / float64(m)
-		vr += s.v
-	}
-	if vr == 0 {
-		return 0
-	}
-	z := num / math.Sqrt(vr)
-	if !math.IsNaN(t.deff) {
-		z /= math.Sqrt(t.deff)
-	}
-	return z
-}
-
-// ecdf is the pooled quantile of x among sorted, interpolated between
-// ranks on the rank/(N+1) scale the scores use.
-func ecdf(sorted []float64, x float64) float64 {
-	N := len(sorted)
-	i := sort.SearchFloat64s(sorted, x)
-	switch {
-	case i == 0:
-		return 0.5 / float64(N+1)
-	case i >= N:
-		return (float64(N) + 0.5) / float64(N+1)
-	}
-	lo, hi := sorted[i-1], sorted[i]
-	frac := 0.5
-	if hi > lo {
-		frac = (x - lo) / (hi - lo)
-	}
-	return (float64(i) + frac) / float64(N+1)
-}
-
-// seLog is the standard error of the log of the levels' averaged
-// percentile difference, from the density of the pooled log values at the
-// percentile (the spacing of the quantiles around it), widened by drift.
-func (t tailTest) seLog(p int) float64 {
-	q := float64(p) / 100
-	h := math.Min(0.05, (1-q)/2)
-	var v, wsum float64
-	for _, s := range t.strata {
-		lo, hi := stats.Percentile(s.logs, 100*(q-h)), stats.Percentile(s.logs, 100*(q+h))
-		if hi <= lo {
-			continue
-		}
-		f := 2 * h / (hi - lo)
-		w := float64(s.n0) * float64(s.n1) / float64(s.n0+s.n1)
-		v += w * w * q * (1 - q) * (1/float64(s.n0) + 1/float64(s.n1)) / (f * f)
-		wsum += w
-	}
-	if wsum == 0 {
-		return math.Inf(1)
-	}
-	se := math.Sqrt(v) / wsum
-	if !math.IsNaN(t.deff) {
-		se *= math.Sqrt(t.deff)
-	}
-	return se
 }
