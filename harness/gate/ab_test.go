@@ -23,9 +23,11 @@ type fakeEndpoint struct {
 	ttft    float64
 	wrong   map[string]bool // cases it gets wrong
 	answers map[string][2]string
-	mu      sync.Mutex
-	rng     *rand.Rand
-	log     *[]string
+	// The two endpoints of a test share the generator and the log, and
+	// the lock on both.
+	mu  *sync.Mutex
+	rng *rand.Rand
+	log *[]string
 }
 
 func (f *fakeEndpoint) Do(_ context.Context, req stream.Request) sample.Sample {
@@ -63,9 +65,10 @@ func TestAB(t *testing.T) {
 	run := func(candTTFT float64, wrong map[string]bool) (*Report, []string) {
 		t.Helper()
 		var log []string
+		var mu sync.Mutex
 		rng := rand.New(rand.NewPCG(9, 9))
-		base := &fakeEndpoint{name: "prod", ttft: 100, answers: answers, rng: rng, log: &log}
-		cand := &fakeEndpoint{name: "canary", ttft: candTTFT, wrong: wrong, answers: answers, rng: rng, log: &log}
+		base := &fakeEndpoint{name: "prod", ttft: 100, answers: answers, mu: &mu, rng: rng, log: &log}
+		cand := &fakeEndpoint{name: "canary", ttft: candTTFT, wrong: wrong, answers: answers, mu: &mu, rng: rng, log: &log}
 		o := ABOptions{Scenario: "chat", Cases: cases, Levels: []load.Pacer{load.Closed(1), load.Closed(4)}, Runs: 5, N: 20, Warmup: 1, MaxTokens: 16, Seed: 1}
 		bs, cs, err := AB(context.Background(), Arm{"prod", base}, Arm{"canary", cand}, o)
 		if err != nil {
