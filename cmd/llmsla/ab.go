@@ -33,7 +33,7 @@ func runAB(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("ab", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var opts gate.Options
-	flagTol := map[string]gate.Tolerance{}
+	configure := decisionFlags(fs, &opts)
 	fixture := fs.String("fixture", "fixtures/classify.jsonl", "fixture cases to ask, relative to the module root")
 	system := fs.String("system", "Answer with the label only.", "system prompt sent before each case")
 	structured := fs.Bool("structured", false, "ask for structured output (response_format with the case's schema)")
@@ -45,14 +45,6 @@ func runAB(args []string, stdout, stderr io.Writer) int {
 	maxTokens := fs.Int("max-tokens", 64, "cap on each answer")
 	out := fs.String("out", "results", "directory the samples are written to (ab-<UTC timestamp>.samples.jsonl)")
 	seed := fs.Uint64("seed", uint64(time.Now().UnixNano()), "seed of the order within each pair")
-	fs.Func("alpha", "as llmsla gate -alpha", func(s string) error { return parseAlpha(s, &opts) })
-	fs.Func("tolerance", "as llmsla gate -tolerance", func(s string) error {
-		unit, t, err := gate.ParseTolerance(s)
-		if err == nil {
-			flagTol[unit] = t
-		}
-		return err
-	})
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `usage: llmsla ab [flags] BASE_ENDPOINT CANDIDATE_ENDPOINT
 
@@ -88,17 +80,9 @@ Exit codes as llmsla gate: 0 pass, 1 the candidate is worse, 2 unusable.
 		fmt.Fprintf(stderr, "llmsla ab: %v\n", err)
 		return 2
 	}
-	alpha, tol, err := gateConfig()
-	if err != nil {
+	if err := configure(); err != nil {
 		fmt.Fprintf(stderr, "llmsla ab: %v\n", err)
 		return 2
-	}
-	if opts.Alpha == 0 && alpha != 0 {
-		opts.Alpha = alpha
-	}
-	opts.Tolerance = tol
-	for unit, t := range flagTol {
-		opts.Tolerance[unit] = t
 	}
 	path := *fixture
 	if root, err := config.ModuleRoot(); err == nil && !filepath.IsAbs(path) {

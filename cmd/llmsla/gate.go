@@ -19,22 +19,12 @@ func runGate(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("gate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var opts gate.Options
-	flagTol := map[string]gate.Tolerance{}
-	fs.Func("alpha", "family-wise significance `level` of every family, or family=level for one (latency, quality, runs); repeatable; default gate.alpha of the SLA file, else latency=0.05 quality=0.005 runs=0.025", func(s string) error {
-		return parseAlpha(s, &opts)
-	})
+	configure := decisionFlags(fs, &opts)
 	fs.StringVar(&opts.Filter, "filter", "*", "use only benchmarks matching benchfilter `query`; the others need not be in NEW")
 	fs.BoolVar(&opts.AllowMissing, "allow-missing", false, "let benchmarks of BASE missing from NEW, and figures that vanished, pass with a warning")
 	fs.BoolVar(&opts.MatchProcs, "match-procs", false, "keep the -N GOMAXPROCS suffix in benchmark names (by default ignored, with a warning when BASE and NEW differ)")
 	fs.BoolVar(&opts.RunsOnly, "runs-only", false, "judge every figure over runs, ignoring the samples files")
 	plan := fs.String("plan", "", "instead of gating, tell how many requests a side BASE's recording needs for the gate to flag a change of `unit=10%` (relative) or unit=2 (absolute: points for *-%)")
-	fs.Func("tolerance", "per-unit tolerance `unit=10%` (relative) or `unit=1` (absolute); unit may be a glob; repeatable; overrides gate.tolerance of the SLA file for that unit", func(s string) error {
-		unit, t, err := gate.ParseTolerance(s)
-		if err == nil {
-			flagTol[unit] = t
-		}
-		return err
-	})
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `usage: llmsla gate [flags] BASE NEW
        llmsla gate -plan ttft-p95-ms=10% BASE
@@ -62,17 +52,9 @@ the SLA file is broken; the message says why and what to do.
 		fs.Usage()
 		return 2
 	}
-	alpha, tol, err := gateConfig()
-	if err != nil {
+	if err := configure(); err != nil {
 		fmt.Fprintf(stderr, "llmsla gate: %v\n", err)
 		return 2
-	}
-	if opts.Alpha == 0 && alpha != 0 {
-		opts.Alpha = alpha
-	}
-	opts.Tolerance = tol
-	for unit, t := range flagTol {
-		opts.Tolerance[unit] = t
 	}
 	if *plan != "" {
 		return runPlan(*plan, fs.Arg(0), opts, stdout, stderr)
@@ -113,6 +95,37 @@ func gateConfig() (alpha float64, tol map[string]gate.Tolerance, err error) {
 		tol[unit] = t
 	}
 	return cfg.Gate.Alpha, tol, nil
+}
+
+// decisionFlags declares on fs the flags of the decision, -alpha and
+// -tolerance, and returns what, once fs is parsed, puts them over the
+// gate: section of the SLA file into opts.
+func decisionFlags(fs *flag.FlagSet, opts *gate.Options) (configure func() error) {
+	flagTol := map[string]gate.Tolerance{}
+	fs.Func("alpha", "family-wise significance `level` of every family, or family=level for one (latency, quality, runs); repeatable; default gate.alpha of the SLA file, else latency=0.05 quality=0.005 runs=0.025", func(s string) error {
+		return parseAlpha(s, opts)
+	})
+	fs.Func("tolerance", "per-unit tolerance `unit=10%` (relative) or `unit=1` (absolute); unit may be a glob; repeatable; overrides gate.tolerance of the SLA file for that unit", func(s string) error {
+		unit, t, err := gate.ParseTolerance(s)
+		if err == nil {
+			flagTol[unit] = t
+		}
+		return err
+	})
+	return func() error {
+		alpha, tol, err := gateConfig()
+		if err != nil {
+			return err
+		}
+		if opts.Alpha == 0 && alpha != 0 {
+			opts.Alpha = alpha
+		}
+		opts.Tolerance = tol
+		for unit, t := range flagTol {
+			opts.Tolerance[unit] = t
+		}
+		return nil
+	}
 }
 
 // parseAlpha reads one -alpha: a level for every family, or family=level.
