@@ -6,23 +6,24 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"golang.org/x/perf/benchfmt"
 
 	"github.com/llmsla/llmsla/harness/atomicfile"
 	"github.com/llmsla/llmsla/harness/config"
+	"github.com/llmsla/llmsla/harness/gate"
 )
 
-// runBaseline promotes a recorded run to the baseline the gate compares
-// against, but only a run that met its SLAs and has enough runs per
-// benchmark to ever show a significant change.
+// runBaseline promotes a recorded run and its samples to the baseline the
+// gate compares against (golden/baseline.txt and .samples.jsonl), but only
+// a run that met its SLAs, has enough runs per benchmark to ever show a
+// significant change, and that the gate can read.
 func runBaseline(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("baseline", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	from := fs.String("from", "results/latest.txt", "recorded run (benchfmt)")
 	samples := fs.String("samples", "", "its samples (default: FROM with .samples.jsonl)")
-	to := fs.String("to", "golden/baseline.txt", "baseline to write")
+	to := fs.String("to", "golden/baseline.txt", "baseline to write; its samples go beside it (.samples.jsonl)")
 	// As bench's -count: with fewer runs the gate cannot flag anything
 	// among the suites' ~80 comparisons, and would refuse this baseline.
 	minCount := fs.Int("min-count", 10, "runs needed per benchmark")
@@ -30,7 +31,7 @@ func runBaseline(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if *samples == "" {
-		*samples = strings.TrimSuffix(*from, ".txt") + ".samples.jsonl"
+		*samples = gate.SamplesBeside(*from)
 	}
 	counts, err := runCounts(*from)
 	if err != nil {
@@ -56,15 +57,27 @@ func runBaseline(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "llmsla baseline: not promoting %s: it did not meet its SLAs\n", *from)
 		return code
 	}
-	b, err := os.ReadFile(*from)
-	if err == nil {
-		err = atomicfile.Write(*to, b)
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "llmsla baseline: %v\n", err)
+	// The gate must be able to read what is promoted, benchmarks and
+	// samples together (the same runs, no corrupt line): compared with
+	// itself, it either judges or says why it cannot.
+	if _, err := gate.Gate(gate.Source{Name: *from, Path: *from, SamplesPath: *samples}, gate.Source{Name: *from, Path: *from, SamplesPath: *samples}, gate.Options{}); err != nil {
+		fmt.Fprintf(stderr, "llmsla baseline: not promoting %s: %v\n", *from, err)
 		return 2
 	}
-	fmt.Fprintf(stdout, "promoted %s to %s\n", *from, *to)
+	// The samples go first: a reader of the baseline never sees a new
+	// benchmark file beside the old samples, which the gate would refuse.
+	toSamples := gate.SamplesBeside(*to)
+	for _, pair := range [][2]string{{*samples, toSamples}, {*from, *to}} {
+		b, err := os.ReadFile(pair[0])
+		if err == nil {
+			err = atomicfile.Write(pair[1], b)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "llmsla baseline: %v\n", err)
+			return 2
+		}
+	}
+	fmt.Fprintf(stdout, "promoted %s to %s and %s to %s\n", *from, *to, *samples, toSamples)
 	return 0
 }
 

@@ -17,12 +17,16 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&opts.Col, "col", ".file", "split results into columns by distinct values of `projection` (e.g. /endpoint)")
 	fs.StringVar(&opts.Row, "row", ".fullname", "split results into rows by distinct values of `projection`")
 	fs.StringVar(&opts.Filter, "filter", "*", "use only benchmarks matching benchfilter `query`")
+	full := fs.Bool("full", false, "benchstat's tables, every unit, instead of the summary")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `usage: llmsla compare [flags] FILE...
 
-Median ± 95% CI per benchmark and unit, and for each column after the
-first the change against it (Mann-Whitney p, n). With one file, pick a
-column key: llmsla compare -col /endpoint results/latest.txt
+One line per benchmark and key figure (the verdict table's columns) for
+each column after the first against the first: medians over runs, the
+change, Mann-Whitney p and n; changes with p < 0.05 first. With one file,
+pick a column key: llmsla compare -col /endpoint results/latest.txt.
+-full prints benchstat's tables instead: median ± 95% CI of every unit.
+Descriptive: it always exits 0 on readable input; llmsla gate decides.
 
 `)
 		fs.PrintDefaults()
@@ -38,7 +42,11 @@ column key: llmsla compare -col /endpoint results/latest.txt
 	for _, p := range fs.Args() {
 		srcs = append(srcs, gate.File(p))
 	}
-	if err := gate.Compare(stdout, opts, srcs...); err != nil {
+	compare := gate.CompareSummary
+	if *full {
+		compare = gate.Compare
+	}
+	if err := compare(stdout, opts, srcs...); err != nil {
 		fmt.Fprintf(stderr, "llmsla compare: %v\n", err)
 		return 2
 	}

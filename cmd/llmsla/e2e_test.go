@@ -7,8 +7,9 @@ import (
 )
 
 // TestGateEndToEnd runs the whole pipeline on the simulator: bench records a
-// baseline, a candidate whose TTFT is 25% higher fails the gate naming ttft,
-// and an unchanged candidate passes. The simulator's jitter is small and
+// baseline and its samples, a candidate whose TTFT is 25% higher fails the
+// gate naming ttft (judged on requests), the plan reads the baseline, and
+// an unchanged candidate passes. The simulator's jitter is small and
 // its TTFT long next to a busy machine's scheduling delays, so that the
 // unchanged run stays inside the 10% tolerance: at ttft=40ms a baseline
 // recorded beside four busy loops on two cores was 20% slower at
@@ -46,6 +47,21 @@ func TestGateEndToEnd(t *testing.T) {
 			t.Fatalf("exit = %d, want 1", code)
 		}
 		contains(t, "gate output", out, []string{"gate FAIL", "REGRESSED", "ttft-p50-ms", "ttft-p95-ms"})
+	})
+	t.Run("plan", func(t *testing.T) {
+		slaFile(t, "")
+		var stdout, stderr bytes.Buffer
+		code := runGate([]string{"-plan", "ttft-p95-ms=15%", base}, &stdout, &stderr)
+		t.Logf("plan:\n%s%s", &stdout, &stderr)
+		if code != 0 {
+			t.Fatalf("exit = %d, want 0", code)
+		}
+		contains(t, "plan", stdout.String(), []string{"to flag ttft-p95-ms 15%", "chat/endpoint=sim", "requests a side", "(have 90:"})
+		stdout.Reset()
+		stderr.Reset()
+		if code := runGate([]string{"-plan", "ttft-p95-ms", base}, &stdout, &stderr); code != 2 {
+			t.Errorf("-plan without a change: exit = %d, want 2", code)
+		}
 	})
 	t.Run("unchanged passes", func(t *testing.T) {
 		code, out := gateRun(t, base, record(t, spec))

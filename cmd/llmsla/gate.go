@@ -4,6 +4,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 
 	"github.com/llmsla/llmsla/harness/config"
 	"github.com/llmsla/llmsla/harness/gate"
@@ -17,24 +19,28 @@ func runGate(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("gate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var opts gate.Options
-	flagTol := map[string]gate.Tolerance{}
-	fs.Float64Var(&opts.Alpha, "alpha", 0.05, "family-wise significance `level` (Holm–Bonferroni over all comparisons); default gate.alpha of the SLA file, else 0.05")
-	fs.StringVar(&opts.Filter, "filter", "*", "use only benchmarks matching benchfilter `query`")
-	fs.Func("tolerance", "per-unit tolerance `unit=10%` (relative) or `unit=1` (absolute); unit may be a glob; repeatable; overrides gate.tolerance of the SLA file for that unit", func(s string) error {
-		unit, t, err := gate.ParseTolerance(s)
-		if err == nil {
-			flagTol[unit] = t
-		}
-		return err
-	})
+	configure := decisionFlags(fs, &opts)
+	fs.StringVar(&opts.Filter, "filter", "*", "use only benchmarks matching benchfilter `query`; the others need not be in NEW")
+	fs.BoolVar(&opts.AllowMissing, "allow-missing", false, "let benchmarks of BASE missing from NEW, and figures that vanished, pass with a warning")
+	fs.BoolVar(&opts.MatchProcs, "match-procs", false, "keep the -N GOMAXPROCS suffix in benchmark names (by default ignored, with a warning when BASE and NEW differ)")
+	fs.BoolVar(&opts.RunsOnly, "runs-only", false, "judge every figure over runs, ignoring the samples files")
+	plan := fs.String("plan", "", "instead of gating, tell how many requests a side BASE's recording needs for the gate to flag a change of `unit=10%` (relative) or unit=2 (absolute: points for *-%)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `usage: llmsla gate [flags] BASE NEW
+       llmsla gate -plan ttft-p95-ms=10% BASE
 
-Fails (exit 1) when a figure in NEW is worse than in BASE: significant by
-Mann-Whitney after Holm–Bonferroni, and beyond its tolerance (defaults:
-10% for *-ms and */s units, 1 point for *-% units, then the gate: section
-of the SLA file, then -tolerance). Exit 2 means the files cannot be
-compared, or the SLA file is broken; the message says why and what to do.
+Fails (exit 1) when a figure in NEW is significantly worse than in BASE,
+after Holm–Bonferroni within its family, and beyond its tolerance
+(defaults: 10% and 1 ms for *-ms units, 20% for *-p99-ms, 10% for */s, 1
+point for *-% units, then the gate: section of the SLA file, then
+-tolerance). Latency percentiles and quality proportions are judged on
+the requests in X.samples.jsonl beside each X.txt when both have one;
+other figures, and all of them without samples, over runs. The report
+says what each family covers and what change it can see.
+
+Exit 2 means the files cannot be compared — a file missing, cut short or
+corrupt (named as file:line), a benchmark of BASE missing from NEW — or
+the SLA file is broken; the message says why and what to do.
 
 `)
 		fs.PrintDefaults()
@@ -42,23 +48,16 @@ compared, or the SLA file is broken; the message says why and what to do.
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if fs.NArg() != 2 {
+	if fs.NArg() != 2 && (*plan == "" || fs.NArg() != 1) {
 		fs.Usage()
 		return 2
 	}
-	alpha, tol, err := gateConfig()
-	if err != nil {
+	if err := configure(); err != nil {
 		fmt.Fprintf(stderr, "llmsla gate: %v\n", err)
 		return 2
 	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	if !set["alpha"] && alpha != 0 {
-		opts.Alpha = alpha
-	}
-	opts.Tolerance = tol
-	for unit, t := range flagTol {
-		opts.Tolerance[unit] = t
+	if *plan != "" {
+		return runPlan(*plan, fs.Arg(0), opts, stdout, stderr)
 	}
 	rep, err := gate.Gate(gate.File(fs.Arg(0)), gate.File(fs.Arg(1)), opts)
 	if err != nil {
@@ -96,4 +95,76 @@ func gateConfig() (alpha float64, tol map[string]gate.Tolerance, err error) {
 		tol[unit] = t
 	}
 	return cfg.Gate.Alpha, tol, nil
+}
+
+// decisionFlags declares on fs the flags of the decision, -alpha and
+// -tolerance, and returns what, once fs is parsed, puts them over the
+// gate: section of the SLA file into opts.
+func decisionFlags(fs *flag.FlagSet, opts *gate.Options) (configure func() error) {
+	flagTol := map[string]gate.Tolerance{}
+	fs.Func("alpha", "family-wise significance `level` of every family, or family=level for one (latency, quality, runs); repeatable; default gate.alpha of the SLA file, else latency=0.05 quality=0.005 runs=0.025", func(s string) error {
+		return parseAlpha(s, opts)
+	})
+	fs.Func("tolerance", "per-unit tolerance `unit=10%` (relative) or `unit=1` (absolute); unit may be a glob; repeatable; overrides gate.tolerance of the SLA file for that unit", func(s string) error {
+		unit, t, err := gate.ParseTolerance(s)
+		if err == nil {
+			flagTol[unit] = t
+		}
+		return err
+	})
+	return func() error {
+		alpha, tol, err := gateConfig()
+		if err != nil {
+			return err
+		}
+		if opts.Alpha == 0 && alpha != 0 {
+			opts.Alpha = alpha
+		}
+		opts.Tolerance = tol
+		for unit, t := range flagTol {
+			opts.Tolerance[unit] = t
+		}
+		return nil
+	}
+}
+
+// parseAlpha reads one -alpha: a level for every family, or family=level.
+func parseAlpha(s string, opts *gate.Options) error {
+	family, val, one := strings.Cut(s, "=")
+	if !one {
+		val = s
+	}
+	a, err := strconv.ParseFloat(val, 64)
+	if err != nil {
+		return fmt.Errorf("%q is not a number: want a level such as 0.05, or family=level (latency, quality, runs)", val)
+	}
+	if !one {
+		opts.Alpha = a
+		return nil
+	}
+	if opts.FamilyAlpha == nil {
+		opts.FamilyAlpha = map[string]float64{}
+	}
+	opts.FamilyAlpha[family] = a
+	return nil
+}
+
+// runPlan answers -plan: how many requests a side BASE's recording needs
+// for the gate to flag the change.
+func runPlan(spec, base string, opts gate.Options, stdout, stderr io.Writer) int {
+	unit, change, err := gate.ParseTolerance(spec)
+	if err != nil {
+		fmt.Fprintf(stderr, "llmsla gate: -plan: %v\n", strings.Replace(err.Error(), "tolerance", "change", 1))
+		return 2
+	}
+	lines, err := gate.Plan(gate.File(base), unit, change, opts)
+	if err != nil {
+		fmt.Fprintf(stderr, "llmsla gate: %v\n", err)
+		return 2
+	}
+	if err := gate.WritePlan(stdout, lines, fmt.Sprintf("%s %s", unit, change)); err != nil {
+		fmt.Fprintf(stderr, "llmsla gate: %v\n", err)
+		return 2
+	}
+	return 0
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -43,6 +45,15 @@ func TestRunGate(t *testing.T) {
 	lines := strings.SplitAfter(string(base), "\n")
 	threeRuns := write("three.txt", strings.Join(lines[:7+2*3], ""))
 	corrupt := write("corrupt.txt", strings.Replace(string(base), "\t20\t", "\tx20\t", 1))
+	nan := write("nan.txt", strings.Replace(string(base), "262.91 ttft-p95-ms", "NaN ttft-p95-ms", 1))
+	results := strings.Join(lines[:len(lines)-3], "") // without PASS and ok
+	cut := write("cut.txt", results[:len(results)-5])
+	newer, err := os.ReadFile(testdata + "new.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The candidate with ttft +20%, cut after prod: canary never measured.
+	prodOnly := write("prod.txt", strings.Join(slices.DeleteFunc(strings.SplitAfter(string(newer), "\n"), func(l string) bool { return strings.Contains(l, "canary") }), ""))
 
 	cases := map[string]struct {
 		args       []string
@@ -77,6 +88,36 @@ func TestRunGate(t *testing.T) {
 			args: []string{threeRuns, threeRuns}, wantCode: 2,
 			wantStderr: []string{"need ≥ 4 runs per side", "-count"},
 		},
+		"NaN value": {
+			args: []string{testdata + "base.txt", nan}, wantCode: 2,
+			wantStderr: []string{"nan.txt:8:", "NaN ttft-p95-ms is not a number"},
+		},
+		"cut short": {
+			args: []string{testdata + "base.txt", cut}, wantCode: 2,
+			wantStderr: []string{"cut.txt:" + strconv.Itoa(len(lines)-3) + ": the last line has no newline"},
+		},
+		"missing benchmark": {
+			args: []string{testdata + "base.txt", prodOnly}, wantCode: 2,
+			wantStderr: []string{"1 of the 2 benchmarks", "Chat/endpoint=canary/concurrency=5", "-allow-missing"},
+		},
+		"missing benchmark allowed": {
+			args: []string{"-allow-missing", testdata + "base.txt", prodOnly}, wantCode: 1,
+			wantStdout: []string{"gate FAIL", "ttft-p95-ms", "warning: Chat/endpoint=canary/concurrency=5 only in"},
+		},
+		"missing benchmark filtered out": {
+			args: []string{"-filter", "/endpoint:prod", testdata + "base.txt", prodOnly}, wantCode: 1,
+			wantStdout: []string{"gate FAIL"},
+		},
+		"alpha per family": {
+			args: []string{"-alpha", "runs=0.01", testdata + "base.txt", testdata + "new.txt"}, wantCode: 1,
+			wantStdout: []string{"runs     α=0.01"},
+		},
+		"alpha of no family": {
+			args: []string{"-alpha", "speed=0.01", testdata + "base.txt", testdata + "new.txt"}, wantCode: 2,
+			wantStderr: []string{`"speed": no such family`},
+		},
+		"alpha NaN":     {args: []string{"-alpha", "NaN", testdata + "base.txt", testdata + "new.txt"}, wantCode: 2, wantStderr: []string{"not a significance level"}},
+		"alpha 0.999":   {args: []string{"-alpha", "0.999", testdata + "base.txt", testdata + "new.txt"}, wantCode: 2, wantStderr: []string{"not a significance level"}},
 		"one file":      {args: []string{testdata + "base.txt"}, wantCode: 2, wantStderr: []string{"usage: llmsla gate"}},
 		"bad tolerance": {args: []string{"-tolerance", "ttft", "a", "b"}, wantCode: 2, wantStderr: []string{"unit=10%"}},
 	}

@@ -3,9 +3,10 @@
 //	llmsla bench            run the suites' benchmarks, record them, print SLA verdicts
 //	llmsla verdict FILE…    SLA verdicts from recorded samples files (shards merge)
 //	llmsla report [FILE…]   model selection: endpoints ranked by quality, latency and cost
-//	llmsla compare A [B]    benchstat comparison of recorded runs
+//	llmsla compare A [B]    comparison of recorded runs, one line per figure
 //	llmsla gate BASE NEW    exit 1 on a significant regression
-//	llmsla baseline         promote the latest run to golden/baseline.txt
+//	llmsla ab BASE CAND     interleave two endpoints' requests and gate them
+//	llmsla baseline         promote the latest run (and its samples) to golden/
 //	llmsla capacity         the highest load at which every objective holds
 //	llmsla sim              serve the built-in simulator
 //
@@ -25,6 +26,7 @@ var commands = map[string]func(args []string, stdout, stderr io.Writer) int{
 	"report":   runReport,
 	"compare":  runCompare,
 	"gate":     runGate,
+	"ab":       runAB,
 	"baseline": runBaseline,
 	"sim":      runSim,
 	"capacity": runCapacity,
@@ -54,9 +56,10 @@ func usage(w io.Writer) {
   report [FILE...] model selection over endpoints: quality, latency, cost, Pareto
                    front, recommendation (-format text|markdown|json|csv|html,
                    -prefer cost|latency, -o FILE); default results/latest.samples.jsonl
-  compare A [B]    benchstat comparison (-col, -row, -filter)
-  gate BASE NEW    exit 1 on a significant regression, 2 on unusable input
-  baseline         promote results/latest.txt to golden/baseline.txt
+  compare A [B]    one line per benchmark × key figure (-col, -filter; -full: benchstat's tables)
+  gate BASE NEW    exit 1 on a significant regression, 2 on unusable input (-plan: requests needed)
+  ab BASE CAND     send two endpoints the same cases, interleaved, and gate CAND against BASE
+  baseline         promote results/latest.txt and its samples to golden/baseline.*
   capacity         the highest load meeting every objective (-scenario, -by rate|concurrency)
   sim              serve the built-in simulator (-addr, -spec)
 `)

@@ -22,6 +22,8 @@ type CompareOptions struct {
 	// The table is descriptive, as in benchstat: it is not corrected for
 	// multiple comparisons. Gate is.
 	Alpha float64
+
+	ignoreProcs bool
 }
 
 type cellKey struct {
@@ -42,24 +44,51 @@ type table struct {
 // against the first with the U-test p and n.
 func Compare(w io.Writer, opts CompareOptions, srcs ...Source) error {
 	opts = compareDefaults(opts)
-	filter, err := parseFilter(opts.Filter)
+	units, cells, err := collect(opts, srcs)
 	if err != nil {
 		return err
 	}
+	thr := &benchmath.Thresholds{CompareAlpha: opts.Alpha}
+	for i, t := range units {
+		if i > 0 {
+			if _, err := fmt.Fprintln(w); err != nil {
+				return err
+			}
+		}
+		if err := t.render(w, cells, thr); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// collect reads srcs into one table per unit, rows and columns as the
+// options project them, sorted.
+func collect(opts CompareOptions, srcs []Source) ([]*table, map[cellKey][]float64, error) {
+	filter, err := parseFilter(opts.Filter)
+	if err != nil {
+		return nil, nil, err
+	}
 	var parser benchproc.ProjectionParser
+	if opts.ignoreProcs {
+		// A key parsed first is left out of .fullname: rows then merge
+		// benchmarks that differ only in their -N suffix.
+		if _, err := parser.Parse("/gomaxprocs", filter); err != nil {
+			return nil, nil, err
+		}
+	}
 	rowBy, err := parser.Parse(opts.Row, filter)
 	if err != nil {
-		return fmt.Errorf("-row %q: %w", opts.Row, err)
+		return nil, nil, fmt.Errorf("-row %q: %w", opts.Row, err)
 	}
 	colBy, err := parser.Parse(opts.Col, filter)
 	if err != nil {
-		return fmt.Errorf("-col %q: %w", opts.Col, err)
+		return nil, nil, fmt.Errorf("-col %q: %w", opts.Col, err)
 	}
-
 	var units []*table
 	byUnit := map[string]*table{}
 	cells := map[cellKey][]float64{}
-	_, err = load(srcs, filter, func(_ int, res *benchfmt.Result) {
+	_, err = readAll(srcs, filter, func(_ int, res *benchfmt.Result) {
 		row, col := rowBy.Project(res), colBy.Project(res)
 		for _, v := range res.Values {
 			u := unitOf(v)
@@ -82,25 +111,16 @@ func Compare(w io.Writer, opts CompareOptions, srcs ...Source) error {
 		}
 	})
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	if len(units) == 0 {
-		return fmt.Errorf("%w: no benchmark results match -filter %q", ErrUnusable, opts.Filter)
+		return nil, nil, fmt.Errorf("%w: no benchmark results match -filter %q", ErrUnusable, opts.Filter)
 	}
-	thr := &benchmath.Thresholds{CompareAlpha: opts.Alpha}
-	for i, t := range units {
-		if i > 0 {
-			if _, err := fmt.Fprintln(w); err != nil {
-				return err
-			}
-		}
+	for _, t := range units {
 		benchproc.SortKeys(t.rows)
 		benchproc.SortKeys(t.cols)
-		if err := t.render(w, cells, thr); err != nil {
-			return err
-		}
 	}
-	return nil
+	return units, cells, nil
 }
 
 func compareDefaults(o CompareOptions) CompareOptions {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -34,6 +35,50 @@ func TestCompareGolden(t *testing.T) {
 			}
 			golden(t, filepath.Join("testdata", "compare-"+name+".golden"), got.Bytes())
 		})
+	}
+}
+
+func TestCompareSummaryGolden(t *testing.T) {
+	cases := map[string]struct {
+		opts  CompareOptions
+		files []string
+	}{
+		"files":     {files: []string{"base.txt", "new.txt"}},
+		"endpoints": {opts: CompareOptions{Col: "/endpoint"}, files: []string{"new.txt"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			var srcs []Source
+			for _, f := range tc.files {
+				srcs = append(srcs, Source{Name: f, Path: filepath.Join("testdata", f)})
+			}
+			var got bytes.Buffer
+			if err := CompareSummary(&got, tc.opts, srcs...); err != nil {
+				t.Fatal(err)
+			}
+			golden(t, filepath.Join("testdata", "summary-"+name+".golden"), got.Bytes())
+		})
+	}
+}
+
+// The summary puts significant changes first and leaves out figures that
+// are the same everywhere; benchmarks recorded at another GOMAXPROCS line
+// up.
+func TestCompareSummaryOrder(t *testing.T) {
+	base := "Unit ttft-p95-ms better=lower\n"
+	cand := base
+	for i := range 10 {
+		base += fmt.Sprintf("BenchmarkA/endpoint=x-2 20 %d ttft-p95-ms 0 err-%%\nBenchmarkB/endpoint=x-2 20 %d ttft-p95-ms 0 err-%%\n", 100+i, 100+i)
+		cand += fmt.Sprintf("BenchmarkA/endpoint=x-8 20 %d ttft-p95-ms 0 err-%%\nBenchmarkB/endpoint=x-8 20 %d ttft-p95-ms 0 err-%%\n", 100+i, 150+i)
+	}
+	var out bytes.Buffer
+	if err := CompareSummary(&out, CompareOptions{}, Stream("base", strings.NewReader(base)), Stream("new", strings.NewReader(cand))); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(out.String(), "\n")
+	if len(lines) < 4 || !strings.HasPrefix(lines[1], "B/endpoint=x") || !strings.Contains(lines[1], "WORSE") ||
+		!strings.HasPrefix(lines[3], "A/endpoint=x") || !strings.Contains(out.String(), "not shown, the same in every run on both sides: err-% (2)") {
+		t.Errorf("summary:\n%s", out.String())
 	}
 }
 

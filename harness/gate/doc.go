@@ -1,59 +1,62 @@
 // Package gate compares recorded benchmark runs and turns the comparison
 // into a pass/fail decision for a deploy pipeline.
 //
-// Runs are Go benchmark output (benchfmt), one figure per unit, each
-// benchmark repeated with -count so every (benchmark, unit) has a sample of
-// values per file. Two entry points share one loader:
+// A recorded run is Go benchmark output (benchfmt), one figure per unit,
+// each benchmark repeated with -count, and beside it the samples file of
+// every request (results/X.txt ↔ results/X.samples.jsonl, see [Source]).
+// The entry points:
 //
-//   - [Compare] prints a benchstat-style table (median ± CI, delta, p, n)
-//     and accepts benchstat's -col, -row and -filter projection syntax
-//     (golang.org/x/perf/benchproc). With -col /endpoint a single file is
-//     enough to put endpoints side by side.
-//   - [Gate] decides. benchstat itself never fails on a regression, so the
-//     decision is made here from golang.org/x/perf/benchmath primitives.
+//   - [Gate] decides whether a candidate is worse than a base;
+//   - [GateRequests] does the same from samples alone, and [AB] records
+//     them: two endpoints asked the same cases, interleaved;
+//   - [Plan] says how many requests a change needs to be seen;
+//   - [CompareSummary] and [Compare] describe (one line per figure, or
+//     benchstat's tables with its -col, -row and -filter syntax).
 //
 // # The decision
 //
-// For every (benchmark, unit) present in both the base and the new file,
-// the direction comes from "Unit <unit> better=lower|higher" metadata; a
-// unit without it is inferred (*-ms lower, err-% lower, */s and other *-%
-// higher) or skipped with a warning. ns/op, which the harness reports as 0
-// to hide it, is dropped on reading. The two samples are compared
-// with the Mann-Whitney U test, which assumes no distribution: latency
-// percentiles are skewed and the run count is small.
+// Each figure is asked one question, one-sided: is the candidate worse?
+// Direction comes from "Unit <unit> better=lower|higher" metadata (or the
+// project's unit names). A figure regresses when it is significantly worse
+// after Holm–Bonferroni within its family and its estimate is worse by
+// more than its tolerance ([DefaultTolerances], [Options]).
 //
-// One run of the gate makes many comparisons (metrics × benchmarks). At
-// α = 0.05 each, twenty unchanged figures would raise a false alarm most of
-// the time. The p-values are therefore corrected with Holm–Bonferroni,
-// which bounds the probability of any false significance across the whole
-// family at α without assuming the figures are independent (ttft and total
-// latency are not). Holm is uniformly more powerful than plain Bonferroni.
+// Figures are judged on requests where both sides recorded them:
 //
-// A figure regresses when all three hold: it moved in the worse direction,
-// it is significant after Holm, and the change of medians exceeds its
-// tolerance. The tolerance keeps a statistically real but operationally
-// irrelevant 2% drift from blocking a deploy. Defaults are 10% relative for
-// *-ms and */s units and 1 point absolute for *-% units; see
-// [DefaultTolerances] and [Options].
+//   - latency percentiles (family latency): a rank test on the pooled
+//     requests of a scenario × endpoint, its load levels as strata, whose
+//     scores weigh the part of the distribution the percentile describes;
+//     corrected for drift between runs, measured on the runs (tail.go);
+//   - proportions (family quality): accuracy, schema-valid and json-valid
+//     with a scenario's levels pooled and requests paired by fixture case,
+//     errors with levels as strata; an exact stratified test (exact.go). A
+//     quality regression names the cases that newly fail.
+//
+// Every other figure, and all of them when a side has no samples, is
+// judged over runs with the Mann-Whitney U test (family runs). Each family
+// has its own α ([DefaultAlpha]), so adding scenarios does not blind the
+// gate to quality. The report says what each family covers and, per
+// scenario × endpoint, the minimal detectable effect at 80% power for the
+// sample sizes at hand (power.go).
 //
 // # Unusable input
 //
-// Errors that mean "this comparison cannot be made" wrap [ErrUnusable]:
-// a missing or unreadable file, a corrupt line (reported as file:line, from
-// benchfmt's *SyntaxError), no benchmark in common, or too few runs for the
-// test ever to reach significance (Mann-Whitney at α = 0.05 needs at least
-// 4 runs per side; more once Holm divides α among many comparisons). The
-// CLI maps these to exit status 2, a regression to 1.
+// Errors that mean "this comparison cannot be made" wrap [ErrUnusable]: a
+// missing or unreadable file, a corrupt line named file:line (benchfmt's
+// *SyntaxError, a NaN, infinite or negative value, a last line cut short,
+// runs recorded twice), a benchmark of the base missing from the
+// candidate (unless Options.Filter leaves it out or AllowMissing), samples
+// of another recording, no benchmark in common, or too few runs for any
+// change to be significant. The CLI maps these to exit status 2, a
+// regression to 1.
 //
 // # Benchmark names
 //
-// benchfmt reads a trailing "-<digits>" on a benchmark name as GOMAXPROCS,
-// so a sub-benchmark value such as model=gpt-4 would become model=gpt with
-// GOMAXPROCS 4, and names would silently merge or fail to match. Values
-// must be escaped when the benchmark name is built; the bench writer in
-// this project does so. Names must also match exactly between base and
-// new, including the -N suffix, so record both on the same machine shape.
-// The iteration count is not in the name but shapes the figures (one
-// iteration is one request, and a p95 of 10 requests is not a p95 of 20),
-// so Gate warns when it differs between the two files.
+// benchfmt reads a trailing "-<digits>" on a benchmark name as GOMAXPROCS.
+// The gate ignores that suffix (Options.MatchProcs keeps it), with a
+// warning when the sides differ: it is the client's core count, not what
+// was measured. Values must still be escaped when names are built
+// (model=gpt-4 would read as model=gpt at GOMAXPROCS 4); the harness does.
+// A benchmark Name/endpoint=E/<level> meets the samples of scenario name
+// (case aside), endpoint E and that level.
 package gate

@@ -31,9 +31,11 @@ func ExampleGate() {
 	rep.WriteText(os.Stdout)
 	fmt.Println("failed:", rep.Failed())
 	// Output:
-	// gate FAIL: latest.txt vs baseline.txt — 1 regressed, 1 improved, 0 unchanged (2 comparisons, Holm–Bonferroni α=0.05)
-	// REGRESSED  Chat/endpoint=prod-2  ttft-p95-ms  202.5 → 252.5  +24.7%  (p=0.00433 n=6+6, tolerance 10% and 1)
-	// improved   Chat/endpoint=prod-2  out-tok/s    402.5 → 482.5  +19.9%  (p=0.00433 n=6+6, tolerance 10%)
+	// gate FAIL: latest.txt vs baseline.txt — 1 regressed, 1 improved, 0 unchanged (2 tested; Holm–Bonferroni within each family)
+	//   runs     α=0.025   2 tests: Mann-Whitney over runs, per (benchmark, unit) not judged on requests
+	// REGRESSED  runs  Chat/endpoint=prod  ttft-p95-ms  202.5 → 252.5  +24.7%  (p=0.00216 n=6+6 runs, tolerance 10% and 1)
+	// improved   runs  Chat/endpoint=prod  out-tok/s    402.5 → 482.5  +19.9%  (p=0.00216 n=6+6 runs, tolerance 10%)
+	// warning: baseline.txt: no samples: every figure judged over runs, which sees less than per-request tests (llmsla bench records X.samples.jsonl beside X.txt; llmsla baseline promotes both)
 	// failed: true
 }
 

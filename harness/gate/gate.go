@@ -5,142 +5,348 @@ import (
 	"strings"
 
 	"golang.org/x/perf/benchfmt"
-	"golang.org/x/perf/benchmath"
+
+	"github.com/llmsla/llmsla/harness/sample"
 )
 
-// Options configures Gate. The zero value uses α = 0.05, the default
+// Options configures Gate. The zero value uses DefaultAlpha, the default
 // tolerances and no filter.
 type Options struct {
-	// Alpha is the family-wise significance level; 0 means 0.05.
+	// Alpha is the family-wise significance level of every family; 0
+	// means DefaultAlpha's.
 	Alpha float64
+	// FamilyAlpha sets one family's level (FamilyQuality: 0.01), over
+	// Alpha.
+	FamilyAlpha map[string]float64
 	// Tolerance overrides DefaultTolerances per unit name or glob.
 	Tolerance map[string]Tolerance
-	// Filter is a benchfilter query, as benchstat's -filter.
+	// Filter is a benchfilter query, as benchstat's -filter. It is the
+	// way to narrow a comparison: benchmarks it leaves out are not
+	// required in the new file.
 	Filter string
+	// AllowMissing lets benchmarks of the base that the new file lacks,
+	// and figures a benchmark reported in every base run but in no new
+	// one, pass with a warning. Without it a candidate cut short fails.
+	AllowMissing bool
+	// MatchProcs keys benchmarks by their full name, -N GOMAXPROCS
+	// suffix included. By default the suffix is ignored, with a warning
+	// when the two sides differ.
+	MatchProcs bool
+	// RunsOnly judges every figure over runs, as before the samples
+	// files, even when both sides have one.
+	RunsOnly bool
+
+	// noDrift turns the drift correction off, for the test that shows
+	// what it is for; noSensitivity skips the MDEs, which cost more than
+	// the tests, in the tests that run the gate thousands of times.
+	noDrift, noSensitivity bool
+	// plan keeps proportions without a failure on either side (see Plan).
+	plan bool
 }
 
-// Finding is one (benchmark, unit) whose change was judged significant.
+// Finding is one figure under test: a (benchmark, unit) judged over runs,
+// or a (scenario × endpoint, unit) judged over requests.
 type Finding struct {
 	Benchmark, Unit string
-	// Old and New are the medians of the base and new samples.
+	// Family is the correction the test belongs to (FamilyLatency, …).
+	Family string
+	// Old and New are the figure on each side: medians over runs; for a
+	// latency over requests, the levels' percentiles averaged with the
+	// test's weights; for a proportion, its rate over requests.
 	Old, New float64
-	// P is the raw Mann-Whitney p-value, PAdj the Holm-adjusted one
-	// that was compared with α.
+	// P is the raw p-value, PAdj the Holm-adjusted one that was compared
+	// with α.
 	P, PAdj float64
-	// N1 and N2 are the runs on each side.
-	N1, N2 int
-	// Tolerance is the one the change exceeded.
+	// N1 and N2 are the runs on each side, or the requests when Requests.
+	N1, N2   int
+	Requests bool
+	// Tolerance is the one the change was held to.
 	Tolerance Tolerance
+
+	// Levels are a latency's percentiles level by level.
+	Levels []LevelChange
+	// Deff is the drift correction of a latency test: the variance
+	// factor between runs measured on the data (1: none seen).
+	Deff float64
+	// Paired says a quality test paired requests by fixture case; Cases
+	// are then the cases that never failed on the base and failed on the
+	// new side.
+	Paired bool
+	Cases  []CaseChange
+
+	tail       *tailTest
+	pct        int
+	exact      *exact
+	caseCounts []CaseChange
 }
 
-// DeltaPct is the relative change of medians in percent.
+// DeltaPct is the relative change in percent.
 func (f Finding) DeltaPct() float64 { return pct(f.Old, f.New) }
 
 // Report is the outcome of Gate.
 type Report struct {
 	Base, New string
-	Alpha     float64
-	// Compared is the family size Holm–Bonferroni corrected for.
-	Compared     int
+	// Alpha is the runs family's level, which the checks of run counts
+	// use; Families holds every family's.
+	Alpha float64
+	// Compared is the number of tests, over all families.
+	Compared int
+	// Families are the corrections, in the order the report lists them.
+	Families     []Family
 	Regressions  []Finding
 	Improvements []Finding
-	// Unchanged counts comparisons that were neither.
-	Unchanged int
+	// Unchanged counts figures that were neither, Constant those of them
+	// that were the same everywhere (every run, or every request) and so
+	// were not tested: no labels could make them significant.
+	Unchanged, Constant int
 	// NotJudged are figures in both files with too few runs on a side
 	// (the figure is missing from some runs) for the test to decide.
 	NotJudged []Finding
-	// Warnings are caveats that did not stop the decision.
+	// Vanished are figures a benchmark reported in every base run and in
+	// no new run: a check that no longer runs, or a figure no answer
+	// gives any more. They fail the gate unless Options.AllowMissing.
+	Vanished []Finding
+	// Sensitivity is what the per-request tests can see at these sample
+	// sizes, per scenario × endpoint.
+	Sensitivity []Sensitivity
+	// Warnings are caveats that did not stop the decision; Notes say how
+	// figures were judged where that is not the usual way.
 	Warnings []string
+	Notes    []string
 
 	failSparse error
+	judged     []judged
 }
 
-// Failed reports whether any figure regressed.
-func (r *Report) Failed() bool { return len(r.Regressions) > 0 }
-
-type sampleKey struct{ bench, unit string }
-
-// side holds one file's samples in first-seen order.
-type side struct {
-	vals       map[sampleKey][]float64
-	order      []sampleKey
-	benches    map[string]bool
-	benchOrder []string
-	iters      map[string]int // of each benchmark's first run
-}
-
-func newSide() *side {
-	return &side{vals: map[sampleKey][]float64{}, benches: map[string]bool{}, iters: map[string]int{}}
-}
-
-func (s *side) add(res *benchfmt.Result) {
-	bench := res.Name.String()
-	if !s.benches[bench] {
-		s.benches[bench] = true
-		s.benchOrder = append(s.benchOrder, bench)
-		s.iters[bench] = res.Iters
-	}
-	for _, v := range res.Values {
-		k := sampleKey{bench, unitOf(v)}
-		if _, ok := s.vals[k]; !ok {
-			s.order = append(s.order, k)
-		}
-		s.vals[k] = append(s.vals[k], valueOf(v))
-	}
-}
-
-// comparison is one (benchmark, unit) pair under test.
-type comparison struct {
-	Finding
-	better int
-}
+// Failed reports whether any figure regressed or vanished.
+func (r *Report) Failed() bool { return len(r.Regressions) > 0 || len(r.Vanished) > 0 }
 
 // Gate compares new against base and reports regressions. It returns an
 // error wrapping ErrUnusable when no judgement can be made.
+//
+// Figures the samples files beside both sources can answer (see
+// [Source]) are judged on requests, in the latency and quality families;
+// every other figure, and all of them when a side has no samples, over
+// runs.
 func Gate(base, new Source, opts Options) (*Report, error) {
-	if opts.Alpha == 0 {
-		opts.Alpha = 0.05
-	}
-	if opts.Alpha < 0 || opts.Alpha >= 1 {
-		return nil, fmt.Errorf("alpha %g: must be in (0, 1)", opts.Alpha)
+	opts, err := defaults(opts)
+	if err != nil {
+		return nil, err
 	}
 	filter, err := parseFilter(opts.Filter)
 	if err != nil {
 		return nil, err
 	}
-	sides := [2]*side{newSide(), newSide()}
-	units, err := load([]Source{base, new}, filter, func(i int, res *benchfmt.Result) { sides[i].add(res) })
+	sides := [2]*side{newSide(opts.MatchProcs), newSide(opts.MatchProcs)}
+	units, err := readAll([]Source{base, new}, filter, func(i int, res *benchfmt.Result) { sides[i].add(res) })
 	if err != nil {
 		return nil, err
 	}
-	rep := &Report{Base: base.Name, New: new.Name, Alpha: opts.Alpha}
-	if err := checkCommon(rep, sides, opts.Filter); err != nil {
+	rep := newReport(base.Name, new.Name, opts)
+	if err := checkProcs(rep, sides); err != nil {
 		return nil, err
 	}
-	cmps := pair(rep, sides, units)
-	cmps = dropSparse(rep, cmps)
-	if err := checkRuns(rep, cmps); err != nil {
+	if err := checkCommon(rep, sides, opts); err != nil {
 		return nil, err
 	}
-	judge(rep, cmps, opts)
+	covered := map[sampleKey]bool{}
+	var fams []*family
+	if !opts.RunsOnly {
+		groups, err := benchGroups(rep, base, new, sides)
+		if err != nil {
+			return nil, err
+		}
+		if len(groups) > 0 {
+			lat, qual := perRequest(rep, groups, opts, covered)
+			fams = append(fams, lat, qual)
+		}
+	}
+	runs := &family{Family: Family{Name: FamilyRuns, Alpha: opts.alpha(FamilyRuns), Covers: "Mann-Whitney over runs, per (benchmark, unit) not judged on requests"}}
+	runs.tests = pair(rep, sides, units, opts.AllowMissing, covered)
+	runs.tests = dropSparse(rep, runs.tests)
+	if err := checkRuns(rep, runs.tests); err != nil {
+		return nil, err
+	}
+	if len(runs.tests) > 0 || len(fams) == 0 {
+		fams = append(fams, runs)
+	}
+	finish(rep, fams, opts)
 	return rep, nil
 }
 
-// checkCommon warns for benchmarks on one side only and fails when none is
-// on both: then nothing was compared and a pass would be a lie.
-func checkCommon(rep *Report, sides [2]*side, filter string) error {
-	common := 0
-	for b := range sides[0].benches {
-		if sides[1].benches[b] {
-			common++
+// GateRequests compares two sets of per-request samples, such as the two
+// endpoints of an interleaved A/B run: every figure is judged on requests.
+// Samples are matched by scenario and level; endpoint names may differ.
+func GateRequests(baseName, newName string, base, new []sample.Sample, opts Options) (*Report, error) {
+	opts, err := defaults(opts)
+	if err != nil {
+		return nil, err
+	}
+	rep := newReport(baseName, newName, opts)
+	var rqs [2]*requests
+	for i, ss := range [2][]sample.Sample{base, new} {
+		ss = append([]sample.Sample(nil), ss...)
+		for j := range ss {
+			ss[j].Endpoint = "" // the sides differ by endpoint: match the rest
+		}
+		rq, bad := groupRequests([2]string{baseName, newName}[i], ss)
+		if bad >= 0 {
+			return nil, fmt.Errorf("%w: %s: %s", ErrUnusable, rq.name, rq.problem(ss[bad]))
+		}
+		rqs[i] = rq
+	}
+	groups := requestGroups(rep, rqs)
+	if len(groups) == 0 {
+		return nil, fmt.Errorf("%w: %s and %s have no scenario and level in common", ErrUnusable, baseName, newName)
+	}
+	lat, qual := perRequest(rep, groups, opts, map[sampleKey]bool{})
+	if len(lat.tests)+len(qual.tests) == 0 {
+		return nil, fmt.Errorf("%w: nothing to compare: no latency or quality figure on both %s and %s (too few runs to measure drift?)", ErrUnusable, baseName, newName)
+	}
+	finish(rep, []*family{lat, qual}, opts)
+	return rep, nil
+}
+
+// DefaultAlpha is each family's level when none is given: the most
+// probability of a false alarm the family is allowed.
+//
+//   - latency 0.05: a latency must also move beyond its tolerance (10% and
+//     1 ms by default), which noise that clears the tests at these sample
+//     sizes seldom does, so false alarms stay far below α;
+//   - quality 0.005: a proportion of a few hundred answers has no such
+//     filter (a 1-point tolerance is within its noise), so α is what
+//     bounds them, and the bound is 1% for the whole gate;
+//   - runs 0.025: the level at which the gate judged run figures before
+//     (two-sided 0.05), so they are flagged as they were.
+//
+// docs/gate.md gives the rates measured with these levels.
+var DefaultAlpha = map[string]float64{FamilyLatency: 0.05, FamilyQuality: 0.005, FamilyRuns: 0.025}
+
+// alpha is the level of family f.
+func (o Options) alpha(f string) float64 {
+	if a, ok := o.FamilyAlpha[f]; ok {
+		return a
+	}
+	if o.Alpha != 0 {
+		return o.Alpha
+	}
+	return DefaultAlpha[f]
+}
+
+func defaults(opts Options) (Options, error) {
+	if opts.Alpha != 0 {
+		if err := checkAlpha(opts.Alpha); err != nil {
+			return opts, err
 		}
 	}
+	for f, a := range opts.FamilyAlpha {
+		if _, ok := DefaultAlpha[f]; !ok {
+			return opts, fmt.Errorf("alpha for %q: no such family (have %s, %s, %s)", f, FamilyLatency, FamilyQuality, FamilyRuns)
+		}
+		if err := checkAlpha(a); err != nil {
+			return opts, fmt.Errorf("%s: %w", f, err)
+		}
+	}
+	return opts, nil
+}
+
+func newReport(base, new string, opts Options) *Report {
+	rep := &Report{Base: base, New: new, Alpha: opts.alpha(FamilyRuns)}
+	warn := func(a float64, what string) {
+		if a > maxQuietAlpha {
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("alpha %g%s: up to %.0f%% of unchanged candidates may be blocked by noise alone; the usual level is 0.05", a, what, 100*a))
+		}
+	}
+	warn(opts.Alpha, "")
+	for _, f := range []string{FamilyLatency, FamilyQuality, FamilyRuns} {
+		if a, ok := opts.FamilyAlpha[f]; ok {
+			warn(a, " for "+f)
+		}
+	}
+	return rep
+}
+
+// finish judges each family and says what the per-request tests can see.
+func finish(rep *Report, fams []*family, opts Options) {
+	for _, f := range fams {
+		f.judge(rep, opts)
+		rep.Compared += f.Tests
+	}
+	rep.Sensitivity = sensitivity(fams, opts)
+	warnBlind(rep)
+}
+
+// checkProcs fails when one side holds a benchmark at two GOMAXPROCS
+// (go test -cpu 1,2), which the gate would otherwise pool, and warns when
+// the sides were recorded with different ones.
+func checkProcs(rep *Report, sides [2]*side) error {
 	for i, s := range sides {
-		other, name := sides[1-i], [2]string{rep.Base, rep.New}[i]
-		for _, b := range s.benchOrder {
-			if !other.benches[b] {
-				rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s only in %s; not compared", b, name))
-			}
+		if len(s.mixed) > 0 {
+			return fmt.Errorf("%w: %s holds benchmarks at several GOMAXPROCS, which would be pooled:\n\t%s\ncompare them apart with -match-procs, or record one -cpu",
+				ErrUnusable, [2]string{rep.Base, rep.New}[i], list(s.mixed, 5))
+		}
+	}
+	differ := map[[2]string]int{}
+	var order [][2]string
+	for _, b := range sides[0].benchOrder {
+		p1, ok := sides[1].procs[b]
+		p := [2]string{sides[0].procs[b], p1}
+		if !ok || p[0] == p[1] {
+			continue
+		}
+		if differ[p] == 0 {
+			order = append(order, p)
+		}
+		differ[p]++
+	}
+	for _, p := range order {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%d benchmarks ran at GOMAXPROCS %s in %s and %s in %s: compared anyway, as the client's core count is not what is measured; a client starved of CPU measures itself (-match-procs keeps them apart)",
+			differ[p], orOne(p[0]), rep.Base, orOne(p[1]), rep.New))
+	}
+	return nil
+}
+
+// checkAlpha rejects a level that is no significance level: NaN (which
+// every comparison would let through), and 0.5 or more, at which the gate
+// blocks unchanged candidates more often than not. The SLA file's
+// gate.alpha has the same bounds.
+func checkAlpha(alpha float64) error {
+	if !(alpha > 0 && alpha < 0.5) {
+		return fmt.Errorf("alpha %g is not a significance level: want 0 < alpha < 0.5 (e.g. 0.05); it is the probability of blocking an unchanged candidate", alpha)
+	}
+	return nil
+}
+
+// maxQuietAlpha is the largest alpha accepted without a warning.
+const maxQuietAlpha = 0.1
+
+// checkCommon fails when a benchmark of the base is missing from the new
+// file, unless the options say that is fine, and when no benchmark is on
+// both sides: then nothing was compared and a pass would be a lie.
+// Benchmarks only in the new file are new and have nothing to be
+// compared with; they are a warning.
+func checkCommon(rep *Report, sides [2]*side, opts Options) error {
+	common := 0
+	var missing []string
+	for _, b := range sides[0].benchOrder {
+		if sides[1].benches[b] {
+			common++
+		} else {
+			missing = append(missing, b)
+		}
+	}
+	for _, b := range sides[1].benchOrder {
+		if !sides[0].benches[b] {
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s only in %s; not compared", b, rep.New))
+		}
+	}
+	if common > 0 && len(missing) > 0 {
+		if !opts.AllowMissing {
+			return fmt.Errorf("%w: %d of the %d benchmarks of %s are missing from %s, so the candidate was not measured on them (a run cut short?):\n\t%s\nre-record the candidate; to compare only some benchmarks say so with -filter, or pass -allow-missing",
+				ErrUnusable, len(missing), len(sides[0].benchOrder), rep.Base, rep.New, list(missing, 10))
+		}
+		for _, b := range missing {
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s only in %s; not compared (-allow-missing)", b, rep.Base))
 		}
 	}
 	if common > 0 {
@@ -148,9 +354,9 @@ func checkCommon(rep *Report, sides [2]*side, filter string) error {
 		return nil
 	}
 	if len(sides[0].benches) == 0 || len(sides[1].benches) == 0 {
-		return fmt.Errorf("%w: no benchmark results match -filter %q in %s and %s; widen the filter", ErrUnusable, filter, rep.Base, rep.New)
+		return fmt.Errorf("%w: no benchmark results match -filter %q in %s and %s; widen the filter", ErrUnusable, opts.Filter, rep.Base, rep.New)
 	}
-	return fmt.Errorf("%w: %s and %s have no benchmark in common; names must match exactly, including sub-benchmark keys and the -N GOMAXPROCS suffix: record both with the same suite on the same machine shape (make bench then make baseline records a baseline here)", ErrUnusable, rep.Base, rep.New)
+	return fmt.Errorf("%w: %s and %s have no benchmark in common; names must match exactly, including sub-benchmark keys (the -N GOMAXPROCS suffix is ignored unless -match-procs): record both with the same suite and configuration (make bench then make baseline records a baseline here)", ErrUnusable, rep.Base, rep.New)
 }
 
 // warnIters warns when a benchmark's runs had different iteration counts
@@ -183,160 +389,12 @@ func warnIters(rep *Report, sides [2]*side) {
 	}
 }
 
-// pair builds the comparisons for (benchmark, unit) pairs on both sides
-// whose direction is known. A pair whose pooled values are all equal (err-%
-// at 0 everywhere) carries no evidence either way and is counted unchanged
-// without entering the Holm family; leaving it out is valid because the
-// pooled values are the same whatever the labels.
-func pair(rep *Report, sides [2]*side, units benchfmt.UnitMetadataMap) []comparison {
-	var cmps []comparison
-	warned := map[string]bool{}
-	for _, k := range sides[0].order {
-		newVals, ok := sides[1].vals[k]
-		if !ok {
-			if sides[1].benches[k.bench] {
-				rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s: unit %s only in %s; not compared", k.bench, k.unit, rep.Base))
-			}
-			continue
-		}
-		better := direction(units, k.unit)
-		if better == 0 {
-			if !warned[k.unit] {
-				warned[k.unit] = true
-				rep.Warnings = append(rep.Warnings, fmt.Sprintf("unit %s: direction unknown, not gated; declare it with \"Unit %s better=lower\" (or higher) in the bench output", k.unit, k.unit))
-			}
-			continue
-		}
-		oldVals := sides[0].vals[k]
-		if allEqual(oldVals, newVals) {
-			rep.Unchanged++
-			continue
-		}
-		cmps = append(cmps, comparison{Finding: Finding{Benchmark: k.bench, Unit: k.unit, N1: len(oldVals), N2: len(newVals)}, better: better})
+// list joins names one per line, at most max of them.
+func list(names []string, max int) string {
+	if len(names) > max {
+		return strings.Join(names[:max], "\n\t") + fmt.Sprintf("\n\t(and %d more)", len(names)-max)
 	}
-	for _, k := range sides[1].order {
-		if _, ok := sides[0].vals[k]; !ok && sides[0].benches[k.bench] {
-			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s: unit %s only in %s; not compared", k.bench, k.unit, rep.New))
-		}
-	}
-	for i := range cmps {
-		c := &cmps[i]
-		k := sampleKey{c.Benchmark, c.Unit}
-		thr := &benchmath.Thresholds{CompareAlpha: rep.Alpha}
-		s1 := benchmath.NewSample(append([]float64(nil), sides[0].vals[k]...), thr)
-		s2 := benchmath.NewSample(append([]float64(nil), sides[1].vals[k]...), thr)
-		c.Old = benchmath.AssumeNothing.Summary(s1, 0.95).Center
-		c.New = benchmath.AssumeNothing.Summary(s2, 0.95).Center
-		c.P = benchmath.AssumeNothing.Compare(s1, s2).P
-	}
-	return cmps
-}
-
-// dropSparse sets apart the figures with too few runs on a side for the
-// test ever to be significant: a figure a run does not always have (itl of
-// one-token answers, json-valid of a run with no JSON check) is listed as
-// not judged, by name, rather than compared blind or allowed to make the
-// whole comparison unusable. checkRuns still fails when nothing is left.
-func dropSparse(rep *Report, cmps []comparison) []comparison {
-	kept := cmps[:0]
-	for _, c := range cmps {
-		if minP(c.N1, c.N2) > rep.Alpha {
-			rep.NotJudged = append(rep.NotJudged, c.Finding)
-			continue
-		}
-		kept = append(kept, c)
-	}
-	if len(kept) == 0 && len(rep.NotJudged) > 0 {
-		c := rep.NotJudged[0]
-		rep.failSparse = fmt.Errorf("%w: %s %s has %d runs in %s and %d in %s; the Mann-Whitney test at alpha %g can never be significant with so few: need ≥ %d runs per side; raise go test -count",
-			ErrUnusable, c.Benchmark, c.Unit, c.N1, rep.Base, c.N2, rep.New, rep.Alpha, runsNeeded(rep.Alpha))
-	}
-	return kept
-}
-
-// checkRuns fails when the sample sizes make significance impossible, so a
-// gate that cannot see a regression does not pass quietly. Mann-Whitney's
-// smallest p-value depends only on the run counts; Holm's first step needs
-// p ≤ α/m.
-func checkRuns(rep *Report, cmps []comparison) error {
-	rep.Compared = len(cmps)
-	if rep.failSparse != nil {
-		return rep.failSparse
-	}
-	if len(cmps) == 0 {
-		return nil
-	}
-	m := float64(len(cmps))
-	needPlain, needHolm := runsNeeded(rep.Alpha), runsNeeded(rep.Alpha/m)
-	blindHolm := 0
-	for _, c := range cmps {
-		if minP(c.N1, c.N2) > rep.Alpha {
-			return fmt.Errorf("%w: %s %s has %d runs in %s and %d in %s; the Mann-Whitney test at alpha %g can never be significant with so few: need ≥ %d runs per side (≥ %d for %d comparisons under Holm–Bonferroni); raise go test -count",
-				ErrUnusable, c.Benchmark, c.Unit, c.N1, rep.Base, c.N2, rep.New, rep.Alpha, needPlain, needHolm, len(cmps))
-		}
-		if minP(c.N1, c.N2) > rep.Alpha/m {
-			blindHolm++
-		}
-	}
-	if blindHolm == len(cmps) {
-		return fmt.Errorf("%w: %d comparisons under Holm–Bonferroni need p ≤ %.2g at the first step, which needs ≥ %d runs per side; raise go test -count, or narrow -filter",
-			ErrUnusable, len(cmps), rep.Alpha/m, needHolm)
-	}
-	if blindHolm > 0 {
-		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%d of %d comparisons have fewer than %d runs per side and can be flagged only after another is; raise go test -count", blindHolm, len(cmps), needHolm))
-	}
-	return nil
-}
-
-// judge applies Holm–Bonferroni, the direction and the tolerance.
-func judge(rep *Report, cmps []comparison, opts Options) {
-	ps := make([]float64, len(cmps))
-	for i, c := range cmps {
-		ps[i] = c.P
-	}
-	for i, adj := range HolmAdjust(ps) {
-		c := cmps[i]
-		c.PAdj = adj
-		c.Tolerance = toleranceFor(c.Unit, opts.Tolerance)
-		if adj > rep.Alpha || !c.Tolerance.exceeded(c.Old, c.New) {
-			rep.Unchanged++
-			continue
-		}
-		worse := (c.New-c.Old)*float64(c.better) < 0
-		if worse {
-			rep.Regressions = append(rep.Regressions, c.Finding)
-		} else {
-			rep.Improvements = append(rep.Improvements, c.Finding)
-		}
-	}
-}
-
-// direction is +1 when higher is better, -1 when lower is, 0 if unknown.
-// Declared metadata wins; the fallbacks follow the project's unit names.
-func direction(units benchfmt.UnitMetadataMap, unit string) int {
-	if units.Get(unit, "better") != nil {
-		return units.GetBetter(unit)
-	}
-	switch {
-	case strings.HasSuffix(unit, "-ms"), unit == "ns/op", unit == "sec/op":
-		return -1
-	case strings.HasPrefix(unit, "err"):
-		return -1
-	case strings.HasSuffix(unit, "/s"), strings.HasSuffix(unit, "-%"):
-		return 1
-	}
-	return units.GetBetter(unit)
-}
-
-func allEqual(a, b []float64) bool {
-	for _, s := range [][]float64{a, b} {
-		for _, x := range s {
-			if x != a[0] {
-				return false
-			}
-		}
-	}
-	return true
+	return strings.Join(names, "\n\t")
 }
 
 func pct(old, new float64) float64 {

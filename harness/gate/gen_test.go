@@ -10,15 +10,15 @@ import (
 	"testing"
 )
 
-// metric is one generated unit: its true mean and noise as a coefficient
+// runFig is one generated unit: its true mean and noise as a coefficient
 // of variation (sd/mean).
-type metric struct {
+type runFig struct {
 	unit, better string
 	mean, cv     float64
 }
 
 // realistic is a chat scenario's figures with ~5% run-to-run noise.
-var realistic = []metric{
+var realistic = []runFig{
 	{"ttft-p95-ms", "lower", 250, 0.05},
 	{"total-p95-ms", "lower", 2100, 0.05},
 	{"out-tok/s", "higher", 410, 0.05},
@@ -28,7 +28,7 @@ var realistic = []metric{
 // run describes one generated benchfmt file.
 type run struct {
 	endpoints []string
-	metrics   []metric
+	metrics   []runFig
 	runs      int
 	// change maps a unit to the transformation of its true mean.
 	change map[string]func(float64) float64
@@ -77,8 +77,8 @@ func scaleBy(f float64) func(float64) float64 { return func(x float64) float64 {
 func plus(d float64) func(float64) float64    { return func(x float64) float64 { return x + d } }
 
 // withCV returns ms with unit's noise set to cv.
-func withCV(ms []metric, unit string, cv float64) []metric {
-	out := append([]metric(nil), ms...)
+func withCV(ms []runFig, unit string, cv float64) []runFig {
+	out := append([]runFig(nil), ms...)
 	for i := range out {
 		if out[i].unit == unit {
 			out[i].cv = cv

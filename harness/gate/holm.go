@@ -51,3 +51,11 @@ func runsNeeded(alpha float64) int {
 	}
 	return n
 }
+
+// minP1 is the smallest one-sided p-value of the U test, which the gate
+// uses (it asks whether the candidate is worse): half of minP.
+func minP1(n1, n2 int) float64 { return minP(n1, n2) / 2 }
+
+// runsNeeded1 is the smallest equal number of runs per side with which the
+// one-sided U test can reach p ≤ alpha.
+func runsNeeded1(alpha float64) int { return runsNeeded(2 * alpha) }

@@ -8,36 +8,96 @@ import (
 	"text/tabwriter"
 )
 
-// WriteText writes r for a person reading CI logs: the verdict first, then
-// one line per regressed or improved figure, counts, and warnings.
+// WriteText writes r for a person reading CI logs: the verdict first, what
+// each family of tests covers, one line per regressed or improved figure
+// (with its levels, or the cases that newly fail), what the gate can see,
+// and the caveats.
 func (r *Report) WriteText(w io.Writer) error {
 	var b strings.Builder
 	verdict := "PASS"
 	if r.Failed() {
 		verdict = "FAIL"
 	}
-	fmt.Fprintf(&b, "gate %s: %s vs %s — %d regressed, %d improved, %d unchanged (%d comparisons, Holm–Bonferroni α=%g)\n",
-		verdict, r.New, r.Base, len(r.Regressions), len(r.Improvements), r.Unchanged, r.Compared, r.Alpha)
+	vanished := ""
+	if len(r.Vanished) > 0 {
+		vanished = fmt.Sprintf(", %d vanished", len(r.Vanished))
+	}
+	constant := ""
+	if r.Constant > 0 {
+		constant = fmt.Sprintf(", %d the same everywhere", r.Constant)
+	}
+	fmt.Fprintf(&b, "gate %s: %s vs %s — %d regressed%s, %d improved, %d unchanged (%d tested%s; Holm–Bonferroni within each family)\n",
+		verdict, r.New, r.Base, len(r.Regressions), vanished, len(r.Improvements), r.Unchanged, r.Compared, constant)
+	for _, f := range r.Families {
+		covers := f.Covers
+		if f.Tests == 0 {
+			covers = "none: every request had the same outcome on both sides, or none was checked"
+		}
+		fmt.Fprintf(&b, "  %-8s α=%-4g %3d tests: %s\n", f.Name, f.Alpha, f.Tests, covers)
+	}
 	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
 	for _, set := range []struct {
 		label string
 		fs    []Finding
 	}{{"REGRESSED", r.Regressions}, {"improved", r.Improvements}} {
 		for _, f := range set.fs {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s → %s\t%s\t(p=%.3g n=%d+%d, tolerance %s)\n",
-				set.label, f.Benchmark, f.Unit, num(f.Old), num(f.New), delta(f), f.PAdj, f.N1, f.N2, f.Tolerance)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s → %s\t%s\t(%s)\n",
+				set.label, f.Family, f.Benchmark, f.Unit, num(f.Old), num(f.New), delta(f), detail(f))
+			if len(f.Levels) > 1 {
+				fmt.Fprintf(tw, "\t\t\t\t%s\n", levelsOf(f.Levels))
+			}
+			if len(f.Cases) > 0 && set.label == "REGRESSED" {
+				fmt.Fprintf(tw, "\t\t\t\tnewly failing: %s\n", cases(f.Cases, 5))
+			}
 		}
 	}
 	tw.Flush()
+	for _, f := range r.Vanished {
+		fmt.Fprintf(&b, "VANISHED   %s %s: in all %d runs of %s, in none of the %d of %s (a check that no longer runs? -allow-missing lets it pass)\n",
+			f.Benchmark, f.Unit, f.N1, r.Base, f.N2, r.New)
+	}
+	writeSensitivity(&b, r.Sensitivity)
 	for _, f := range r.NotJudged {
 		fmt.Fprintf(&b, "not judged: %s %s: %d runs in %s, %d in %s, too few to be significant (the figure is missing from the others)\n",
 			f.Benchmark, f.Unit, f.N1, r.Base, f.N2, r.New)
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(&b, "note: %s\n", n)
 	}
 	for _, warn := range r.Warnings {
 		fmt.Fprintf(&b, "warning: %s\n", warn)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// detail is a finding's evidence: p, n, how the test was made, tolerance.
+func detail(f Finding) string {
+	what := "runs"
+	if f.Requests {
+		what = "requests"
+	}
+	s := fmt.Sprintf("p=%.3g n=%d+%d %s", f.PAdj, f.N1, f.N2, what)
+	if f.Deff > 1.005 {
+		s += fmt.Sprintf(", drift ×%.2g", f.Deff)
+	}
+	if f.Paired {
+		s += ", paired by case"
+	}
+	return s + ", tolerance " + f.Tolerance.String()
+}
+
+// cases lists at most n cases as "id (0/17 → 12/17)".
+func cases(cs []CaseChange, n int) string {
+	var parts []string
+	for i, c := range cs {
+		if i == n {
+			parts = append(parts, fmt.Sprintf("and %d more", len(cs)-n))
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%s (%d/%d → %d/%d failed)", c.Case, c.Bad1, c.N1, c.Bad2, c.N2))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // delta shows the relative change, and for percentage units the change in

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/llmsla/llmsla/harness/config"
+)
+
+// TestRunAB runs llmsla ab on simulator endpoints of an sla.yaml written
+// here: the one 20% slower in TTFT is flagged, two identical ones pass. The
+// simulated TTFT (40 ms) is long next to a busy machine's scheduling
+// delays, and both endpoints share whatever the machine does, request for
+// request.
+func TestRunAB(t *testing.T) {
+	if testing.Short() {
+		t.Skip("sends a few hundred requests to simulators")
+	}
+	const spec = `ttft=40ms,tpot=1ms,tokens=4,jitter=0.05`
+	p := filepath.Join(t.TempDir(), "sla.yaml")
+	yaml := "endpoints:\n" +
+		"  prod: {sim: \"" + spec + "\"}\n" +
+		"  twin: {sim: \"" + spec + "\"}\n" +
+		"  slow: {sim: \"" + spec + ",scale=1.2\"}\n"
+	if err := os.WriteFile(p, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(config.EnvConfig, p)
+	out := t.TempDir()
+	ab := func(t *testing.T, base, cand string) (int, string) {
+		t.Helper()
+		var stdout, stderr bytes.Buffer
+		code := runAB([]string{"-n", "20", "-count", "3", "-concurrency", "2", "-seed", "1", "-out", out, base, cand}, &stdout, &stderr)
+		t.Logf("llmsla ab %s %s: exit %d\n%s%s", base, cand, code, &stdout, &stderr)
+		return code, stdout.String() + stderr.String()
+	}
+	t.Run("20% slower is flagged", func(t *testing.T) {
+		code, got := ab(t, "prod", "slow")
+		if code != 1 {
+			t.Fatalf("exit = %d, want 1", code)
+		}
+		contains(t, "output", got, []string{"A/B: prod", "slow", "gate FAIL", "REGRESSED", "ttft-p50-ms", "recorded " + out})
+	})
+	t.Run("identical pass", func(t *testing.T) {
+		code, got := ab(t, "prod", "twin")
+		if code != 0 {
+			t.Fatalf("exit = %d, want 0", code)
+		}
+		contains(t, "output", got, []string{"gate PASS"})
+	})
+	t.Run("unknown endpoint", func(t *testing.T) {
+		code, got := ab(t, "prod", "staging")
+		if code != 2 {
+			t.Fatalf("exit = %d, want 2", code)
+		}
+		contains(t, "output", got, []string{`endpoint "staging" is not in`, "have: prod, twin, slow"})
+	})
+}

@@ -1,0 +1,140 @@
+package gate
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/llmsla/llmsla/harness/load"
+	"github.com/llmsla/llmsla/harness/quality"
+	"github.com/llmsla/llmsla/harness/sample"
+	"github.com/llmsla/llmsla/harness/stream"
+)
+
+// fakeEndpoint answers at once with a drawn latency: TTFT lognormal around
+// ttft ms (σ 0.1, the simulator's), the right answer to the case it is
+// asked unless wrong says otherwise. It records the order of requests.
+type fakeEndpoint struct {
+	name    string
+	ttft    float64
+	wrong   map[string]bool // cases it gets wrong
+	answers map[string][2]string
+	// The two endpoints of a test share the generator and the log, and
+	// the lock on both.
+	mu  *sync.Mutex
+	rng *rand.Rand
+	log *[]string
+}
+
+func (f *fakeEndpoint) Do(_ context.Context, req stream.Request) sample.Sample {
+	q := req.Messages[len(req.Messages)-1].Content
+	a := f.answers[q]
+	f.mu.Lock()
+	ttft := f.ttft * math.Exp(0.1*f.rng.NormFloat64())
+	*f.log = append(*f.log, f.name+" "+a[1])
+	f.mu.Unlock()
+	content := a[0]
+	if f.wrong[a[1]] {
+		content = "no idea"
+	}
+	d := time.Duration(ttft * float64(time.Millisecond))
+	return sample.Sample{Endpoint: "set by the client", Start: time.Now(), TTFT: d, TTFA: d, Total: d + 10*time.Millisecond,
+		OutputTokens: 6, Chunks: 6, Finish: "stop", Content: content}
+}
+
+func abCases(t *testing.T) ([]quality.Case, map[string][2]string) {
+	t.Helper()
+	cases, err := quality.LoadCases("../../fixtures/classify.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	answers := map[string][2]string{}
+	for _, c := range cases {
+		msgs := c.Render()
+		answers[msgs[len(msgs)-1].Content] = [2]string{c.Answer, c.ID}
+	}
+	return cases, answers
+}
+
+func TestAB(t *testing.T) {
+	cases, answers := abCases(t)
+	run := func(candTTFT float64, wrong map[string]bool) (*Report, []string) {
+		t.Helper()
+		var log []string
+		var mu sync.Mutex
+		rng := rand.New(rand.NewPCG(9, 9))
+		base := &fakeEndpoint{name: "prod", ttft: 100, answers: answers, mu: &mu, rng: rng, log: &log}
+		cand := &fakeEndpoint{name: "canary", ttft: candTTFT, wrong: wrong, answers: answers, mu: &mu, rng: rng, log: &log}
+		o := ABOptions{Scenario: "chat", Cases: cases, Levels: []load.Pacer{load.Closed(1), load.Closed(4)}, Runs: 5, N: 20, Warmup: 1, MaxTokens: 16, Seed: 1}
+		bs, cs, err := AB(context.Background(), Arm{"prod", base}, Arm{"canary", cand}, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := GateRequests("prod", "canary", bs, cs, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out strings.Builder
+		rep.WriteText(&out)
+		t.Log("\n" + out.String())
+		return rep, log
+	}
+	t.Run("interleaved pairs of the same case", func(t *testing.T) {
+		_, log := run(100, nil)
+		// At concurrency 1 the requests go one by one: after the warm-up
+		// (one pair), each pair is both endpoints asking one case.
+		seq := log[2 : 2+2*20]
+		firsts := map[string]int{}
+		for i := 0; i < len(seq); i += 2 {
+			a, b := strings.Fields(seq[i]), strings.Fields(seq[i+1])
+			if a[0] == b[0] || a[1] != b[1] {
+				t.Fatalf("pair %d: %q then %q, want both endpoints asking one case", i/2, seq[i], seq[i+1])
+			}
+			firsts[a[0]]++
+		}
+		if firsts["prod"] == 0 || firsts["canary"] == 0 {
+			t.Errorf("who went first: %v, want both, in random order", firsts)
+		}
+	})
+	t.Run("20% slower is flagged", func(t *testing.T) {
+		rep, _ := run(120, nil)
+		if !rep.Failed() || !hasRegression(rep, "ttft-p50-ms") {
+			t.Errorf("canary 20%% slower: not flagged on ttft-p50-ms")
+		}
+	})
+	t.Run("identical pass", func(t *testing.T) {
+		if rep, _ := run(100, nil); rep.Failed() {
+			t.Errorf("identical endpoints: failed")
+		}
+	})
+	t.Run("cases that fail are named", func(t *testing.T) {
+		rep, _ := run(100, map[string]bool{"sent-001": true, "sent-002": true, "sent-003": true})
+		var found []string
+		for _, f := range rep.Regressions {
+			if f.Unit == "accuracy-%" {
+				for _, c := range f.Cases {
+					found = append(found, c.Case)
+				}
+				if !f.Paired {
+					t.Errorf("accuracy not paired by case")
+				}
+			}
+		}
+		if strings.Join(found, " ") != "sent-001 sent-002 sent-003" {
+			t.Errorf("newly failing cases = %v, want sent-001..003", found)
+		}
+	})
+}
+
+func hasRegression(rep *Report, unit string) bool {
+	for _, f := range rep.Regressions {
+		if f.Unit == unit {
+			return true
+		}
+	}
+	return false
+}

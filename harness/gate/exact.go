@@ -1,0 +1,107 @@
+package gate
+
+import (
+	"math"
+)
+
+// stratum is one 2×2 table of a proportion test: of n[i] requests on
+// side i (0 the base, 1 the new one), bad[i] failed the check.
+type stratum struct{ bad, n [2]int }
+
+// exact is the outcome of the exact stratified test.
+type exact struct {
+	// PWorse is P(T ≥ t) and PBetter P(T ≤ t), one-sided, for T the new
+	// side's failures summed over strata.
+	PWorse, PBetter float64
+	// Mean and Var are T's under no change, Obs its observed value:
+	// (Obs−Mean)/√Var is Mantel–Haenszel's z.
+	Mean, Var, Obs float64
+	// Informative counts the strata that carry evidence: both sides
+	// asked, and both outcomes seen.
+	Informative int
+}
+
+// exactStratified tests whether the new side fails more or less often than
+// the base within strata, without assuming anything of how rates differ
+// between strata. The statistic is the new side's failures summed over
+// strata (Mantel–Haenszel's); given each stratum's margins its failures
+// are hypergeometric under no change, so the exact distribution of the sum
+// is the convolution of the strata's hypergeometrics. With one stratum this
+// is Fisher's exact test; with strata of one request per side it is
+// McNemar's test on the discordant pairs — the case where pairing by
+// fixture case is plainest: a case answered right on both sides or wrong
+// on both says nothing about a change, and drops out.
+func exactStratified(strata []stratum) exact {
+	dist := []float64{1} // P(T − lo = t)
+	lo := 0
+	var e exact
+	for _, s := range strata {
+		n0, n1 := s.n[0], s.n[1]
+		total, bad := n0+n1, s.bad[0]+s.bad[1]
+		if n0 == 0 || n1 == 0 || bad == 0 || bad == total {
+			// One side did not ask it, or every request had the same
+			// outcome: T's part is fixed, and says nothing.
+			e.Obs += float64(s.bad[1])
+			e.Mean += float64(s.bad[1])
+			lo += s.bad[1]
+			continue
+		}
+		e.Informative++
+		h, least := hypergeometric(total, bad, n1)
+		lo += least
+		e.Obs += float64(s.bad[1])
+		N, K, n := float64(total), float64(bad), float64(n1)
+		e.Mean += n * K / N
+		e.Var += n * K * (N - K) * (N - n) / (N * N * (N - 1))
+		dist = convolve(dist, h)
+	}
+	t := int(e.Obs) - lo
+	for i, p := range dist {
+		if i >= t {
+			e.PWorse += p
+		}
+		if i <= t {
+			e.PBetter += p
+		}
+	}
+	e.PWorse, e.PBetter = math.Min(1, e.PWorse), math.Min(1, e.PBetter)
+	return e
+}
+
+// hypergeometric returns P(X = lo+i) for X the failures among n draws
+// from total requests of which bad failed, and lo, X's smallest value.
+func hypergeometric(total, bad, n int) ([]float64, int) {
+	lo, hi := max(0, n-(total-bad)), min(n, bad)
+	h := make([]float64, hi-lo+1)
+	base := lchoose(total, n)
+	for x := lo; x <= hi; x++ {
+		h[x-lo] = math.Exp(lchoose(bad, x) + lchoose(total-bad, n-x) - base)
+	}
+	return h, lo
+}
+
+func convolve(a, b []float64) []float64 {
+	out := make([]float64, len(a)+len(b)-1)
+	for i, x := range a {
+		if x == 0 {
+			continue
+		}
+		for j, y := range b {
+			out[i+j] += x * y
+		}
+	}
+	return out
+}
+
+func lchoose(n, k int) float64 {
+	a, _ := math.Lgamma(float64(n + 1))
+	b, _ := math.Lgamma(float64(k + 1))
+	c, _ := math.Lgamma(float64(n - k + 1))
+	return a - b - c
+}
+
+// normCDF is Φ, the standard normal distribution function.
+func normCDF(z float64) float64 { return 0.5 * math.Erfc(-z/math.Sqrt2) }
+
+// normQuantile is Φ⁻¹.
+func normQuantile(p float64) float64 { return math.Sqrt2 * math.Erfinv(2*p-1) }

@@ -1,0 +1,121 @@
+package gate
+
+import (
+	"math"
+	"math/rand/v2"
+	"sort"
+	"testing"
+)
+
+func TestExactStratified(t *testing.T) {
+	cases := map[string]struct {
+		strata        []stratum
+		worse, better float64
+	}{
+		// Fisher's tea tasting: 3 of 4 cups right. P(X ≥ 3) = 17/70.
+		"Fisher, one stratum": {
+			strata: []stratum{{bad: [2]int{1, 3}, n: [2]int{4, 4}}},
+			worse:  17.0 / 70, better: 69.0 / 70,
+		},
+		// McNemar: 8 cases pass on the base and fail on the new side,
+		// 1 the other way; concordant pairs say nothing. P(Bin(9, ½) ≥ 8)
+		// = 10/512.
+		"McNemar, pairs by case": {
+			strata: append(append(append(
+				repeatStratum(stratum{bad: [2]int{0, 1}, n: [2]int{1, 1}}, 8),
+				stratum{bad: [2]int{1, 0}, n: [2]int{1, 1}}),
+				repeatStratum(stratum{bad: [2]int{0, 0}, n: [2]int{1, 1}}, 30)...),
+				repeatStratum(stratum{bad: [2]int{1, 1}, n: [2]int{1, 1}}, 3)...),
+			worse: 10.0 / 512, better: 1 - 1.0/512,
+		},
+		"no evidence": {
+			strata: []stratum{{bad: [2]int{0, 0}, n: [2]int{20, 20}}, {bad: [2]int{5, 0}, n: [2]int{5, 0}}},
+			worse:  1, better: 1,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			e := exactStratified(tc.strata)
+			for _, c := range []struct {
+				what      string
+				got, want float64
+			}{{"PWorse", e.PWorse, tc.worse}, {"PBetter", e.PBetter, tc.better}} {
+				if math.Abs(c.got-c.want) > 1e-9 {
+					t.Errorf("%s = %.6g, want %.6g", c.what, c.got, c.want)
+				}
+			}
+		})
+	}
+}
+
+func repeatStratum(s stratum, n int) []stratum {
+	out := make([]stratum, n)
+	for i := range out {
+		out[i] = s
+	}
+	return out
+}
+
+// Under no change the exact test rejects at most as often as its level
+// says, whatever the strata: here cases that pass 90% of the time, one in
+// five a coin, asked 5 to 20 times a side.
+func TestExactStratifiedSize(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	const trials = 2000
+	rejected := 0
+	for range trials {
+		var ss []stratum
+		for range 30 {
+			p := 0.0
+			if rng.Float64() < 0.2 {
+				p = 0.5
+			}
+			var s stratum
+			for side := range 2 {
+				s.n[side] = 5 + rng.IntN(16)
+				for range s.n[side] {
+					if rng.Float64() < p {
+						s.bad[side]++
+					}
+				}
+			}
+			ss = append(ss, s)
+		}
+		if exactStratified(ss).PWorse <= 0.05 {
+			rejected++
+		}
+	}
+	if rate := float64(rejected) / trials; rate > 0.05 {
+		t.Errorf("one-sided rejections at 0.05 under no change: %.3f, want ≤ 0.05", rate)
+	}
+}
+
+func TestHarrellDavis(t *testing.T) {
+	// Against a distribution: the p95 of 2000 uniform draws is near 0.95.
+	rng := rand.New(rand.NewPCG(4, 4))
+	xs := make([]float64, 2000)
+	for i := range xs {
+		xs[i] = rng.Float64()
+	}
+	sort.Float64s(xs)
+	if got := harrellDavis(xs, 0.95); math.Abs(got-0.95) > 0.01 {
+		t.Errorf("p95 of uniform draws = %.4f, want 0.95 ± 0.01", got)
+	}
+	// A constant sample's every quantile is the constant; weights sum to 1.
+	if got := harrellDavis([]float64{3, 3, 3, 3, 3}, 0.5); math.Abs(got-3) > 1e-12 {
+		t.Errorf("median of five 3s = %v", got)
+	}
+	// The median of a symmetric sample is its centre.
+	if got := harrellDavis([]float64{1, 2, 3, 4, 5}, 0.5); math.Abs(got-3) > 1e-9 {
+		t.Errorf("median of 1..5 = %v, want 3", got)
+	}
+	// I_x(a, b) against closed forms: I_x(1, 1) = x, I_x(2, 1) = x².
+	for _, x := range []float64{0.1, 0.5, 0.9} {
+		if got := regIncBeta(1, 1, x); math.Abs(got-x) > 1e-12 {
+			t.Errorf("I_%g(1,1) = %v", x, got)
+		}
+		if got := regIncBeta(2, 1, x); math.Abs(got-x*x) > 1e-12 {
+			t.Errorf("I_%g(2,1) = %v", x, got)
+		}
+	}
+}

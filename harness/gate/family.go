@@ -1,0 +1,97 @@
+package gate
+
+import "math"
+
+// The gate asks of each figure one question — is the candidate worse? —
+// and the figures fall into three kinds, each its own family under
+// Holm–Bonferroni with its own α, so that adding a scenario, which adds
+// latency and run figures, does not make the gate blind to quality:
+//
+//	latency  per-request latency percentiles of each scenario × endpoint
+//	quality  per-request proportions: accuracy, schema-valid, json-valid
+//	         and errors, of each scenario × endpoint
+//	runs     every other figure, compared over runs (Mann-Whitney)
+//
+// The tests are one-sided: within a family Holm bounds the probability of
+// any false alarm at α, and the gate's at the sum over the families (in
+// practice far less: a regression must also exceed its tolerance).
+// Improvements are the same tests the other way round at the same level;
+// they are listed, and never fail the gate.
+const (
+	FamilyLatency = "latency"
+	FamilyQuality = "quality"
+	FamilyRuns    = "runs"
+)
+
+// Family says what one correction covers.
+type Family struct {
+	Name  string
+	Alpha float64
+	// Tests is the family size Holm corrected for.
+	Tests int
+	// Covers says in words which tests are in it.
+	Covers string
+}
+
+// test is one figure of a family.
+type test struct {
+	Finding
+	// better is +1 when higher is better, −1 when lower is.
+	better int
+	// pWorse and pBetter are the one-sided p-values of the hypotheses that
+	// the new side is no worse, and no better.
+	pWorse, pBetter float64
+}
+
+// worse reports whether the estimate moved in the worse direction.
+func (t test) worse() bool { return (t.New-t.Old)*float64(t.better) < 0 }
+
+// family is a Family with its tests, before judging.
+type family struct {
+	Family
+	tests []test
+}
+
+// judge applies Holm–Bonferroni within the family to the one-sided
+// p-values of each direction, then the tolerance, and adds the outcome to
+// rep: a regression is a figure significantly worse whose estimate is
+// worse by more than its tolerance; an improvement the same the other way.
+func (f *family) judge(rep *Report, opts Options) {
+	f.Tests = len(f.tests)
+	rep.Families = append(rep.Families, f.Family)
+	worse, better := make([]float64, len(f.tests)), make([]float64, len(f.tests))
+	for i, t := range f.tests {
+		worse[i], better[i] = t.pWorse, t.pBetter
+	}
+	adjWorse, adjBetter := HolmAdjust(worse), HolmAdjust(better)
+	for i, t := range f.tests {
+		t.Family = f.Name
+		t.Tolerance = toleranceFor(t.Unit, opts.Tolerance)
+		beyond := t.Tolerance.exceeded(t.Old, t.New)
+		t.P, t.PAdj = t.pWorse, adjWorse[i]
+		rep.judged = append(rep.judged, judged{t.Finding, beyond && t.worse()})
+		switch {
+		case beyond && t.worse() && adjWorse[i] <= f.Alpha:
+			rep.Regressions = append(rep.Regressions, t.Finding)
+		case beyond && !t.worse() && adjBetter[i] <= f.Alpha:
+			t.P, t.PAdj = t.pBetter, adjBetter[i]
+			rep.Improvements = append(rep.Improvements, t.Finding)
+		default:
+			rep.Unchanged++
+		}
+	}
+}
+
+// zFirst is the z a test needs to pass Holm's first step in a family of m
+// one-sided tests at alpha: the bar a lone change must clear, which is
+// what the minimal detectable effects are computed against.
+func zFirst(alpha float64, m int) float64 {
+	return normQuantile(1 - alpha/math.Max(1, float64(m)))
+}
+
+// judged is a test after Holm: whether it would be a regression at any α
+// its adjusted p-value clears (for measuring the gate at several levels).
+type judged struct {
+	Finding
+	worseBeyond bool
+}

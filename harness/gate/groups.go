@@ -1,0 +1,125 @@
+package gate
+
+import (
+	"fmt"
+	"strings"
+)
+
+// benchGroups reads both sources' samples and matches them with the
+// benchmarks both files hold, grouped by scenario × endpoint. Without
+// samples on a side it returns no group, and the report says that every
+// figure is judged over runs. Samples that contradict their benchfmt file
+// (another number of runs of a benchmark) are unusable: the two were not
+// recorded together.
+func benchGroups(rep *Report, base, new Source, sides [2]*side) ([]group, error) {
+	var rqs [2]*requests
+	for i, src := range []Source{base, new} {
+		rq, err := src.requests()
+		if err != nil {
+			return nil, err
+		}
+		if rq == nil {
+			what := "no samples"
+			if src.SamplesPath != "" {
+				what = "no " + src.SamplesPath
+			}
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s: %s: every figure judged over runs, which sees less than per-request tests (llmsla bench records X.samples.jsonl beside X.txt; llmsla baseline promotes both)",
+				src.Name, what))
+			return nil, nil
+		}
+		rqs[i] = rq
+	}
+	var index [2]map[string]reqKey
+	for i, rq := range rqs {
+		index[i] = map[string]reqKey{}
+		for _, k := range rq.order {
+			index[i][k.benchKey()] = k
+		}
+	}
+	byGroup := map[string]*group{}
+	var groups []*group
+	var unmatched []string
+	for _, bench := range sides[0].benchOrder {
+		if !sides[1].benches[bench] {
+			continue
+		}
+		key := benchKey(procsSuffix.ReplaceAllString(bench, ""))
+		var gl groupLevel
+		gl.bench = bench
+		found := true
+		for i, rq := range rqs {
+			k, ok := index[i][key]
+			if !ok {
+				found = false
+				break
+			}
+			c := rq.cells[k]
+			if n := sides[i].runs[bench]; len(c.runs) != n {
+				return nil, fmt.Errorf("%w: %s has %d runs of %s and %s has %d: they were not recorded together (or one was cut short); give the samples file of the same run",
+					ErrUnusable, rq.name, len(c.runs), bench, [2]string{rep.Base, rep.New}[i], n)
+			}
+			gl.cells[i] = c
+			gl.level = k.level
+		}
+		if !found {
+			unmatched = append(unmatched, bench)
+			continue
+		}
+		gl.units = map[string]bool{}
+		for _, k := range sides[0].order {
+			if _, ok := sides[1].vals[k]; ok && k.bench == bench {
+				gl.units[k.unit] = true
+			}
+		}
+		ck := index[0][key]
+		label := groupLabel(ck.scenario, ck.endpoint)
+		g := byGroup[label]
+		if g == nil {
+			g = &group{label: label}
+			byGroup[label] = g
+			groups = append(groups, g)
+		}
+		g.levels = append(g.levels, gl)
+	}
+	if len(unmatched) > 0 {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("no samples of %s on both sides (a benchmark named otherwise than scenario/endpoint=…/level?); judged over runs",
+			strings.Join(unmatched, ", ")))
+	}
+	out := make([]group, len(groups))
+	for i, g := range groups {
+		out[i] = *g
+	}
+	return out, nil
+}
+
+// requestGroups matches the cells of two sets of samples by scenario,
+// endpoint and level, grouped by scenario × endpoint.
+func requestGroups(rep *Report, rqs [2]*requests) []group {
+	byGroup := map[string]*group{}
+	var groups []*group
+	for _, k := range rqs[0].order {
+		c1, ok := rqs[1].cells[k]
+		if !ok {
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s %s: only in %s; not compared", groupLabel(k.scenario, k.endpoint), k.level, rqs[0].name))
+			continue
+		}
+		label := groupLabel(k.scenario, k.endpoint)
+		g := byGroup[label]
+		if g == nil {
+			g = &group{label: label}
+			byGroup[label] = g
+			groups = append(groups, g)
+		}
+		g.levels = append(g.levels, groupLevel{level: k.level, cells: [2]*cell{rqs[0].cells[k], c1}})
+	}
+	for _, k := range rqs[1].order {
+		if _, ok := rqs[0].cells[k]; !ok {
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s %s: only in %s; not compared", groupLabel(k.scenario, k.endpoint), k.level, rqs[1].name))
+		}
+	}
+	out := make([]group, len(groups))
+	for i, g := range groups {
+		out[i] = *g
+	}
+	return out
+}

@@ -1,0 +1,217 @@
+package gate
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"text/tabwriter"
+
+	"golang.org/x/perf/benchfmt"
+)
+
+// Planning: how many requests a side the gate needs to see a given change,
+// read off a recorded run (its latencies, its drift between runs, its
+// cases), for the shapes of change the MDEs assume (see power.go). The
+// recording is compared with itself, so that the families have the sizes a
+// comparison of two such recordings would give them.
+
+// PlanLine is the answer for one scenario × endpoint.
+type PlanLine struct {
+	Group, Unit string
+	// Have is the requests a side the recording has, Need those the
+	// change needs to be flagged with 80% probability (0 when Never).
+	Have, Need int
+	// Power is the probability of flagging the change with Have.
+	Power float64
+	// Never says why no number of requests would do, or is "".
+	Never string
+	// As says how the change was modelled, when not as given.
+	As string
+}
+
+// Plan answers, for each scenario × endpoint of base that has unit, how
+// many requests a side the gate needs to flag a change of unit as large as
+// change (Rel: relative, 0.10 for 10%; Abs: in the unit, points for a
+// proportion). base must be a file with its samples beside it: it is read
+// twice.
+func Plan(base Source, unit string, change Tolerance, opts Options) ([]PlanLine, error) {
+	opts, err := defaults(opts)
+	if err != nil {
+		return nil, err
+	}
+	if base.R != nil {
+		return nil, errors.New("plan: the base must be a file, not a stream")
+	}
+	filter, err := parseFilter(opts.Filter)
+	if err != nil {
+		return nil, err
+	}
+	sides := [2]*side{newSide(opts.MatchProcs), newSide(opts.MatchProcs)}
+	if _, err := readAll([]Source{base, base}, filter, func(i int, res *benchfmt.Result) { sides[i].add(res) }); err != nil {
+		return nil, err
+	}
+	rep := newReport(base.Name, base.Name, opts)
+	groups, err := benchGroups(rep, base, base, sides)
+	if err != nil {
+		return nil, err
+	}
+	if len(groups) == 0 {
+		return nil, fmt.Errorf("%w: plan: %s", ErrUnusable, strings.Join(rep.Warnings, "; "))
+	}
+	opts.noSensitivity, opts.plan = true, true
+	lat, qual := perRequest(rep, groups, opts, map[sampleKey]bool{})
+	var out []PlanLine
+	for _, f := range []*family{lat, qual} {
+		z := zFirst(f.Alpha, len(f.tests))
+		for _, t := range f.tests {
+			if t.Unit != unit {
+				continue
+			}
+			tol := toleranceFor(t.Unit, opts.Tolerance)
+			var line PlanLine
+			if t.tail != nil {
+				line = planLatency(t.Finding, z, tol, change)
+			} else {
+				line = planProportion(t.Finding, t.better, z, tol, change)
+			}
+			line.Group, line.Unit = t.Benchmark, t.Unit
+			out = append(out, line)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%w: plan: no scenario of %s has %s judged on requests (units judged on requests: latency percentiles and %s)",
+			ErrUnusable, base.Name, unit, "err-%, json-valid-%, schema-valid-%, accuracy-%")
+	}
+	return out, nil
+}
+
+// planLatency scales what the recording shows to n requests a side: the
+// expected z grows as √n, the estimate's standard error shrinks as 1/√n.
+func planLatency(f Finding, z float64, tol Tolerance, change Tolerance) PlanLine {
+	t := f.tail
+	have := f.N1
+	rel := change.Rel
+	if change.Abs > 0 && f.Old > 0 {
+		rel = math.Max(rel, change.Abs/f.Old)
+	}
+	theta, tolTheta := math.Log1p(rel), tolLog(tol, f.Old)
+	if theta <= tolTheta {
+		return PlanLine{Have: have, Never: fmt.Sprintf("a change of %+.3g%% is within the tolerance (%s), which the gate never flags; lower it with -tolerance %s=…", 100*rel, tol, f.Unit)}
+	}
+	ez, se := t.expectedZ(theta), t.seLog(f.pct)
+	power := func(n float64) float64 {
+		r := math.Sqrt(n / float64(have))
+		return normCDF(ez*r-z) * normCDF((theta-tolTheta)*r/se)
+	}
+	return planN(have, power)
+}
+
+// planProportion scales the model of the proportion's MDE to n requests a
+// side: whole cases that start failing when the test is paired by case,
+// else a failure probability raised on every request.
+func planProportion(f Finding, better int, z float64, tol Tolerance, change Tolerance) PlanLine {
+	have := f.N2
+	pts := change.Abs
+	if change.Rel > 0 {
+		pts = math.Max(pts, change.Rel*f.Old)
+	}
+	tp := tolPoints(tol, f.Old)
+	if pts <= tp {
+		return PlanLine{Have: have, Never: fmt.Sprintf("a change of %.3g points is within the tolerance (%s), which the gate never flags; lower it with -tolerance %s=…", pts, tol, f.Unit)}
+	}
+	d, tp := pts/100, tp/100
+	p0 := f.Old / 100
+	if better > 0 {
+		p0 = 1 - p0
+	}
+	if p0+d > 1 {
+		return PlanLine{Have: have, Never: fmt.Sprintf("%s is at %.3g%%: it cannot move by %.3g points", f.Unit, f.Old, pts)}
+	}
+	var power func(n float64) float64
+	var as string
+	if r0, r1, ok := alwaysPassing(f); ok && f.Paired {
+		// k whole cases of r1 requests each make the change.
+		k := math.Max(1, math.Round(d*float64(f.N2)/r1))
+		as = fmt.Sprintf("as %.0f whole case(s) of %.0f failing: %.3g points", k, float64(f.N2)/r1, 100*k*r1/float64(f.N2))
+		power = func(n float64) float64 {
+			s := n / float64(have)
+			if r0*s < 1 || r1*s < 1 {
+				return 0 // fewer requests than cases: not every case is asked
+			}
+			p := casesPower(int(k), r0*s, r1*s, f.exact.Var*s, z)
+			se := math.Sqrt(f.exact.Var*s) / (float64(f.N2) * s)
+			return p * normCDF((k*r1/float64(f.N2)-tp)/math.Max(se, 1e-9))
+		}
+	} else {
+		power = func(n float64) float64 {
+			pbar := p0 + d/2
+			p := normCDF(d/math.Sqrt(pbar*(1-pbar)*2/n) - z)
+			se := math.Sqrt((p0*(1-p0) + (p0+d)*(1-p0-d)) / n)
+			return p * normCDF((d-tp)/se)
+		}
+	}
+	line := planN(have, power)
+	line.As = as
+	return line
+}
+
+// alwaysPassing returns the typical number of requests a side of the cases
+// that passed every time on both sides.
+func alwaysPassing(f Finding) (r0, r1 float64, ok bool) {
+	var n0, n1 []int
+	for _, c := range f.caseCounts {
+		if c.Bad1 == 0 && c.Bad2 == 0 {
+			n0, n1 = append(n0, c.N1), append(n1, c.N2)
+		}
+	}
+	if len(n0) == 0 {
+		return 0, 0, false
+	}
+	return float64(median(n0)), float64(median(n1)), true
+}
+
+// planN finds the fewest requests a side with power(n) ≥ 80%, power
+// increasing in n, up to ten million.
+func planN(have int, power func(n float64) float64) PlanLine {
+	line := PlanLine{Have: have, Power: power(float64(have))}
+	const most = 1e7
+	if power(most) < 0.8 {
+		line.Never = "not even ten million requests a side would do: the change is too small for the noise"
+		return line
+	}
+	lo, hi := 1.0, 1.0
+	for power(hi) < 0.8 {
+		lo, hi = hi, hi*2
+	}
+	for hi-lo > 1 {
+		mid := math.Floor((lo + hi) / 2)
+		if power(mid) >= 0.8 {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	line.Need = int(hi)
+	return line
+}
+
+// WritePlan writes the answers of Plan for a person.
+func WritePlan(w io.Writer, lines []PlanLine, change string) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "to flag %s with 80%% probability (the shapes of change of docs/gate.md):\n", change)
+	for _, l := range lines {
+		switch {
+		case l.Never != "":
+			fmt.Fprintf(tw, "  %s\t%s\tnever: %s\n", l.Group, l.Unit, l.Never)
+		default:
+			as := ""
+			if l.As != "" {
+				as = "; " + l.As
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%d requests a side\t(have %d: %.0f%% now%s)\n", l.Group, l.Unit, l.Need, l.Have, 100*l.Power, as)
+		}
+	}
+	return tw.Flush()
+}

@@ -1,0 +1,237 @@
+package gate
+
+import (
+	"fmt"
+	"strings"
+
+	"golang.org/x/perf/benchfmt"
+	"golang.org/x/perf/benchmath"
+)
+
+// The runs family: each (benchmark, unit) of the benchfmt files that is
+// not judged on requests, compared over runs with the Mann-Whitney U test,
+// which assumes no distribution: run figures are percentiles of a few
+// requests, skewed, and few.
+
+type sampleKey struct{ bench, unit string }
+
+// side holds one file's samples in first-seen order.
+type side struct {
+	vals       map[sampleKey][]float64
+	order      []sampleKey
+	benches    map[string]bool
+	benchOrder []string
+	iters      map[string]int // of each benchmark's first run
+	runs       map[string]int // results of each benchmark
+	// procs is each benchmark's -N GOMAXPROCS suffix, when the name is
+	// keyed without it; mixed records a benchmark seen with two.
+	procs      map[string]string
+	matchProcs bool
+	mixed      []string
+}
+
+func newSide(matchProcs bool) *side {
+	return &side{vals: map[sampleKey][]float64{}, benches: map[string]bool{}, iters: map[string]int{}, runs: map[string]int{},
+		procs: map[string]string{}, matchProcs: matchProcs}
+}
+
+// benchName is a result's benchmark name as the gate keys it: without the
+// -N GOMAXPROCS suffix unless the names must match exactly. The suffix is
+// the client's core count: it says where the measuring ran, not what was
+// measured, and a baseline recorded on a 2-core CI runner must still
+// compare with a candidate recorded on an 8-core one.
+func benchName(res *benchfmt.Result, matchProcs bool) (name, procs string) {
+	if matchProcs {
+		return res.Name.String(), ""
+	}
+	base, parts := res.Name.Parts()
+	var b strings.Builder
+	b.Write(base)
+	for _, p := range parts {
+		if len(p) > 0 && p[0] == '-' {
+			procs = string(p[1:])
+			continue
+		}
+		b.Write(p)
+	}
+	return b.String(), procs
+}
+
+func (s *side) add(res *benchfmt.Result) {
+	bench, procs := benchName(res, s.matchProcs)
+	if p, ok := s.procs[bench]; ok && p != procs {
+		s.mixed = append(s.mixed, fmt.Sprintf("%s: GOMAXPROCS %s and %s", bench, orOne(p), orOne(procs)))
+	}
+	s.procs[bench] = procs
+	if !s.benches[bench] {
+		s.benches[bench] = true
+		s.benchOrder = append(s.benchOrder, bench)
+		s.iters[bench] = res.Iters
+	}
+	s.runs[bench]++
+	for _, v := range res.Values {
+		k := sampleKey{bench, unitOf(v)}
+		if _, ok := s.vals[k]; !ok {
+			s.order = append(s.order, k)
+		}
+		s.vals[k] = append(s.vals[k], valueOf(v))
+	}
+}
+
+// pair builds the comparisons for (benchmark, unit) pairs on both sides
+// whose direction is known. A pair whose pooled values are all equal (err-%
+// at 0 everywhere) carries no evidence either way and is counted unchanged
+// without entering the Holm family; leaving it out is valid because the
+// pooled values are the same whatever the labels.
+func pair(rep *Report, sides [2]*side, units benchfmt.UnitMetadataMap, allowMissing bool, covered map[sampleKey]bool) []test {
+	var cmps []test
+	warned := map[string]bool{}
+	for _, k := range sides[0].order {
+		if covered[k] {
+			continue
+		}
+		newVals, ok := sides[1].vals[k]
+		if !ok {
+			if !sides[1].benches[k.bench] {
+				continue
+			}
+			n := len(sides[0].vals[k])
+			if n == sides[0].runs[k.bench] && !allowMissing {
+				rep.Vanished = append(rep.Vanished, Finding{Benchmark: k.bench, Unit: k.unit, N1: n, N2: sides[1].runs[k.bench]})
+				continue
+			}
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s: unit %s only in %s; not compared", k.bench, k.unit, rep.Base))
+			continue
+		}
+		better := direction(units, k.unit)
+		if better == 0 {
+			if !warned[k.unit] {
+				warned[k.unit] = true
+				rep.Warnings = append(rep.Warnings, fmt.Sprintf("unit %s: direction unknown, not gated; declare it with \"Unit %s better=lower\" (or higher) in the bench output", k.unit, k.unit))
+			}
+			continue
+		}
+		oldVals := sides[0].vals[k]
+		if allEqual(oldVals, newVals) {
+			rep.Unchanged++
+			rep.Constant++
+			continue
+		}
+		cmps = append(cmps, test{Finding: Finding{Benchmark: k.bench, Unit: k.unit, N1: len(oldVals), N2: len(newVals)}, better: better})
+	}
+	for _, k := range sides[1].order {
+		if _, ok := sides[0].vals[k]; !ok && sides[0].benches[k.bench] {
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s: unit %s only in %s; not compared", k.bench, k.unit, rep.New))
+		}
+	}
+	for i := range cmps {
+		c := &cmps[i]
+		k := sampleKey{c.Benchmark, c.Unit}
+		thr := &benchmath.Thresholds{CompareAlpha: 2 * rep.Alpha}
+		s1 := benchmath.NewSample(append([]float64(nil), sides[0].vals[k]...), thr)
+		s2 := benchmath.NewSample(append([]float64(nil), sides[1].vals[k]...), thr)
+		c.Old = benchmath.AssumeNothing.Summary(s1, 0.95).Center
+		c.New = benchmath.AssumeNothing.Summary(s2, 0.95).Center
+		// benchmath's p is two-sided; the U test is symmetric under no
+		// change, so each direction's is half of it, or one minus that.
+		p := benchmath.AssumeNothing.Compare(s1, s2).P / 2
+		c.pWorse, c.pBetter = p, p
+		switch {
+		case c.worse():
+			c.pBetter = 1 - p
+		case c.New != c.Old:
+			c.pWorse = 1 - p
+		}
+	}
+	return cmps
+}
+
+// dropSparse sets apart the figures with too few runs on a side for the
+// test ever to be significant: a figure a run does not always have (itl of
+// one-token answers, json-valid of a run with no JSON check) is listed as
+// not judged, by name, rather than compared blind or allowed to make the
+// whole comparison unusable. checkRuns still fails when nothing is left.
+func dropSparse(rep *Report, cmps []test) []test {
+	kept := cmps[:0]
+	for _, c := range cmps {
+		if minP1(c.N1, c.N2) > rep.Alpha {
+			rep.NotJudged = append(rep.NotJudged, c.Finding)
+			continue
+		}
+		kept = append(kept, c)
+	}
+	if len(kept) == 0 && len(rep.NotJudged) > 0 {
+		c := rep.NotJudged[0]
+		rep.failSparse = fmt.Errorf("%w: %s %s has %d runs in %s and %d in %s; the Mann-Whitney test at alpha %g can never be significant with so few: need ≥ %d runs per side; raise go test -count",
+			ErrUnusable, c.Benchmark, c.Unit, c.N1, rep.Base, c.N2, rep.New, rep.Alpha, runsNeeded1(rep.Alpha))
+	}
+	return kept
+}
+
+// checkRuns fails when the sample sizes make significance impossible, so a
+// gate that cannot see a regression does not pass quietly. Mann-Whitney's
+// smallest p-value depends only on the run counts; Holm's first step needs
+// p ≤ α/m.
+func checkRuns(rep *Report, cmps []test) error {
+	if rep.failSparse != nil {
+		return rep.failSparse
+	}
+	if len(cmps) == 0 {
+		return nil
+	}
+	m := float64(len(cmps))
+	needPlain, needHolm := runsNeeded1(rep.Alpha), runsNeeded1(rep.Alpha/m)
+	blindHolm := 0
+	for _, c := range cmps {
+		if minP1(c.N1, c.N2) > rep.Alpha {
+			return fmt.Errorf("%w: %s %s has %d runs in %s and %d in %s; the Mann-Whitney test at alpha %g can never be significant with so few: need ≥ %d runs per side (≥ %d for %d comparisons under Holm–Bonferroni); raise go test -count",
+				ErrUnusable, c.Benchmark, c.Unit, c.N1, rep.Base, c.N2, rep.New, rep.Alpha, needPlain, needHolm, len(cmps))
+		}
+		if minP1(c.N1, c.N2) > rep.Alpha/m {
+			blindHolm++
+		}
+	}
+	if blindHolm == len(cmps) {
+		return fmt.Errorf("%w: %d comparisons under Holm–Bonferroni need p ≤ %.2g at the first step, which needs ≥ %d runs per side; raise go test -count, or narrow -filter",
+			ErrUnusable, len(cmps), rep.Alpha/m, needHolm)
+	}
+	if blindHolm > 0 {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%d of %d comparisons have fewer than %d runs per side and can be flagged only after another is; raise go test -count", blindHolm, len(cmps), needHolm))
+	}
+	return nil
+}
+
+// direction is +1 when higher is better, -1 when lower is, 0 if unknown.
+// Declared metadata wins; the fallbacks follow the project's unit names.
+func direction(units benchfmt.UnitMetadataMap, unit string) int {
+	if units.Get(unit, "better") != nil {
+		return units.GetBetter(unit)
+	}
+	switch {
+	case strings.HasSuffix(unit, "-ms"), unit == "ns/op", unit == "sec/op":
+		return -1
+	case strings.HasPrefix(unit, "err"):
+		return -1
+	case strings.HasSuffix(unit, "/s"), strings.HasSuffix(unit, "-%"):
+		return 1
+	}
+	return units.GetBetter(unit)
+}
+
+func allEqual(a, b []float64) bool {
+	for _, s := range [][]float64{a, b} {
+		for _, x := range s {
+			if x != a[0] {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func orOne(procs string) string {
+	if procs == "" {
+		return "1"
+	}
+	return procs
+}

@@ -1,0 +1,361 @@
+package gate
+
+import (
+	"encoding/binary"
+	"hash/fnv"
+	"math"
+	"slices"
+	"sort"
+
+	"github.com/llmsla/llmsla/harness/sample"
+)
+
+// A latency percentile is judged on the requests of both sides pooled,
+// level by level, with a rank test whose scores weigh the part of the
+// distribution the percentile describes. For p95 that is the tail beyond
+// the p90: a request scores Φ⁻¹(u) − Φ⁻¹(0.90) when its pooled rank puts
+// it at quantile u above 0.90, and 0 below. Counting the requests beyond
+// the pooled p95 (Mood's test for a quantile) asks the same question but
+// throws away how far beyond they went, and so needs more requests to see
+// the same tail regression. For
+// p50 every request scores its normal score Φ⁻¹(u) (van der Waerden's
+// test). Ranks make the test free of any assumption about the shape of
+// latencies, and of outliers.
+//
+// Requests of one run share its conditions (the machine's load, the
+// server's cache), so their scores are not independent, and a test that
+// treated 200 requests as 200 independent draws would see run-to-run drift
+// as a change. The drift is measured instead of assumed away: the scores
+// of each run are summed, and the spread of those sums around their side's
+// mean beyond what independent requests would give is the drift's share.
+// Drift that moves slowly makes consecutive runs alike, and the mean of
+// runs that are alike varies more than their spread shows; the runs' lag-1
+// correlation, taken as that of an AR(1) series, scales the share up to
+// the variance of the mean. The test's variance is multiplied by the
+// resulting design effect (Rao and Scott's correction) when it exceeds 1.
+
+// scoreFunc returns the scores of percentile p for n pooled requests: the
+// normal scores of the tail that holds twice the requests beyond p, and at
+// least minTail of them, or every normal score for p ≤ 50. A tail of a
+// handful of requests could never make the test significant, however slow
+// the new side: ranks only know that its requests are all at the top.
+func scoreFunc(p, n int) func(u float64) float64 {
+	q := float64(p) / 100
+	if q <= 0.5 {
+		return normQuantile
+	}
+	start := math.Min(1-2*(1-q), 1-float64(minTail)/float64(n))
+	if start <= 0.5 {
+		return normQuantile
+	}
+	z0 := normQuantile(start)
+	return func(u float64) float64 { return math.Max(0, normQuantile(u)-z0) }
+}
+
+// minTail is the fewest pooled requests of a level a tail score covers.
+const minTail = 20
+
+// levelRuns is one level's values of a latency figure, per side and run.
+type levelRuns struct {
+	level sample.Level
+	runs  [2][][]float64
+}
+
+// LevelChange is a latency percentile at one level on each side.
+type LevelChange struct {
+	Level    sample.Level
+	Old, New float64
+	N1, N2   int // requests
+}
+
+// tailTest is the outcome of the rank test of one latency percentile over
+// the levels of a scenario on an endpoint.
+type tailTest struct {
+	z    float64 // > 0: the new side is slower; corrected for drift
+	deff float64 // design effect applied (≥ 1), NaN when not measurable
+	df   int     // degrees of freedom behind deff
+	// zRaw is z before the drift correction; disp and expect are the
+	// spread of the run sums and what independent requests would give,
+	// lag their lag-1 products, runs the runs per side.
+	zRaw, disp, expect, lag float64
+	runs                    int
+	// fingerprint hashes the values, to find figures that are the same.
+	fingerprint uint64
+	// nu is the degrees of freedom of the drift estimate as seen by the
+	// test: runs − 1 on each side, not counting levels, whose runs share
+	// the machine's state.
+	nu int
+	// Old and New are the levels' percentiles averaged with the weights
+	// of the test; Levels holds each level's.
+	Old, New float64
+	Levels   []LevelChange
+	n        [2]int
+	strata   []tailStratum
+}
+
+// tailStratum keeps what the sensitivity of the test needs of a level:
+// the base side's values stand for the distribution both sides would have
+// without a change (the new side's may hold one).
+type tailStratum struct {
+	logs   []float64 // the base side's log values, sorted
+	n0, n1 int
+	v      float64 // variance of the statistic under no change
+	score  func(float64) float64
+}
+
+// minDriftDF is the fewest degrees of freedom (runs − 1, summed over
+// sides and levels) with which drift is measured; with fewer, the test
+// does not run.
+const minDriftDF = 2
+
+func runTailTest(levels []levelRuns, p int) tailTest {
+	q := float64(p)
+	var t tailTest
+	var num, vr, expect, wsum float64
+	// dev[side][k] sums, over the levels, how far the k-th run's scores
+	// are from the side's mean: the k-th runs of the levels ran one after
+	// the other (go test -count runs every level once per round), so they
+	// share the machine's state, and drift shows in their sum.
+	var dev [2][]float64
+	h := fnv.New64a()
+	for _, lv := range levels {
+		var pooled []tagged
+		var sides [2][]float64
+		for side := range 2 {
+			for run, vals := range lv.runs[side] {
+				for _, v := range vals {
+					pooled = append(pooled, tagged{v, side, run})
+					binary.Write(h, binary.LittleEndian, v)
+				}
+				sides[side] = append(sides[side], vals...)
+			}
+		}
+		n0, n1 := len(sides[0]), len(sides[1])
+		if n0 == 0 || n1 == 0 {
+			continue
+		}
+		N := n0 + n1
+		score := scoreFunc(p, N)
+		sort.Slice(pooled, func(i, j int) bool { return pooled[i].v < pooled[j].v })
+		scores := midRankScores(pooled, score)
+		var mean float64
+		for _, a := range scores {
+			mean += a
+		}
+		mean /= float64(N)
+		var ss, sum1 float64
+		runSums := [2][]float64{make([]float64, len(lv.runs[0])), make([]float64, len(lv.runs[1]))}
+		for i, x := range pooled {
+			d := scores[i] - mean
+			ss += d * d
+			runSums[x.side][x.run] += scores[i]
+			if x.side == 1 {
+				sum1 += scores[i]
+			}
+		}
+		v := float64(n0) * float64(n1) / (float64(N) * float64(N-1)) * ss
+		num += sum1 - float64(n1)*mean
+		vr += v
+		// Drift: the spread of run sums around the side's mean score.
+		sigma2 := ss / float64(N-1)
+		for side := range 2 {
+			runs := lv.runs[side]
+			total, sumSq := 0.0, 0.0
+			var sideSum float64
+			for r, vals := range runs {
+				total += float64(len(vals))
+				sumSq += float64(len(vals) * len(vals))
+				sideSum += runSums[side][r]
+			}
+			if len(runs) < 2 || total == 0 {
+				continue
+			}
+			m := sideSum / total
+			for len(dev[side]) < len(runs) {
+				dev[side] = append(dev[side], 0)
+			}
+			for r, vals := range runs {
+				dev[side][r] += runSums[side][r] - float64(len(vals))*m
+			}
+			expect += sigma2 * (total - sumSq/total)
+		}
+		slices.Sort(sides[0])
+		slices.Sort(sides[1])
+		logs := make([]float64, n0)
+		for i, x := range sides[0] {
+			logs[i] = math.Log(math.Max(x, 1e-9))
+		}
+		t.strata = append(t.strata, tailStratum{logs: logs, n0: n0, n1: n1, v: v, score: score})
+		lc := LevelChange{Level: lv.level, Old: harrellDavis(sides[0], q/100), New: harrellDavis(sides[1], q/100), N1: n0, N2: n1}
+		t.Levels = append(t.Levels, lc)
+		w := float64(n0) * float64(n1) / float64(N)
+		t.Old += w * lc.Old
+		t.New += w * lc.New
+		wsum += w
+		t.n[0] += n0
+		t.n[1] += n1
+	}
+	if wsum > 0 {
+		t.Old /= wsum
+		t.New /= wsum
+	}
+	for _, d := range dev {
+		if len(d) < 2 {
+			continue
+		}
+		for k, x := range d {
+			t.disp += x * x
+			if k > 0 {
+				t.lag += x * d[k-1]
+			}
+		}
+		t.df += len(d) - 1
+		t.runs = max(t.runs, len(d))
+	}
+	t.expect, t.nu = expect, t.df
+	t.fingerprint = h.Sum64()
+	if vr > 0 {
+		t.zRaw = num / math.Sqrt(vr)
+	}
+	t.deff = math.NaN()
+	if t.df >= minDriftDF && expect > 0 {
+		t.setDrift(t.disp/expect, autocorrelation(t.lag, t.disp, t.runs))
+	}
+	return t
+}
+
+// setDrift corrects the test for drift: ratio is the spread of the run
+// sums over what independent requests give, rho the runs' correlation
+// with the previous run.
+func (t *tailTest) setDrift(ratio, rho float64) {
+	t.deff = 1 + math.Max(0, ratio-1)*meanInflation(rho, t.runs)
+	t.z = t.zRaw / math.Sqrt(t.deff)
+}
+
+// meanInflation is what turns the spread of j runs around their mean into
+// the variance of their mean, for runs in an AR(1) series of lag-1
+// correlation rho: the spread is short of the variance by the part the
+// mean itself takes, f/j of it, and the mean varies f times as much as
+// that of independent runs, f = 1 + 2 Σ (1 − l/j) ρ^l. For independent
+// runs it is j/(j−1).
+func meanInflation(rho float64, j int) float64 {
+	J := float64(j)
+	f := 1.0
+	for l := 1; l < j; l++ {
+		f += 2 * (1 - float64(l)/J) * math.Pow(rho, float64(l))
+	}
+	return J * f / (J - f)
+}
+
+// autocorrelation estimates the runs' lag-1 correlation from the sums of
+// lag-1 products and squares of their deviations, corrected for the bias
+// of short series around their own mean (Marriott and Pope: E[r] ≈ ρ −
+// (1+4ρ)/j), and kept within [0, 0.9]: negative correlation at ten runs
+// is noise, and beyond 0.9 a recording says nothing of its mean.
+func autocorrelation(lag, sq float64, j int) float64 {
+	if sq <= 0 || j <= 4 {
+		return 0
+	}
+	r := lag / sq
+	J := float64(j)
+	return math.Min(0.9, math.Max(0, (J*r+1)/(J-4)))
+}
+
+// poolDrift averages each test's drift with the whole recording's for the
+// same figure: drift between runs is mostly the machine's, shared by every
+// benchmark of a recording, and one scenario's estimate — two series of
+// ten runs — is noisy. The test's own evidence keeps half the weight, so
+// drift peculiar to one scenario still widens its test.
+func poolDrift(ts []*tailTest) {
+	var ratio, lag, sq float64
+	n := 0
+	for _, t := range ts {
+		if !math.IsNaN(t.deff) {
+			ratio += t.disp / t.expect
+			lag += t.lag / t.expect
+			sq += t.disp / t.expect
+			n++
+		}
+	}
+	if n == 0 {
+		return
+	}
+	pooled := ratio / float64(n)
+	for _, t := range ts {
+		if !math.IsNaN(t.deff) {
+			own := t.disp / t.expect
+			rho := autocorrelation(lag+t.lag/t.expect, sq+own, t.runs)
+			t.setDrift((own+pooled)/2, rho)
+		}
+	}
+}
+
+// withoutDrift is t as if requests were independent: the test the drift
+// correction replaces.
+func (t *tailTest) withoutDrift() {
+	if !math.IsNaN(t.deff) {
+		t.z, t.deff = t.zRaw, 1
+	}
+}
+
+// tagged is one request's value, its side and its run.
+type tagged struct {
+	v    float64
+	side int
+	run  int
+}
+
+// midRankScores scores sorted values by their pooled quantile u =
+// rank/(N+1), ties sharing the mean of their ranks.
+func midRankScores(sorted []tagged, score func(float64) float64) []float64 {
+	N := len(sorted)
+	out := make([]float64, N)
+	for i := 0; i < N; {
+		j := i + 1
+		for j < N && sorted[j].v == sorted[i].v {
+			j++
+		}
+		a := score((float64(i+j+1) / 2) / float64(N+1))
+		for k := i; k < j; k++ {
+			out[k] = a
+		}
+		i = j
+	}
+	return out
+}
+
+// pAbove is the one-sided p-value of the hypothesis that the new side is
+// not slower, pBelow of the hypothesis that it is not faster.
+//
+// With drift, part of the variance is estimated from a few runs, so z is
+// referred to Student's t rather than the normal, with Satterthwaite's
+// degrees of freedom: as many as the runs give when drift dominates, and
+// towards the normal as it vanishes. A normal reference would make a
+// drift estimate that came out low by chance a false alarm.
+func (t tailTest) pAbove() float64 { return t.tailP(t.z) }
+func (t tailTest) pBelow() float64 { return t.tailP(-t.z) }
+
+func (t tailTest) tailP(z float64) float64 {
+	nu := t.effectiveDF()
+	if math.IsInf(nu, 1) {
+		return normCDF(-z)
+	}
+	if z < 0 {
+		return 1 - studentTail(-z, nu)
+	}
+	return studentTail(z, nu)
+}
+
+// effectiveDF is the degrees of freedom of z's reference distribution.
+func (t tailTest) effectiveDF() float64 {
+	if math.IsNaN(t.deff) || t.deff <= 1 || t.nu == 0 {
+		return math.Inf(1)
+	}
+	r := t.deff / (t.deff - 1)
+	return math.Min(1e6, float64(t.nu)*r*r)
+}
+
+// studentTail is P(T > x) for T of Student's t with nu degrees of freedom.
+func studentTail(x, nu float64) float64 {
+	return 0.5 * regIncBeta(nu/2, 0.5, nu/(nu+x*x))
+}
