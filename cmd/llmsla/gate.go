@@ -81,20 +81,16 @@ the SLA file is broken; the message says why and what to do.
 // request: an API key that is set only in CI's benchmark step, or an
 // LLMSLA_ENDPOINTS selection, must not make the gate step fail. Without a
 // file the gate uses its built-in defaults.
-func gateConfig() (alpha float64, tol map[string]gate.Tolerance, err error) {
-	tol = map[string]gate.Tolerance{}
+func gateConfig() (config.Gate, error) {
 	path := config.Path()
 	if path == "" {
-		return 0, tol, nil
+		return config.Gate{}, nil
 	}
 	cfg, err := config.LoadFile(path)
 	if err != nil {
-		return 0, nil, err
+		return config.Gate{}, err
 	}
-	for unit, t := range cfg.Gate.Tolerance {
-		tol[unit] = t
-	}
-	return cfg.Gate.Alpha, tol, nil
+	return cfg.Gate, nil
 }
 
 // decisionFlags declares on fs the flags of the decision, -alpha and
@@ -113,14 +109,26 @@ func decisionFlags(fs *flag.FlagSet, opts *gate.Options) (configure func() error
 		return err
 	})
 	return func() error {
-		alpha, tol, err := gateConfig()
+		g, err := gateConfig()
 		if err != nil {
 			return err
 		}
-		if opts.Alpha == 0 && alpha != 0 {
-			opts.Alpha = alpha
+		flagged := opts.Alpha != 0 // -alpha 0.01 sets every family, over the file
+		if !flagged && g.Alpha != 0 {
+			opts.Alpha = g.Alpha
 		}
-		opts.Tolerance = tol
+		for f, a := range g.FamilyAlpha {
+			if _, set := opts.FamilyAlpha[f]; !set && !flagged {
+				if opts.FamilyAlpha == nil {
+					opts.FamilyAlpha = map[string]float64{}
+				}
+				opts.FamilyAlpha[f] = a // a flag for the family wins
+			}
+		}
+		opts.Tolerance = map[string]gate.Tolerance{}
+		for unit, t := range g.Tolerance {
+			opts.Tolerance[unit] = t
+		}
 		for unit, t := range flagTol {
 			opts.Tolerance[unit] = t
 		}

@@ -58,8 +58,9 @@ type Config struct {
 // Gate holds the defaults of `llmsla gate`, parsed once: a tolerance
 // accepted here is one the gate accepts.
 type Gate struct {
-	Alpha     float64
-	Tolerance map[string]gate.Tolerance // unit or glob
+	Alpha       float64                   // every family's level, 0 when unset
+	FamilyAlpha map[string]float64        // one family's level (latency, quality, runs)
+	Tolerance   map[string]gate.Tolerance // unit or glob
 }
 
 // Generic is the scenario every suite-defined scenario starts from when

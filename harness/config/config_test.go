@@ -282,3 +282,15 @@ scenarios:
 	assert.Equal(t, []string{"prompt_tokens=128/concurrency=1", "prompt_tokens=1024/concurrency=1"}, labels)
 	assert.Equal(t, 64, sum.MaxTokens)
 }
+
+// TestGateAlphaPerFamily: gate.alpha is one level, or one per family.
+func TestGateAlphaPerFamily(t *testing.T) {
+	p := writeConfig(t, "endpoints:\n  a: {base_url: http://x/v1, model: m}\ngate:\n  alpha: {latency: 0.01, quality: 0.001}\n")
+	cfg, err := LoadFile(p)
+	require.NoError(t, err)
+	assert.Equal(t, map[string]float64{"latency": 0.01, "quality": 0.001}, cfg.Gate.FamilyAlpha)
+	assert.Zero(t, cfg.Gate.Alpha)
+	p = writeConfig(t, "endpoints:\n  a: {base_url: http://x/v1, model: m}\ngate:\n  alpha: {speed: 0.01}\n")
+	_, err = LoadFile(p)
+	assert.ErrorContains(t, err, ":4: gate.alpha.speed: unknown key (allowed: latency, quality, runs)")
+}

@@ -309,10 +309,24 @@ func (p *configParser) gate(cfg *Config, n *yaml.Node) {
 	p.mapping(n, "gate", []string{"alpha", "tolerance"}, func(k string, v *yaml.Node) {
 		switch k {
 		case "alpha":
-			cfg.Gate.Alpha = p.num(v, "gate.alpha")
-			if !(cfg.Gate.Alpha > 0 && cfg.Gate.Alpha < 0.5) {
-				p.errf(v, "gate.alpha", "%v is not a significance level (want 0 < alpha < 0.5, e.g. 0.05)", cfg.Gate.Alpha)
+			level := func(v *yaml.Node, key string) float64 {
+				a := p.num(v, key)
+				if !(a > 0 && a < 0.5) {
+					p.errf(v, key, "%v is not a significance level (want 0 < alpha < 0.5, e.g. 0.05)", a)
+				}
+				return a
 			}
+			if v.Kind == yaml.ScalarNode {
+				cfg.Gate.Alpha = level(v, "gate.alpha")
+				return
+			}
+			// One level per family: the quality family's default is ten
+			// times stricter than the latency one's, and one number for
+			// every family would loosen it.
+			cfg.Gate.FamilyAlpha = map[string]float64{}
+			p.mapping(v, "gate.alpha", []string{gate.FamilyLatency, gate.FamilyQuality, gate.FamilyRuns}, func(f string, v *yaml.Node) {
+				cfg.Gate.FamilyAlpha[f] = level(v, "gate.alpha."+f)
+			})
 		case "tolerance":
 			p.mapping(v, "gate.tolerance", nil, func(unit string, v *yaml.Node) {
 				s := p.str(v, "gate.tolerance."+unit)
