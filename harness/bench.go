@@ -8,6 +8,7 @@ import (
 
 	"github.com/llmsla/llmsla/harness/config"
 	"github.com/llmsla/llmsla/harness/metric"
+	"github.com/llmsla/llmsla/harness/sample"
 	"github.com/llmsla/llmsla/harness/stats"
 	"github.com/llmsla/llmsla/harness/stream"
 )
@@ -20,8 +21,8 @@ func PrintBenchHeader(w io.Writer, cfg *config.Config) {
 		fmt.Fprintf(w, "Unit %s better=%s\n", u.Unit(), u.Better())
 	}
 	for _, ep := range cfg.Endpoints {
-		fmt.Fprintf(w, "endpoint.%s.model: %s\n", NameValue(ep.Name), ep.Model)
-		fmt.Fprintf(w, "endpoint.%s.host: %s\n", NameValue(ep.Name), host(ep))
+		fmt.Fprintf(w, "endpoint.%s.model: %s\n", sample.NameValue(ep.Name), ep.Model)
+		fmt.Fprintf(w, "endpoint.%s.host: %s\n", sample.NameValue(ep.Name), host(ep))
 	}
 	if len(cfg.Endpoints) == 1 {
 		// One endpoint: the plain keys too, as benchstat users expect them.

@@ -10,6 +10,7 @@ import (
 	"github.com/llmsla/llmsla/harness/load"
 	"github.com/llmsla/llmsla/harness/metric"
 	"github.com/llmsla/llmsla/harness/objective"
+	"github.com/llmsla/llmsla/harness/sample"
 	"github.com/llmsla/llmsla/harness/stream"
 )
 
@@ -19,7 +20,7 @@ import (
 // Every step's samples are recorded, labelled search=capacity.
 func (s *Session) benchCapacity(b *testing.B, scenario string, ep stream.Endpoint, conf config.Scenario, src *load.Fixture) {
 	c := conf.Capacity
-	b.Run(fmt.Sprintf("endpoint=%s/capacity=%s", NameValue(ep.Name), c.By), func(b *testing.B) {
+	b.Run(fmt.Sprintf("endpoint=%s/capacity=%s", sample.NameValue(ep.Name), c.By), func(b *testing.B) {
 		if b.N == 1 {
 			return // go test's probe: a search is not something to try once
 		}

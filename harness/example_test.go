@@ -6,13 +6,6 @@ import (
 	"github.com/llmsla/llmsla/harness"
 )
 
-// Benchmark names are key=value pairs; a value that benchfmt would misread
-// is escaped.
-func ExampleNameValue() {
-	fmt.Println(harness.NameValue("gpt-4"), harness.NameValue("meta-llama/Llama-3.1-8B"))
-	// Output: gpt_4 meta-llama_Llama-3.1-8B
-}
-
 // A scenario is a few lines in a suite: what to ask and how to judge it.
 // The endpoints, load levels and objectives come from sla.yaml (or the
 // simulator); Define lets the SLA file be checked against it.

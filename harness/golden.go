@@ -48,9 +48,9 @@ func goldenDir(t *testing.T, sc Scenario, endpoint string) string {
 		t.Fatalf("golden: %v", err)
 	}
 	dir := filepath.Join(root, sc.Golden)
-	if _, err := os.Stat(filepath.Join(dir, NameValue(endpoint))); err != nil && !updateGolden() {
+	if _, err := os.Stat(filepath.Join(dir, sample.NameValue(endpoint))); err != nil && !updateGolden() {
 		t.Skipf("no goldens recorded for endpoint %s in %s: record them once with `go test ./suites/ -run %s -update` (answers are compared at temperature 0, seed %d)",
-			endpoint, filepath.Join(sc.Golden, NameValue(endpoint)), testName(t), *sc.Seed)
+			endpoint, filepath.Join(sc.Golden, sample.NameValue(endpoint)), testName(t), *sc.Seed)
 	}
 	return dir
 }
@@ -75,7 +75,7 @@ func CheckGolden(t testing.TB, dir, endpoint string, samples []sample.Sample, up
 			continue
 		}
 		seen[s.Case] = true
-		path := filepath.Join(dir, NameValue(endpoint), s.Case+".golden")
+		path := filepath.Join(dir, sample.NameValue(endpoint), s.Case+".golden")
 		if !quality.Golden(t, path, quality.Scrub([]byte(s.Content)), update, opts...) {
 			bad++
 		}

@@ -55,7 +55,7 @@ func TestGoldenRoundTrip(t *testing.T) {
 
 	wrong, err := sim.ParseSpec("ttft=1ms,tpot=0s,wrong=1")
 	require.NoError(t, err)
-	wrong.Answer, wrong.Wrong = s.answers.right, s.answers.wrong
+	s.answers.Hook(&wrong)
 	s.Sim("sim").SetConfig(wrong)
 	rec := &recorder{TB: t}
 	bad := CheckGolden(rec, dir, "sim", run(), false)

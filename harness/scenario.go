@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -17,6 +16,7 @@ import (
 	"github.com/llmsla/llmsla/harness/objective"
 	"github.com/llmsla/llmsla/harness/quality"
 	"github.com/llmsla/llmsla/harness/report"
+	"github.com/llmsla/llmsla/harness/sample"
 	"github.com/llmsla/llmsla/harness/stream"
 )
 
@@ -102,7 +102,7 @@ func (s *Session) Run(t *testing.T, sc Scenario) []objective.Verdict {
 	src := s.mustSource(t, sc)
 	var all []objective.Verdict
 	for _, ep := range s.cfg.Endpoints {
-		t.Run("endpoint="+NameValue(ep.Name), func(t *testing.T) {
+		t.Run("endpoint="+sample.NameValue(ep.Name), func(t *testing.T) {
 			if ep.Simulated {
 				t.Logf("endpoint %s is the built-in simulator (config: %s)", ep.Name, s.cfg.Source)
 			}
@@ -161,7 +161,7 @@ func (s *Session) Bench(b *testing.B, sc Scenario) {
 		}
 		var run []objective.Verdict
 		for _, lv := range conf.Levels() {
-			b.Run(fmt.Sprintf("endpoint=%s/%s", NameValue(ep.Name), lv.Label()), func(b *testing.B) {
+			b.Run(fmt.Sprintf("endpoint=%s/%s", sample.NameValue(ep.Name), lv.Label()), func(b *testing.B) {
 				// The b.N = 1 call is go test's probe before the timed run
 				// (-benchtime Nx, N > 1): its requests are warm-up.
 				n := b.N
@@ -195,7 +195,7 @@ func (s *Session) benchWholeRun(b *testing.B, ep stream.Endpoint, conf config.Sc
 	}
 	objective.CheckRuns(run)
 	st := run[len(run)-1].Stats
-	b.Run(fmt.Sprintf("endpoint=%s/fit=prompt_tokens", NameValue(ep.Name)), func(b *testing.B) {
+	b.Run(fmt.Sprintf("endpoint=%s/fit=prompt_tokens", sample.NameValue(ep.Name)), func(b *testing.B) {
 		b.ReportMetric(0, "ns/op")
 		for _, u := range metric.Units() {
 			if v, ok := u.Bench(st); ok && u.WholeRun {
@@ -252,17 +252,7 @@ func (s *Session) source(sc Scenario) (*load.Fixture, error) {
 	}
 	for i := range cases {
 		msgs := f.Prompt(i).Request.Messages
-		s.answers.add(msgs[len(msgs)-1].Content, cases[i].Answer, cases[i].WrongAnswer)
+		s.answers.Add(msgs[len(msgs)-1].Content, cases[i].Answer, cases[i].WrongAnswer)
 	}
 	return f, nil
-}
-
-var procsSuffix = regexp.MustCompile(`-(\d+)$`)
-
-// NameValue escapes a value for a key=value benchmark name: "/" would start
-// a new level and a trailing "-<digits>" would be read as GOMAXPROCS by
-// benchfmt (model=gpt-4), so both become "_".
-func NameValue(v string) string {
-	v = strings.NewReplacer("/", "_", " ", "_").Replace(v)
-	return procsSuffix.ReplaceAllString(v, "_$1")
 }

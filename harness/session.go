@@ -9,8 +9,6 @@ import (
 	"sync"
 	"time"
 
-	openai "github.com/sashabaranov/go-openai"
-
 	"github.com/llmsla/llmsla/harness/config"
 	"github.com/llmsla/llmsla/harness/load"
 	"github.com/llmsla/llmsla/harness/ollama"
@@ -32,7 +30,7 @@ type Session struct {
 	cfg      *config.Config
 	clients  map[string]*stream.Client
 	sims     map[string]*sim.Server
-	answers  *answerBook
+	answers  *sim.Answers // what the simulators answer each fixture case
 	sink     *sample.File
 	progress *progressFile
 	secrets  *secret.Set // the configuration's: redacted from every sample and file
@@ -66,7 +64,7 @@ var current = sync.OnceValues(func() (*Session, error) {
 func NewSession(cfg *config.Config) (*Session, error) {
 	var err error
 	s := &Session{cfg: cfg, clients: map[string]*stream.Client{}, sims: map[string]*sim.Server{},
-		answers: newAnswerBook(), started: map[string]bool{}, next: map[string]int{}, breakdowns: map[string]ollama.Summary{},
+		answers: &sim.Answers{}, started: map[string]bool{}, next: map[string]int{}, breakdowns: map[string]ollama.Summary{},
 		secrets: secret.New(cfg.Secrets()...)}
 	for i := range cfg.Endpoints {
 		ep := &cfg.Endpoints[i]
@@ -75,7 +73,7 @@ func NewSession(cfg *config.Config) (*Session, error) {
 			if err != nil {
 				return nil, err
 			}
-			simCfg.Answer, simCfg.Wrong = s.answers.right, s.answers.wrong
+			s.answers.Hook(&simCfg)
 			srv := sim.New(simCfg)
 			s.sims[ep.Name] = srv
 			hs := httptest.NewServer(srv)
@@ -211,46 +209,3 @@ func (s *Session) waitStart() time.Duration {
 	})
 	return s.startLag
 }
-
-// answerBook tells the simulator what to answer: the reference answer of
-// the fixture case whose messages it was sent, so that quality checks pass
-// on a healthy simulator and fail exactly where it injects a wrong answer.
-type answerBook struct {
-	mu   sync.RWMutex
-	byQ  map[string][2]string // last user message → right, wrong
-	none [2]string
-}
-
-func newAnswerBook() *answerBook { return &answerBook{byQ: map[string][2]string{}} }
-
-func (a *answerBook) add(question, right, wrong string) {
-	a.mu.Lock()
-	a.byQ[question] = [2]string{right, wrong}
-	a.mu.Unlock()
-}
-
-func (a *answerBook) lookup(req *openai.ChatCompletionRequest) ([2]string, bool) {
-	if len(req.Messages) == 0 {
-		return a.none, false
-	}
-	a.mu.RLock()
-	defer a.mu.RUnlock()
-	v, ok := a.byQ[req.Messages[len(req.Messages)-1].Content]
-	return v, ok
-}
-
-func (a *answerBook) right(req *openai.ChatCompletionRequest) string {
-	if v, ok := a.lookup(req); ok && v[0] != "" {
-		return v[0]
-	}
-	return lorem
-}
-
-func (a *answerBook) wrong(req *openai.ChatCompletionRequest) string {
-	if v, ok := a.lookup(req); ok && v[1] != "" {
-		return v[1]
-	}
-	return "I don't know."
-}
-
-const lorem = "Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua."

@@ -14,8 +14,6 @@ import (
 	"strings"
 	"time"
 
-	openai "github.com/sashabaranov/go-openai"
-
 	"github.com/llmsla/llmsla/harness/config"
 	"github.com/llmsla/llmsla/harness/gate"
 	"github.com/llmsla/llmsla/harness/load"
@@ -176,25 +174,12 @@ func serveSim(cfg *config.Config, ep *stream.Endpoint, cases []quality.Case) (st
 	if err != nil {
 		return nil, err
 	}
-	answers := map[string][2]string{}
+	var answers sim.Answers
 	for _, c := range cases {
 		msgs := c.Render()
-		answers[msgs[len(msgs)-1].Content] = [2]string{c.Answer, c.WrongAnswer}
+		answers.Add(msgs[len(msgs)-1].Content, c.Answer, c.WrongAnswer)
 	}
-	pick := func(i int, fallback func(*openai.ChatCompletionRequest) string) func(*openai.ChatCompletionRequest) string {
-		return func(req *openai.ChatCompletionRequest) string {
-			if len(req.Messages) > 0 {
-				if a, ok := answers[req.Messages[len(req.Messages)-1].Content]; ok && a[i] != "" {
-					return a[i]
-				}
-			}
-			if fallback != nil {
-				return fallback(req)
-			}
-			return "I don't know."
-		}
-	}
-	sc.Answer, sc.Wrong = pick(0, sc.Answer), pick(1, sc.Wrong)
+	answers.Hook(&sc)
 	srv := httptest.NewServer(sim.New(sc))
 	ep.BaseURL = srv.URL + "/v1"
 	return srv.Close, nil

@@ -2,6 +2,7 @@ package gate
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 )
 
@@ -123,3 +124,6 @@ func requestGroups(rep *Report, rqs [2]*requests) []group {
 	}
 	return out
 }
+
+// procsSuffix is the -N GOMAXPROCS suffix of a benchmark name.
+var procsSuffix = regexp.MustCompile(`-(\d+)$`)

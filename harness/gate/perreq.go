@@ -54,27 +54,19 @@ func latencyFigs() []latencyFig {
 }
 
 func proportionFigs() []proportionFig {
-	unit := func(name string) string { return metric.Fig{Metric: metric.ByName(name)}.Unit() }
-	check := func(on func(r *sample.Sample) (bool, bool)) func(*sample.Sample) (bool, bool) {
-		return func(s *sample.Sample) (bool, bool) {
-			if s.Quality == nil {
-				return false, false
-			}
-			return on(s)
+	var out []proportionFig
+	for _, m := range metric.Table {
+		if m.Outcome == nil {
+			continue
 		}
+		outcome := m.Outcome
+		out = append(out, proportionFig{unit: metric.Fig{Metric: m}.Unit(), lower: m.Lower, byCase: m.PerCase,
+			read: func(s *sample.Sample) (bool, bool) {
+				checked, passed := outcome(s)
+				return checked, checked && !passed
+			}})
 	}
-	return []proportionFig{
-		{unit: unit("error_rate"), lower: true, read: func(s *sample.Sample) (bool, bool) { return true, !s.OK() }},
-		{unit: unit("json_valid"), byCase: true, read: check(func(s *sample.Sample) (bool, bool) {
-			return s.Quality.JSONChecked, !s.Quality.JSONValid
-		})},
-		{unit: unit("schema_valid"), byCase: true, read: check(func(s *sample.Sample) (bool, bool) {
-			return s.Quality.SchemaChecked, !s.Quality.SchemaValid
-		})},
-		{unit: unit("accuracy"), byCase: true, read: check(func(s *sample.Sample) (bool, bool) {
-			return s.Quality.MatchChecked, !s.Quality.Matched
-		})},
-	}
+	return out
 }
 
 // group is one scenario × endpoint on both sides: what a per-request test
@@ -324,7 +316,7 @@ func groupLabel(scenario, endpoint string) string {
 	if endpoint == "" {
 		return scenario
 	}
-	return scenario + "/endpoint=" + nameValue(endpoint)
+	return scenario + "/endpoint=" + sample.NameValue(endpoint)
 }
 
 // levelsOf lists a finding's levels for a report line.

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"regexp"
 	"strings"
 
 	"github.com/llmsla/llmsla/harness/sample"
@@ -140,20 +139,9 @@ func lineOf(b []byte, i int) int {
 func benchKey(name string) string { return strings.ToLower(name) }
 
 func (k reqKey) benchKey() string {
-	s := k.scenario + "/endpoint=" + nameValue(k.endpoint)
+	s := k.scenario + "/endpoint=" + sample.NameValue(k.endpoint)
 	if k.level != "" {
 		s += "/" + string(k.level)
 	}
 	return strings.ToLower(s)
 }
-
-// nameValue escapes a value as harness.NameValue does when it builds a
-// benchmark name ("/" and " " become "_", and so does the "-" of a
-// trailing "-<digits>" that benchfmt would read as GOMAXPROCS). The gate
-// cannot import package harness, which imports it through config.
-func nameValue(v string) string {
-	v = strings.NewReplacer("/", "_", " ", "_").Replace(v)
-	return procsSuffix.ReplaceAllString(v, "_$1")
-}
-
-var procsSuffix = regexp.MustCompile(`-(\d+)$`)

@@ -73,6 +73,14 @@ type Metric struct {
 	// PerRequest reads a latency metric from one successful request, in
 	// ms, so that goodput can judge each request against the objective.
 	PerRequest func(*sample.Sample) (float64, bool)
+	// Outcome reads a fraction metric from one request: whether the
+	// request counts toward it (checked) and whether it passed — an
+	// answer is right, a request did not fail — so that a gate can test
+	// the proportion request by request.
+	Outcome func(*sample.Sample) (checked, passed bool)
+	// PerCase: the fraction is a property of the answer to a fixture case,
+	// not of the load (quality); levels pool and requests pair by case.
+	PerCase bool
 	// Applies says whether a run has the figure at all (the open-loop
 	// figures need a schedule); nil: always. A figure that does not apply
 	// is not reported as a benchmark unit.

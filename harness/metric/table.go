@@ -4,6 +4,8 @@ import (
 	"math"
 	"time"
 
+	qualityPkg "github.com/llmsla/llmsla/harness/quality"
+
 	"github.com/llmsla/llmsla/harness/sample"
 	"github.com/llmsla/llmsla/harness/stats"
 )
@@ -60,17 +62,24 @@ var Table = []*Metric{
 			return st.OutTokPerSec, st.Attempted
 		}},
 	{Name: "error_rate", Kind: Fraction, Lower: true, BenchUnit: "err-%", Bench: true, Column: "err", Threshold: true,
-		Doc:   "failed / attempted requests",
-		Value: func(st *stats.Stats) (float64, int) { return st.ErrorRate(), st.Attempted }},
+		Doc:     "failed / attempted requests",
+		Value:   func(st *stats.Stats) (float64, int) { return st.ErrorRate(), st.Attempted },
+		Outcome: func(s *sample.Sample) (bool, bool) { return true, s.OK() }},
 	{Name: "json_valid", Kind: Fraction, BenchUnit: "json-valid-%", Bench: true, Column: "json", Threshold: true,
-		Doc:   "answers that parse as JSON (strict) / answers checked",
-		Value: func(st *stats.Stats) (float64, int) { return st.Quality.JSONValidRate(), st.Quality.JSONChecked }},
+		Doc:     "answers that parse as JSON (strict) / answers checked",
+		Value:   func(st *stats.Stats) (float64, int) { return st.Quality.JSONValidRate(), st.Quality.JSONChecked },
+		PerCase: true,
+		Outcome: quality(func(q *qualityResult) (bool, bool) { return q.JSONChecked, q.JSONValid && !q.JSONLenient })},
 	{Name: "schema_valid", Kind: Fraction, BenchUnit: "schema-valid-%", Bench: true, Column: "schema", Threshold: true,
-		Doc:   "answers valid against the JSON Schema / answers checked",
-		Value: func(st *stats.Stats) (float64, int) { return st.Quality.SchemaValidRate(), st.Quality.SchemaChecked }},
+		Doc:     "answers valid against the JSON Schema / answers checked",
+		Value:   func(st *stats.Stats) (float64, int) { return st.Quality.SchemaValidRate(), st.Quality.SchemaChecked },
+		PerCase: true,
+		Outcome: quality(func(q *qualityResult) (bool, bool) { return q.SchemaChecked, q.SchemaValid })},
 	{Name: "accuracy", Kind: Fraction, BenchUnit: "accuracy-%", Bench: true, Column: "acc", Threshold: true,
-		Doc:   "answers matching the fixture's expected answer / answers checked",
-		Value: func(st *stats.Stats) (float64, int) { return st.Quality.AccuracyRate(), st.Quality.MatchChecked }},
+		Doc:     "answers matching the fixture's expected answer / answers checked",
+		Value:   func(st *stats.Stats) (float64, int) { return st.Quality.AccuracyRate(), st.Quality.MatchChecked },
+		PerCase: true,
+		Outcome: quality(func(q *qualityResult) (bool, bool) { return q.MatchChecked, q.Matched })},
 	{Name: "good", Kind: Fraction, BenchUnit: "good-%", Bench: true, Column: "good", Threshold: true,
 		Doc: "requests meeting every objective / attempted",
 		Value: func(st *stats.Stats) (float64, int) {
@@ -114,5 +123,17 @@ var Table = []*Metric{
 }
 
 func scheduled(st *stats.Stats) bool { return st.Open.Scheduled }
+
+type qualityResult = qualityPkg.Result
+
+// quality reads a quality outcome of a request that has a quality result.
+func quality(read func(*qualityResult) (checked, passed bool)) func(*sample.Sample) (bool, bool) {
+	return func(s *sample.Sample) (bool, bool) {
+		if s.Quality == nil {
+			return false, false
+		}
+		return read(s.Quality)
+	}
+}
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

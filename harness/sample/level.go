@@ -2,6 +2,7 @@ package sample
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -111,4 +112,15 @@ func formatValue(v any) string {
 	default:
 		return fmt.Sprint(x)
 	}
+}
+
+var procsSuffix = regexp.MustCompile(`-(\d+)$`)
+
+// NameValue escapes a value for a key=value benchmark name: "/" would start
+// a new level and a trailing "-<digits>" would be read as GOMAXPROCS by
+// benchfmt (model=gpt-4), so both become "_". An endpoint's name is one
+// such value, in benchmark names, golden directories and the gate alike.
+func NameValue(v string) string {
+	v = strings.NewReplacer("/", "_", " ", "_").Replace(v)
+	return procsSuffix.ReplaceAllString(v, "_$1")
 }
