@@ -4,11 +4,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 
 	"github.com/llmsla/llmsla/harness/config"
 	"github.com/llmsla/llmsla/harness/gate"
+	"github.com/llmsla/llmsla/harness/sample"
 )
 
 // runGate compares NEW against BASE and exits 0 on pass, 1 on a
@@ -38,6 +40,10 @@ the requests in X.samples.jsonl beside each X.txt when both have one;
 other figures, and all of them without samples, over runs. The report
 says what each family covers and what change it can see.
 
+BASE or NEW may be a directory: the results of a run's shards (each
+shard's directory, or one holding them all), pooled into one run; every
+figure is then judged on their requests, a missing shard is exit 2.
+
 Exit 2 means the files cannot be compared — a file missing, cut short or
 corrupt (named as file:line), a benchmark of BASE missing from NEW — or
 the SLA file is broken; the message says why and what to do.
@@ -59,7 +65,13 @@ the SLA file is broken; the message says why and what to do.
 	if *plan != "" {
 		return runPlan(*plan, fs.Arg(0), opts, stdout, stderr)
 	}
-	rep, err := gate.Gate(gate.File(fs.Arg(0)), gate.File(fs.Arg(1)), opts)
+	var rep *gate.Report
+	var err error
+	if isDir(fs.Arg(0)) || isDir(fs.Arg(1)) {
+		rep, err = gateShards(fs.Arg(0), fs.Arg(1), opts)
+	} else {
+		rep, err = gate.Gate(gate.File(fs.Arg(0)), gate.File(fs.Arg(1)), opts)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "llmsla gate: %v\n", err)
 		return 2
@@ -175,4 +187,36 @@ func runPlan(spec, base string, opts gate.Options, stdout, stderr io.Writer) int
 		return 2
 	}
 	return 0
+}
+
+// gateShards gates runs of which one at least is a directory of shards'
+// results: their samples pooled into one run (a missing shard is an
+// error), every figure judged on requests — a shard's own benchmark lines
+// are its share of the run, not the run's figures. A .txt side is read
+// through the samples file beside it.
+func gateShards(base, new string, opts gate.Options) (*gate.Report, error) {
+	var sides [2][]sample.Sample
+	for i, p := range []string{base, new} {
+		if !isDir(p) {
+			p = gate.SamplesBeside(p)
+		}
+		ss, err := sample.ReadAll([]string{p})
+		if err == nil {
+			err = sample.CheckShards(ss)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", gate.ErrUnusable, err)
+		}
+		sides[i] = ss
+	}
+	rep, err := gate.GateRequests(base, new, sides[0], sides[1], opts)
+	if err == nil {
+		rep.Warnings = append(rep.Warnings, "a side is a run sent by shards: every figure is judged on the pooled requests; the shards' benchmark lines, each its share of the load, are not compared")
+	}
+	return rep, err
+}
+
+func isDir(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
 }

@@ -61,10 +61,11 @@ func TestShardedRun(t *testing.T) {
 		}
 	}
 	start := time.Now().Add(12 * time.Second).UTC().Format(time.RFC3339)
+	shards := t.TempDir() // every shard's results below one directory, as a CI merge job gathers them
 	dirs := make([]string, 3)
 	var wg sync.WaitGroup
 	for i := range dirs {
-		dirs[i] = t.TempDir()
+		dirs[i] = filepath.Join(shards, fmt.Sprint(i))
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -130,5 +131,22 @@ func TestShardedRun(t *testing.T) {
 	var out, errOut bytes.Buffer
 	if code := runVerdict([]string{dirs[0], dirs[2]}, &out, &errOut); code != 2 || !strings.Contains(errOut.String(), "shard 1/3 missing") {
 		t.Errorf("verdict without shard 1: exit %d, stderr %q; want 2 naming shard 1/3", code, errOut.String())
+	}
+
+	// The gate reads the shards' directory as one run, judged on requests:
+	// the same simulator alone and split passes.
+	out.Reset()
+	errOut.Reset()
+	slaFile(t, "")
+	if code := runGate([]string{filepath.Join(single, "latest.txt"), shards}, &out, &errOut); code != 0 {
+		t.Errorf("gate one process vs three shards of the same load: exit %d\n%s%s", code, out.String(), errOut.String())
+	}
+	if err := os.RemoveAll(dirs[1]); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	errOut.Reset()
+	if code := runGate([]string{filepath.Join(single, "latest.txt"), shards}, &out, &errOut); code != 2 || !strings.Contains(errOut.String(), "shard 1/3 missing") {
+		t.Errorf("gate with shard 1 gone: exit %d, stderr %q; want 2 naming shard 1/3", code, errOut.String())
 	}
 }

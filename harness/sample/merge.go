@@ -2,17 +2,18 @@ package sample
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 )
 
 // ReadAll reads the samples files of one run or of several to pool: files,
-// and directories whose *.samples.jsonl files it reads (a shard's results/,
-// where latest.samples.jsonl repeats another file and is skipped). A
-// sample seen twice — a file given twice — is an error, not a double count.
+// and directories whose *.samples.jsonl files it reads, in them and below
+// (a shard's results/, or one directory holding every shard's; a
+// latest.samples.jsonl repeats another file and is skipped). A sample seen
+// twice — a file given twice — is an error, not a double count.
 func ReadAll(paths []string) ([]Sample, error) {
 	var files []string
 	for _, p := range paths {
@@ -24,8 +25,16 @@ func ReadAll(paths []string) ([]Sample, error) {
 			files = append(files, p)
 			continue
 		}
-		found, _ := filepath.Glob(filepath.Join(p, "*.samples.jsonl"))
-		found = slices.DeleteFunc(found, func(f string) bool { return filepath.Base(f) == "latest.samples.jsonl" })
+		var found []string
+		err = filepath.WalkDir(p, func(f string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasSuffix(f, ".samples.jsonl") && d.Name() != "latest.samples.jsonl" {
+				found = append(found, f)
+			}
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
 		if len(found) == 0 {
 			return nil, fmt.Errorf("%s: no *.samples.jsonl in the directory", p)
 		}
