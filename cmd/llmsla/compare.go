@@ -26,6 +26,8 @@ each column after the first against the first: medians over runs, the
 change, Mann-Whitney p and n; changes with p < 0.05 first. With one file,
 pick a column key: llmsla compare -col /endpoint results/latest.txt.
 -full prints benchstat's tables instead: median ± 95% CI of every unit.
+A directory (the results of a run's shards) is one run: compare BASE DIR
+shows the gate's per-request comparison of their pooled samples.
 Descriptive: it always exits 0 on readable input; llmsla gate decides.
 
 `)
@@ -38,8 +40,25 @@ Descriptive: it always exits 0 on readable input; llmsla gate decides.
 		fs.Usage()
 		return 2
 	}
+	if fs.NArg() == 2 && (isDir(fs.Arg(0)) || isDir(fs.Arg(1))) {
+		// A run sent by shards is compared as one, on its pooled
+		// requests: the gate's report, without the gate's exit code.
+		rep, err := gateShards(fs.Arg(0), fs.Arg(1), gate.Options{})
+		if err == nil {
+			err = rep.WriteText(stdout)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "llmsla compare: %v\n", err)
+			return 2
+		}
+		return 0
+	}
 	var srcs []gate.Source
 	for _, p := range fs.Args() {
+		if isDir(p) {
+			fmt.Fprintf(stderr, "llmsla compare: %s is a directory: compare a run of shards with one other run (compare A DIR), or give .txt files\n", p)
+			return 2
+		}
 		srcs = append(srcs, gate.File(p))
 	}
 	compare := gate.CompareSummary
