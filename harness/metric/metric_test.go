@@ -1,0 +1,68 @@
+package metric
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestTableDerivations: everything derived from the table is consistent —
+// each threshold key parses back to its figure, units and keys are unique,
+// every figure that can be reported has a way to be read, and units name
+// their direction the way benchfmt's tools infer it.
+func TestTableDerivations(t *testing.T) {
+	units := map[string]bool{}
+	for _, u := range Units() {
+		if units[u.Unit()] {
+			t.Errorf("unit %s reported twice", u.Unit())
+		}
+		units[u.Unit()] = true
+		if u.Kind != Server && u.Kind != Search && u.Dist == nil && u.Value == nil {
+			t.Errorf("%s: reported but read from nothing", u.Unit())
+		}
+		if strings.HasSuffix(u.Unit(), "-ms") != u.Lower && u.Kind == Latency {
+			t.Errorf("%s: a latency unit must be lower-better", u.Unit())
+		}
+	}
+	keys := map[string]bool{}
+	for _, m := range Table {
+		if !m.Threshold {
+			continue
+		}
+		figs := []Fig{{m, 0}}
+		if m.Kind == Latency {
+			figs = nil
+			for _, p := range Percentiles {
+				figs = append(figs, Fig{m, p})
+			}
+		}
+		for _, f := range figs {
+			if keys[f.Key()] {
+				t.Errorf("key %s twice", f.Key())
+			}
+			keys[f.Key()] = true
+			back, ok := ParseKey(f.Key())
+			if !ok || back.Metric != m || back.P != f.P {
+				t.Errorf("%s does not parse back to %s p%d", f.Key(), m.Name, f.P)
+			}
+			if !strings.Contains(Keys(), m.Name) {
+				t.Errorf("Keys() does not list %s", m.Name)
+			}
+		}
+	}
+	if _, ok := ParseKey("ttft_p96_ms"); ok {
+		t.Error("ttft_p96_ms parsed")
+	}
+	for _, c := range Columns() {
+		if c.Kind != Latency && c.Column == "" {
+			t.Errorf("%s is a column without a header", c.Name)
+		}
+	}
+}
+
+func TestPct(t *testing.T) {
+	for in, want := range map[float64]string{0.95: "95%", 0.21666666666666667: "21.7%", 0.995: "99.5%", 0.005: "0.5%", 1: "100%"} {
+		if got := Pct(in); got != want {
+			t.Errorf("Pct(%v) = %q, want %q", in, got, want)
+		}
+	}
+}
