@@ -96,11 +96,11 @@ var Table = []*Metric{
 	{Name: "prefill_cost", Kind: Figure, Lower: true, BenchUnit: "prefill-ms/ktok", Bench: true, Threshold: true, WholeRun: true,
 		Doc:     "least-squares ttft per 1,000 prompt tokens over a prompt_tokens sweep",
 		Applies: func(st *stats.Stats) bool { return st.Prefill.N > 0 },
-		Value:   func(st *stats.Stats) (float64, int) { return st.Prefill.PerKTok(), st.Prefill.N }},
+		Value:   func(st *stats.Stats) (float64, int) { return fitted(st, st.Prefill.PerKTok()), st.Prefill.N }},
 	{Name: "ttft_base", Kind: Figure, Lower: true, BenchUnit: "ttft-base-ms", Bench: true, WholeRun: true,
 		Doc:     "the fit's ttft at zero prompt tokens",
 		Applies: func(st *stats.Stats) bool { return st.Prefill.N > 0 },
-		Value:   func(st *stats.Stats) (float64, int) { return st.Prefill.A, st.Prefill.N }},
+		Value:   func(st *stats.Stats) (float64, int) { return fitted(st, st.Prefill.A), st.Prefill.N }},
 	{Name: "drift", Kind: Change, Lower: true, BenchUnit: "drift-%", Bench: true, Threshold: true,
 		Doc: "last time slice's p95 ttft / first slice's − 1 (a soak)",
 		Value: func(st *stats.Stats) (float64, int) {
@@ -123,6 +123,15 @@ var Table = []*Metric{
 }
 
 func scheduled(st *stats.Stats) bool { return st.Open.Scheduled }
+
+// fitted is v when the run has a prefill fit, NaN (not measured) when it
+// has none: a fit's zero value is not a prefill cost of 0.
+func fitted(st *stats.Stats, v float64) float64 {
+	if st.Prefill.N == 0 {
+		return math.NaN()
+	}
+	return v
+}
 
 type qualityResult = qualityPkg.Result
 

@@ -1,6 +1,7 @@
 package objective
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -29,4 +30,43 @@ func TestVerdictsFromSamples(t *testing.T) {
 	assert.Equal(t, 900*time.Millisecond, vs[0].Stats.Cold.TTFT)
 	require.Len(t, vs[1].Violations, 1)
 	assert.Equal(t, "ttft p95 700 ms > 600 ms (n=1)", vs[1].Violations[0].String())
+}
+
+// TestUnmeasuredFiguresFail: an objective on a figure a run does not have
+// — a lag in closed loop, accuracy without a check, drift without slices,
+// a latency with no successful request — is not met, never read as 0.
+func TestUnmeasuredFiguresFail(t *testing.T) {
+	now := time.Now()
+	closed := []sample.Sample{
+		{Scenario: "chat", Endpoint: "e", Level: "concurrency=1", Run: "r", Seq: 1, Start: now, TTFT: time.Millisecond, Total: time.Millisecond, OutputTokens: 1, Finish: "stop"},
+		{Scenario: "chat", Endpoint: "e", Level: "concurrency=1", Run: "r", Seq: 2, Start: now, TTFT: time.Millisecond, Total: time.Millisecond, OutputTokens: 1, Finish: "stop"},
+	}
+	failed := []sample.Sample{{Scenario: "chat", Endpoint: "e", Level: "concurrency=1", Run: "r", Seq: 1, Start: now,
+		ErrKind: sample.KindServerError, Finish: "server_error"}}
+	for name, tc := range map[string]struct {
+		samples []sample.Sample
+		key     string
+	}{
+		"lag in closed loop":        {closed, "lag_p95_ms"},
+		"accuracy never checked":    {closed, "accuracy_min"},
+		"drift of a short run":      {closed, "drift_max"},
+		"schema never checked":      {closed, "schema_valid_min"},
+		"ttft with no success":      {failed, "ttft_p95_ms"},
+		"coverage without fixture":  {closed, "coverage_min"},
+		"prefill fit without sweep": {closed, "prefill_cost_max"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			// The loosest bound: only "not measured" can fail it.
+			bound := 1e9
+			if strings.HasSuffix(tc.key, "_min") {
+				bound = 0
+			}
+			o, err := ParseMap(map[string]float64{tc.key: bound})
+			require.NoError(t, err)
+			vs := Evaluate(tc.samples, func(string, string) Objectives { return o })
+			require.Len(t, vs, 1)
+			require.NotEmpty(t, vs[0].Violations, "%s passed on a figure the run does not have", tc.key)
+			assert.Contains(t, vs[0].Violations[0].String(), "not measured")
+		})
+	}
 }

@@ -14,8 +14,9 @@ import (
 // plain ones.
 type Open struct {
 	Scheduled bool
-	// Lag is t0 − tsched in ms over every measured request, failed ones
-	// included: it is about sending, not answering.
+	// Lag is t0 − tsched in ms over every measured request with a
+	// schedule, failed ones included: it is about sending, not answering.
+	// Empty (not measured) in closed loop.
 	Lag Summary
 	// Latencies in ms from tsched, over successful requests: what a user
 	// who arrived at tsched waited, including any wait behind a slow
@@ -55,7 +56,11 @@ func (o *openLoop) add(s *sample.Sample) {
 	}
 	o.sent[s.Run]++
 	o.scheduled = o.scheduled || s.Scheduled()
-	o.lag = append(o.lag, ms(s.Lag))
+	if s.Scheduled() {
+		// Only a scheduled request has a lag; in closed loop there is none
+		// to measure, and a lag objective there is not met, never 0.
+		o.lag = append(o.lag, ms(s.Lag))
+	}
 	if !s.OK() {
 		return
 	}
