@@ -53,7 +53,7 @@ func runBaseline(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "llmsla baseline: %v\n", err)
 		return 2
 	}
-	if code := verdicts(cfg, []string{*samples}, stdout, stderr, false); code != 0 {
+	if code := verdicts(cfg, []string{*samples}, stdout, stderr, verdictOptions{}); code != 0 {
 		fmt.Fprintf(stderr, "llmsla baseline: not promoting %s: it did not meet its SLAs\n", *from)
 		return code
 	}

@@ -109,7 +109,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "\nrecorded %s; no request was sent\n", txt)
 	} else {
 		fmt.Fprintf(stdout, "\nrecorded %s and %s\n\n", txt, samples)
-		code = verdicts(cfg, []string{samples}, stdout, stderr, cfg.Shard.On())
+		code = verdicts(cfg, []string{samples}, stdout, stderr, verdictOptions{shard: cfg.Shard.On(), partial: testErr != nil})
 		if !cfg.Shard.On() { // a shard's figures are its share of the run only
 			leaderboard(cfg, samples, stdout)
 		}

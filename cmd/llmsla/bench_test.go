@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -172,6 +173,9 @@ func TestBenchInterrupted(t *testing.T) {
 		t.Errorf("%s ends in a cut line:\n%s", txts[0], b)
 	}
 	samples, err := sample.Read(strings.TrimSuffix(txts[0], ".txt") + ".samples.jsonl")
+	if errors.Is(err, sample.ErrCut) {
+		err = nil // killed mid-line: what finished is there, and the cut is said
+	}
 	if err != nil || len(samples) == 0 {
 		t.Errorf("samples: %d, %v", len(samples), err)
 	}

@@ -200,7 +200,7 @@ func gateShards(base, new string, opts gate.Options) (*gate.Report, error) {
 		if !isDir(p) {
 			p = gate.SamplesBeside(p)
 		}
-		ss, err := sample.ReadAll([]string{p})
+		ss, _, err := sample.ReadAll([]string{p}, false)
 		if err == nil {
 			err = sample.CheckShards(ss)
 		}

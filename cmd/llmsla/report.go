@@ -100,7 +100,7 @@ func newBoard(cfg *config.Config, samples []sample.Sample, prefer report.Prefer)
 // verdict does: a file given twice, or a sharded run with a shard missing,
 // is an error, not a quietly different board.
 func readSamples(paths []string) ([]sample.Sample, error) {
-	samples, err := sample.ReadAll(paths)
+	samples, _, err := sample.ReadAll(paths, false)
 	if err != nil {
 		return nil, err
 	}

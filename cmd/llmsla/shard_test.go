@@ -79,14 +79,14 @@ func TestShardedRun(t *testing.T) {
 		t.FailNow()
 	}
 
-	merged, err := sample.ReadAll(dirs)
+	merged, _, err := sample.ReadAll(dirs, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := sample.CheckShards(merged); err != nil {
 		t.Fatal(err)
 	}
-	alone, err := sample.ReadAll([]string{single})
+	alone, _, err := sample.ReadAll([]string{single}, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/llmsla/llmsla/harness/config"
 	"github.com/llmsla/llmsla/harness/objective"
@@ -15,16 +16,22 @@ import (
 func runVerdict(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("verdict", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	var opts verdictOptions
+	fs.BoolVar(&opts.partial, "partial", false, "judge files cut short (an interrupted run) on what finished, saying so, instead of refusing them")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `usage: llmsla verdict SAMPLES.jsonl|DIR [MORE …]
 
 Prints the SLA verdict table of recorded samples (e.g.
 results/latest.samples.jsonl) against the objectives of the configuration
 (sla.yaml, $LLMSLA_CONFIG, or the presets). The files of several shards or
-runs are pooled into one verdict; a directory stands for its
-*.samples.jsonl files, and a sharded run missing a shard is an error. Exit 0 when every objective is met, 1 when
-one is not, 2 when a file cannot be read.
+runs are pooled into one verdict; a directory stands for the
+*.samples.jsonl files in and below it, and a sharded run missing a shard is
+an error, as is a file cut short (unless -partial) and a scenario the SLA
+file names that the files do not hold. Exit 0 when every objective is
+met, 1 when one is not, 2 when the files cannot be judged.
+
 `)
+		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -42,25 +49,38 @@ one is not, 2 when a file cannot be read.
 	// keys set in this environment.
 	stdout, stderr, _, done := redacting(cfg, stdout, stderr)
 	defer done()
-	return verdicts(cfg, fs.Args(), stdout, stderr, false)
+	return verdicts(cfg, fs.Args(), stdout, stderr, opts)
+}
+
+// verdictOptions say what a verdict may take.
+type verdictOptions struct {
+	// shard: a shard's own bench judges its share only, to show it: the run
+	// is judged when every shard's files are merged, so an objective its
+	// share misses is not a failure of the shard.
+	shard bool
+	// partial: files cut short are judged on what finished, with a warning.
+	partial bool
 }
 
 // verdicts prints the SLA table of samples files and directories (shards
 // of one run merge: their samples are pooled; a missing shard is an error):
-// 0 all met, 1 not, 2 unreadable.
-//
-// A shard's own bench (shard true) judges its share only, to show it: the
-// run is judged when every shard's files are merged, so an objective its
-// share misses is not a failure of the shard.
-func verdicts(cfg *config.Config, paths []string, stdout, stderr io.Writer, shard bool) int {
-	samples, err := sample.ReadAll(paths)
-	if err == nil && !shard {
+// 0 all met, 1 not, 2 unusable.
+func verdicts(cfg *config.Config, paths []string, stdout, stderr io.Writer, opts verdictOptions) int {
+	samples, cut, err := sample.ReadAll(paths, opts.partial)
+	if err == nil && !opts.shard {
 		err = sample.CheckShards(samples)
+	}
+	if err == nil {
+		err = cfg.CheckScenarios(recorded(samples))
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "llmsla: %v\n", err)
 		return 2
 	}
+	for _, c := range cut {
+		fmt.Fprintf(stdout, "WARNING: %v: judged on the requests that finished\n", c)
+	}
+	shard := opts.shard
 	vs := objective.Evaluate(samples, cfg.Objectives)
 	report.Verdicts(stdout, vs)
 	if shard {
@@ -79,4 +99,23 @@ func verdicts(cfg *config.Config, paths []string, stdout, stderr io.Writer, shar
 	}
 	fmt.Fprintln(stdout, "\nOnly search steps: held = every objective met at that level, over = not.")
 	return 0
+}
+
+// recorded lists the scenarios the samples hold, and the presets: an SLA
+// file may set a preset the files did not run, but a name that is neither
+// is a misspelling that would judge nothing.
+func recorded(samples []sample.Sample) []string {
+	seen := map[string]bool{}
+	for name := range config.Presets() {
+		seen[name] = true
+	}
+	for i := range samples {
+		seen[samples[i].Scenario] = true
+	}
+	names := make([]string, 0, len(seen))
+	for n := range seen {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
 }

@@ -71,3 +71,42 @@ func TestVerdictWarnsOfUnreachedConcurrency(t *testing.T) {
 		t.Errorf("output lacks %q:\n%s%s", want, out.String(), errOut.String())
 	}
 }
+
+// TestVerdictRefusesWhatItCannotJudge: a file cut short is refused (unless
+// -partial, which says so), and so is an SLA file naming a scenario the
+// files do not hold and no preset has: a misspelling would judge nothing.
+func TestVerdictRefusesWhatItCannotJudge(t *testing.T) {
+	simEnv(t, "")
+	var b bytes.Buffer
+	for i := 0; i < 3; i++ {
+		s := sample.Sample{Scenario: "chat", Endpoint: "sim", Level: "concurrency=1", Run: "r", Seq: i, Start: time.Now(),
+			TTFT: 20 * time.Millisecond, TTFA: 20 * time.Millisecond, Total: 30 * time.Millisecond, OutputTokens: 3, Finish: "stop"}
+		line, _ := json.Marshal(s)
+		b.Write(append(line, '\n'))
+	}
+	dir := t.TempDir()
+	whole := filepath.Join(dir, "whole.samples.jsonl")
+	cut := filepath.Join(dir, "cut.samples.jsonl")
+	if err := os.WriteFile(whole, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cut, b.Bytes()[:b.Len()-20], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	if code := runVerdict([]string{cut}, &out, &errOut); code != 2 || !strings.Contains(errOut.String(), "cut short") {
+		t.Errorf("a cut file: exit %d, stderr %q; want 2 saying it was cut short", code, errOut.String())
+	}
+	out.Reset()
+	errOut.Reset()
+	if code := runVerdict([]string{"-partial", cut}, &out, &errOut); code != 0 || !strings.Contains(out.String(), "judged on the requests that finished") {
+		t.Errorf("-partial: exit %d\n%s%s", code, out.String(), errOut.String())
+	}
+
+	slaFile(t, "scenarios:\n  chta: {samples: 5}\n")
+	out.Reset()
+	errOut.Reset()
+	if code := runVerdict([]string{whole}, &out, &errOut); code != 2 || !strings.Contains(errOut.String(), "scenarios.chta: no such scenario") {
+		t.Errorf("misspelt scenario: exit %d, stderr %q; want 2 naming scenarios.chta", code, errOut.String())
+	}
+}

@@ -1,6 +1,7 @@
 package sample
 
 import (
+	"errors"
 	"bufio"
 	"bytes"
 	"encoding/json"
@@ -76,10 +77,17 @@ type legacy struct {
 
 var gapsKey = []byte(`"gaps_ns"`)
 
-// Read reads a JSONL sample file. A cut last line (an interrupted run) is
-// skipped; a bad line elsewhere is an error naming file and line. Files
-// written before levels had labels ("concurrency": 5) read as
-// level "concurrency=5", and their "gaps_ns" as the ITL histogram.
+// ErrCut is wrapped by Read's error when a file's last line has no end: the
+// file was cut short (an interrupted run, a copy that stopped). Read then
+// returns the samples before it too, for a caller that says it takes
+// partial data (llmsla verdict -partial, a bench that was interrupted).
+var ErrCut = errors.New("the file was cut short: its last line has no end")
+
+// Read reads a JSONL sample file. A last line without its newline is an
+// error wrapping ErrCut, returned with the samples before it; a bad line
+// elsewhere is an error naming file and line. Files written before levels
+// had labels ("concurrency": 5) read as level "concurrency=5", and their
+// "gaps_ns" as the ITL histogram.
 func Read(path string) ([]Sample, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -90,12 +98,12 @@ func Read(path string) ([]Sample, error) {
 	r := bufio.NewReader(f)
 	for line := 1; ; line++ {
 		b, err := r.ReadBytes('\n')
+		if err == io.EOF && len(bytes.TrimSpace(b)) > 0 {
+			return out, fmt.Errorf("%s:%d: %w (an interrupted run?)", path, line, ErrCut)
+		}
 		if len(bytes.TrimSpace(b)) > 0 {
 			var s Sample
 			if jerr := json.Unmarshal(b, &s); jerr != nil {
-				if err == io.EOF { // the cut last line of an interrupted run
-					break
-				}
 				return nil, fmt.Errorf("%s:%d: %v", path, line, jerr)
 			}
 			if s.Level == "" || s.ITL == nil && bytes.Contains(b, gapsKey) {

@@ -3,6 +3,7 @@ package sample_test
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -12,16 +13,32 @@ import (
 	"github.com/llmsla/llmsla/harness/sample"
 )
 
-func TestReadSamplesSurvivesACutLastLine(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "s.jsonl")
+// TestReadCutFile: a file whose last line has no end was cut short: that
+// is an error wrapping ErrCut, returned with the samples before the cut for
+// a caller that takes partial data — and so is a whole last line without
+// its newline, which may be the cut. ReadAll refuses it unless partial.
+func TestReadCutFile(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "s.samples.jsonl")
 	good := `{"scenario":"chat","endpoint":"e","seq":0,"t0":"2026-01-01T00:00:00Z","offset_ns":0,"total_ns":5,"output_tokens":1,"chunks":1,"finish":"stop","reused":false}`
-	require.NoError(t, os.WriteFile(p, []byte(good+"\n"+good+"\n"+good[:40]), 0o644))
-	s, err := sample.Read(p)
-	require.NoError(t, err)
-	assert.Len(t, s, 2)
+	second := strings.Replace(good, `"seq":0`, `"seq":1`, 1)
+	for name, body := range map[string]string{"half a line": good + "\n" + second + "\n" + good[:40], "no last newline": good + "\n" + second + "\n" + good} {
+		t.Run(name, func(t *testing.T) {
+			require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
+			s, err := sample.Read(p)
+			assert.ErrorIs(t, err, sample.ErrCut)
+			assert.ErrorContains(t, err, p+":3:")
+			assert.Len(t, s, 2)
+			_, _, err = sample.ReadAll([]string{p}, false)
+			assert.ErrorIs(t, err, sample.ErrCut)
+			s, cut, err := sample.ReadAll([]string{p}, true)
+			require.NoError(t, err)
+			assert.Len(t, s, 2)
+			assert.Len(t, cut, 1)
+		})
+	}
 
 	require.NoError(t, os.WriteFile(p, []byte(good+"\n{oops\n"+good+"\n"), 0o644))
-	_, err = sample.Read(p)
+	_, err := sample.Read(p)
 	assert.ErrorContains(t, err, p+":2:")
 }
 

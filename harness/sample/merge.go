@@ -1,6 +1,7 @@
 package sample
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -14,12 +15,15 @@ import (
 // (a shard's results/, or one directory holding every shard's; a
 // latest.samples.jsonl repeats another file and is skipped). A sample seen
 // twice — a file given twice — is an error, not a double count.
-func ReadAll(paths []string) ([]Sample, error) {
+//
+// A file cut short is an error unless partial is set, when its samples are
+// read and the cut is returned in cut.
+func ReadAll(paths []string, partial bool) (samples []Sample, cut []error, err error) {
 	var files []string
 	for _, p := range paths {
 		st, err := os.Stat(p)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if !st.IsDir() {
 			files = append(files, p)
@@ -33,33 +37,37 @@ func ReadAll(paths []string) ([]Sample, error) {
 			return err
 		})
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if len(found) == 0 {
-			return nil, fmt.Errorf("%s: no *.samples.jsonl in the directory", p)
+			return nil, nil, fmt.Errorf("%s: no *.samples.jsonl in the directory", p)
 		}
 		files = append(files, found...)
 	}
-	var out []Sample
 	seen := map[string]string{}
 	for _, f := range files {
 		s, err := Read(f)
-		if err != nil {
-			return nil, err
+		switch {
+		case errors.Is(err, ErrCut) && partial:
+			cut = append(cut, err)
+		case errors.Is(err, ErrCut):
+			return nil, nil, fmt.Errorf("%w; judge what finished with -partial", err)
+		case err != nil:
+			return nil, nil, err
 		}
 		if len(s) == 0 {
-			return nil, fmt.Errorf("%s: no samples recorded", f)
+			return nil, nil, fmt.Errorf("%s: no samples recorded", f)
 		}
 		for _, x := range s {
 			id := x.Run + "#" + strconv.Itoa(x.Seq)
 			if other, dup := seen[id]; dup {
-				return nil, fmt.Errorf("%s: request %d of run %s is also in %s: a file given twice would count its requests twice", f, x.Seq, x.Run, other)
+				return nil, nil, fmt.Errorf("%s: request %d of run %s is also in %s: a file given twice would count its requests twice", f, x.Seq, x.Run, other)
 			}
 			seen[id] = f
 		}
-		out = append(out, s...)
+		samples = append(samples, s...)
 	}
-	return out, nil
+	return samples, cut, nil
 }
 
 // CheckShards fails when samples come from a sharded run with shards
