@@ -1,10 +1,10 @@
 package sample
 
 import (
-	"errors"
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
