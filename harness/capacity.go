@@ -25,6 +25,7 @@ func (s *Session) benchCapacity(b *testing.B, scenario string, ep stream.Endpoin
 			return // go test's probe: a search is not something to try once
 		}
 		r, err := s.Capacity(context.Background(), scenario, ep, conf, src)
+		s.mustRecord(b)
 		b.Log(CapacityLine(scenario, ep.Name, *c, r))
 		if err != nil {
 			b.Fatalf("capacity search: %v", err)

@@ -112,6 +112,7 @@ func (s *Session) Run(t *testing.T, sc Scenario) []objective.Verdict {
 			for _, lv := range conf.Levels() {
 				t.Run(string(lv.Label()), func(t *testing.T) {
 					samples := s.run(context.Background(), sc.Name, ep, conf, lv, conf.Requests(lv), src, false)
+					s.mustRecord(t)
 					v := objective.Judge(samples, conf.Objectives)
 					run = append(run, v)
 					t.Log(report.Line(v.Stats))
@@ -169,6 +170,7 @@ func (s *Session) Bench(b *testing.B, sc Scenario) {
 					n = conf.Requests(lv) // a soak: its duration, whatever -benchtime says
 				}
 				samples := s.run(context.Background(), sc.Name, ep, conf, lv, n, src, b.N == 1)
+				s.mustRecord(b)
 				v := objective.Judge(samples, conf.Objectives)
 				if b.N > 1 {
 					run = append(run, v)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"testing"
 	"time"
 
 	"github.com/llmsla/llmsla/harness/config"
@@ -111,6 +112,18 @@ func (s *Session) Close() {
 		s.sink.Close()
 	}
 	s.progress.close()
+}
+
+// mustRecord stops the test when the samples file failed: a run whose
+// record misses requests must not pass for complete (llmsla bench judges
+// the file, not the test's own figures).
+func (s *Session) mustRecord(t testing.TB) {
+	t.Helper()
+	if s.sink != nil {
+		if err := s.sink.Err(); err != nil {
+			t.Fatalf("%v: the run's record is incomplete", err)
+		}
+	}
 }
 
 // run measures one scenario on one endpoint at one load level. Runs of a

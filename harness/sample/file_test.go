@@ -67,3 +67,17 @@ func TestReadMigratesGaps(t *testing.T) {
 	assert.NotContains(t, string(b), "gaps_ns")
 	assert.Contains(t, string(b), `"itl":{"n":3,`)
 }
+
+// TestFileKeepsItsFirstError: a samples file that cannot be written says
+// so (Err, Close) instead of dropping samples quietly.
+func TestFileKeepsItsFirstError(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full to fail writes on")
+	}
+	f, err := sample.Create("/dev/full", nil)
+	require.NoError(t, err)
+	require.NoError(t, f.Err())
+	f.Write(&sample.Sample{Scenario: "chat", Run: "r", Seq: 1})
+	assert.ErrorContains(t, f.Err(), "writing samples file /dev/full")
+	assert.Error(t, f.Close())
+}
