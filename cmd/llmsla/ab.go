@@ -138,6 +138,7 @@ Exit codes as llmsla gate: 0 pass, 1 the candidate is worse, 2 unusable.
 		return 2
 	}
 	fmt.Fprintf(stdout, "recorded %s\n\n", samplesPath)
+	opts.AcrossEndpoints = true // the two arms are two endpoints
 	rep, err := gate.GateRequests(arms[0].Name, arms[1].Name, base, cand, opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "llmsla ab: %v\n", err)

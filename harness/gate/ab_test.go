@@ -74,7 +74,7 @@ func TestAB(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rep, err := GateRequests("prod", "canary", bs, cs, Options{})
+		rep, err := GateRequests("prod", "canary", bs, cs, Options{AcrossEndpoints: true})
 		if err != nil {
 			t.Fatal(err)
 		}

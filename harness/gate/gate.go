@@ -35,6 +35,11 @@ type Options struct {
 	// RunsOnly judges every figure over runs, as before the samples
 	// files, even when both sides have one.
 	RunsOnly bool
+	// AcrossEndpoints matches GateRequests' samples by scenario and level
+	// only, for two endpoints judged against each other (llmsla ab); by
+	// default the endpoint is part of the match, so that a regression of
+	// one endpoint of a run is not diluted by the others.
+	AcrossEndpoints bool
 
 	// noDrift turns the drift correction off, for the test that shows
 	// what it is for; noSensitivity skips the MDEs, which cost more than
@@ -174,9 +179,11 @@ func Gate(base, new Source, opts Options) (*Report, error) {
 	return rep, nil
 }
 
-// GateRequests compares two sets of per-request samples, such as the two
-// endpoints of an interleaved A/B run: every figure is judged on requests.
-// Samples are matched by scenario and level; endpoint names may differ.
+// GateRequests compares two sets of per-request samples — the two endpoints
+// of an interleaved A/B run (opts.AcrossEndpoints), or two runs of which
+// one at least was sent by shards: every figure is judged on requests.
+// Samples are matched by scenario, endpoint and level; a cell of the base
+// the new side lacks is unusable input, unless opts.AllowMissing.
 func GateRequests(baseName, newName string, base, new []sample.Sample, opts Options) (*Report, error) {
 	opts, err := defaults(opts)
 	if err != nil {
@@ -185,9 +192,11 @@ func GateRequests(baseName, newName string, base, new []sample.Sample, opts Opti
 	rep := newReport(baseName, newName, opts)
 	var rqs [2]*requests
 	for i, ss := range [2][]sample.Sample{base, new} {
-		ss = append([]sample.Sample(nil), ss...)
-		for j := range ss {
-			ss[j].Endpoint = "" // the sides differ by endpoint: match the rest
+		if opts.AcrossEndpoints {
+			ss = append([]sample.Sample(nil), ss...)
+			for j := range ss {
+				ss[j].Endpoint = "" // the sides differ by endpoint: match the rest
+			}
 		}
 		rq, bad := groupRequests([2]string{baseName, newName}[i], ss)
 		if bad >= 0 {
@@ -195,7 +204,10 @@ func GateRequests(baseName, newName string, base, new []sample.Sample, opts Opti
 		}
 		rqs[i] = rq
 	}
-	groups := requestGroups(rep, rqs)
+	groups, err := requestGroups(rep, rqs, opts.AllowMissing)
+	if err != nil {
+		return nil, err
+	}
 	if len(groups) == 0 {
 		return nil, fmt.Errorf("%w: %s and %s have no scenario and level in common", ErrUnusable, baseName, newName)
 	}

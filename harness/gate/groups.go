@@ -94,14 +94,17 @@ func benchGroups(rep *Report, base, new Source, sides [2]*side) ([]group, error)
 }
 
 // requestGroups matches the cells of two sets of samples by scenario,
-// endpoint and level, grouped by scenario × endpoint.
-func requestGroups(rep *Report, rqs [2]*requests) []group {
+// endpoint and level, grouped by scenario × endpoint. A cell of the base
+// the new side lacks is an error — a candidate that skipped a level or a
+// scenario must not pass — unless allowMissing, when it is a warning.
+func requestGroups(rep *Report, rqs [2]*requests, allowMissing bool) ([]group, error) {
 	byGroup := map[string]*group{}
 	var groups []*group
+	var missing []string
 	for _, k := range rqs[0].order {
 		c1, ok := rqs[1].cells[k]
 		if !ok {
-			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s %s: only in %s; not compared", groupLabel(k.scenario, k.endpoint), k.level, rqs[0].name))
+			missing = append(missing, fmt.Sprintf("%s %s", groupLabel(k.scenario, k.endpoint), k.level))
 			continue
 		}
 		label := groupLabel(k.scenario, k.endpoint)
@@ -118,11 +121,18 @@ func requestGroups(rep *Report, rqs [2]*requests) []group {
 			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s %s: only in %s; not compared", groupLabel(k.scenario, k.endpoint), k.level, rqs[1].name))
 		}
 	}
+	if len(missing) > 0 && !allowMissing {
+		return nil, fmt.Errorf("%w: %s lacks what %s measured (%s); rerun it whole, or pass -allow-missing to compare what both have",
+			ErrUnusable, rqs[1].name, rqs[0].name, strings.Join(missing, ", "))
+	}
+	for _, m := range missing {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s: only in %s; not compared (-allow-missing)", m, rqs[0].name))
+	}
 	out := make([]group, len(groups))
 	for i, g := range groups {
 		out[i] = *g
 	}
-	return out
+	return out, nil
 }
 
 // procsSuffix is the -N GOMAXPROCS suffix of a benchmark name.
