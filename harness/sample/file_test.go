@@ -81,3 +81,13 @@ func TestFileKeepsItsFirstError(t *testing.T) {
 	assert.ErrorContains(t, f.Err(), "writing samples file /dev/full")
 	assert.Error(t, f.Close())
 }
+
+// TestCheckShards: a run of N shards needs every one of them, each from one
+// process: a shard missing, or one that came twice (a re-run mixed in), is
+// an error naming it.
+func TestCheckShards(t *testing.T) {
+	s := func(shard, run string) sample.Sample { return sample.Sample{Shard: shard, Run: run} }
+	assert.NoError(t, sample.CheckShards([]sample.Sample{s("0/2", "a.1"), s("0/2", "a.2"), s("1/2", "b.1")}))
+	assert.ErrorContains(t, sample.CheckShards([]sample.Sample{s("0/2", "a.1")}), "shard 1/2 missing")
+	assert.ErrorContains(t, sample.CheckShards([]sample.Sample{s("0/2", "a.1"), s("0/2", "c.1"), s("1/2", "b.1")}), "shard 0/2 comes from 2 processes")
+}

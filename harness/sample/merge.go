@@ -74,11 +74,17 @@ func ReadAll(paths []string, partial bool) (samples []Sample, cut []error, err e
 // missing: a run of N shards merged from fewer is a quietly smaller run.
 func CheckShards(samples []Sample) error {
 	have := map[int]map[int]bool{} // N → indices seen
+	from := map[string]map[string]bool{} // shard → processes it came from
 	for i := range samples {
 		sh := samples[i].Shard
 		if sh == "" {
 			continue
 		}
+		if from[sh] == nil {
+			from[sh] = map[string]bool{}
+		}
+		run := samples[i].Run
+		from[sh][run[:max(0, strings.LastIndexByte(run, '.'))]] = true
 		a, b, _ := strings.Cut(sh, "/")
 		idx, err1 := strconv.Atoi(a)
 		n, err2 := strconv.Atoi(b)
@@ -89,6 +95,11 @@ func CheckShards(samples []Sample) error {
 			have[n] = map[int]bool{}
 		}
 		have[n][idx] = true
+	}
+	for sh, procs := range from {
+		if len(procs) > 1 {
+			return fmt.Errorf("shard %s comes from %d processes: the files of two runs are mixed (a shard re-run beside its first run?); give one run's files", sh, len(procs))
+		}
 	}
 	for n, idx := range have {
 		var missing, got []string
