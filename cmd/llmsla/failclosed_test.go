@@ -125,8 +125,9 @@ func TestBenchAsksEveryCase(t *testing.T) {
 }
 
 // TestGoldenFirstContact: against an endpoint with no recorded goldens,
-// TestGolden says so once, with how to record, and skips that endpoint
-// rather than failing once per case.
+// TestGolden says so once, with how to record, and still measures and
+// judges the endpoint, rather than failing once per case — except under
+// CI=true, where the missing goldens fail it once.
 func TestGoldenFirstContact(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go test on the suites")
@@ -137,6 +138,7 @@ func TestGoldenFirstContact(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv(config.EnvConfig, p)
+	t.Setenv("CI", "")
 	out, err := exec.Command("go", "test", "-count=1", "-v", "-run", "^TestGolden$", suites).CombinedOutput()
 	if err != nil {
 		t.Fatalf("go test failed on a first contact: %v\n%s", err, out)
@@ -144,5 +146,11 @@ func TestGoldenFirstContact(t *testing.T) {
 	if n := strings.Count(string(out), "no goldens recorded for endpoint fresh"); n != 1 {
 		t.Errorf("the note appears %d times, want once:\n%s", n, out)
 	}
-	contains(t, "go test output", string(out), []string{"--- SKIP: TestGolden/endpoint=fresh", "-run TestGolden -update"})
+	contains(t, "go test output", string(out), []string{"--- PASS: TestGolden/endpoint=fresh/concurrency=1", "-run TestGolden -update"})
+
+	t.Setenv("CI", "true")
+	out, err = exec.Command("go", "test", "-count=1", "-run", "^TestGolden$", suites).CombinedOutput()
+	if err == nil || strings.Count(string(out), "no goldens recorded for endpoint fresh") != 1 {
+		t.Errorf("under CI=true, want one failure naming the missing goldens:\n%s", out)
+	}
 }
