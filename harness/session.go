@@ -40,6 +40,7 @@ type Session struct {
 
 	startOnce sync.Once
 	startLag  time.Duration
+	synthRuns uint64 // synthetic-prompt runs so far, to seed each apart
 
 	mu         sync.Mutex
 	started    map[string]bool           // scenario/endpoint → cold request and warm-up sent
@@ -146,6 +147,11 @@ func (s *Session) run(ctx context.Context, scenario string, ep stream.Endpoint, 
 	s.mu.Lock()
 	first := !s.started[key]
 	s.started[key] = true
+	// A closed-loop level needs as many connections as it has workers:
+	// its first run opens them in its warm-up, so that no measured
+	// request pays for a connect and TLS handshake.
+	filled := s.started[key+"/"+string(lv.Label())]
+	s.started[key+"/"+string(lv.Label())] = true
 	at := s.next[key]
 	if !probe && lv.PromptTokens == 0 {
 		s.next[key] = (at + n) % fix.Len()
@@ -155,10 +161,13 @@ func (s *Session) run(ctx context.Context, scenario string, ep stream.Endpoint, 
 	if first {
 		warm = conf.Warmup
 	}
+	if c, closed := pacer.(interface{ Workers() int }); closed && !filled {
+		warm = max(warm, c.Workers())
+	}
 	var src load.Source = shard.Source(load.Shift(fix, at))
 	cases := fix.Len()
 	if lv.PromptTokens > 0 {
-		src, cases = shard.Source(load.Synthetic{Tokens: lv.PromptTokens, Seed: conf.Seed}), 0
+		src, cases = load.NewSynthetic(lv.PromptTokens, s.synthSeed(conf.Seed, shard)), 0
 	}
 	if !probe {
 		// Every shard sends go test's one probe request, so that the
@@ -202,6 +211,20 @@ func (s *Session) progressCell(scenario string, ep stream.Endpoint, conf config.
 		name += " (warm-up)"
 	}
 	return s.progress.cell(name, total, until)
+}
+
+// synthSeed seeds a run's synthetic prompts: the scenario's seed, apart
+// per shard and per run so that no run repeats another's prompts (a
+// server's prefix cache would skip their prefill), or a fresh one.
+func (s *Session) synthSeed(seed uint64, shard load.Shard) uint64 {
+	if seed == 0 {
+		return 0
+	}
+	s.mu.Lock()
+	s.synthRuns++
+	k := s.synthRuns
+	s.mu.Unlock()
+	return seed*1_000_003 + uint64(shard.I)*10_007 + k
 }
 
 // waitStart holds the first request until the start the shards agreed on

@@ -110,8 +110,16 @@ func ollamaRun(t *testing.T, sc harness.Scenario, cfg *config.Config) []objectiv
 		t.Fatal(err)
 	}
 	conf := cfg.Scenario(sc.Name, "ollama")
-	if want := 1 + conf.Warmup + len(conf.Concurrency)*conf.Samples; len(samples) != want {
-		t.Errorf("%d samples recorded, want %d (one cold, the warm-up, then the measured ones of each level)", len(samples), want)
+	want := 1 // the cold request
+	for i, c := range conf.Concurrency {
+		warm := c // each closed-loop level opens its connections first
+		if i == 0 {
+			warm = max(conf.Warmup, c)
+		}
+		want += warm + conf.Samples
+	}
+	if len(samples) != want {
+		t.Errorf("%d samples recorded, want %d (one cold, each level's warm-up, then the measured ones of each level)", len(samples), want)
 	}
 	for _, s := range samples {
 		if s.Cold {

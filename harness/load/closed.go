@@ -36,5 +36,8 @@ func (c Closed) Pace(ctx context.Context, n int, send func(i int, sched time.Tim
 	wg.Wait()
 }
 
+// Workers is the number of requests in flight.
+func (c Closed) Workers() int { return max(int(c), 1) }
+
 // Level is concurrency=c.
 func (c Closed) Level() sample.Level { return sample.NewLevel("concurrency", int(c)) }

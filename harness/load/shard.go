@@ -90,3 +90,11 @@ type sharded struct {
 
 func (s sharded) Pace(ctx context.Context, n int, send func(int, time.Time)) { s.p.Pace(ctx, n, send) }
 func (s sharded) Level() sample.Level                                        { return s.level }
+
+// Workers is the shard's workers, when its pacer is a closed loop.
+func (s sharded) Workers() int {
+	if c, ok := s.p.(Closed); ok {
+		return c.Workers()
+	}
+	return 0
+}

@@ -3,6 +3,7 @@ package load
 import (
 	"math/rand/v2"
 	"strings"
+	"sync/atomic"
 
 	openai "github.com/sashabaranov/go-openai"
 
@@ -10,25 +11,36 @@ import (
 )
 
 // Synthetic is a Source of prompts of a given length in tokens, for
-// measuring how TTFT grows with the input (prefill). Prompt i is built from
-// its own seeded draw of common English words, each of which the usual BPE
-// tokenizers (OpenAI's, Llama's, Qwen's) read as one token with its
-// leading space, and so does the simulator, which counts words: the length
-// is right to within the chat template's few tokens, and the measured
-// usage.prompt_tokens is what the figures use. Every prompt differs from
-// its first word, so that a server's prefix cache cannot skip the prefill.
+// measuring how TTFT grows with the input (prefill). Each prompt is a draw
+// of common English words, each of which the usual BPE tokenizers
+// (OpenAI's, Llama's, Qwen's) read as one token with its leading space, and
+// so does the simulator, which counts words: the length is right to within
+// the chat template's few tokens, and the measured usage.prompt_tokens is
+// what the figures use. Every prompt it ever gives is a new draw — the
+// warm-up's, each run's, each length's — different from its first word,
+// so that a server's prefix cache cannot skip any prefill.
 type Synthetic struct {
-	Tokens int // target prompt length
-	Seed   uint64
+	tokens int
+	salt   uint64
+	drawn  atomic.Uint64
+}
+
+// NewSynthetic returns a source of prompts of tokens tokens. seed makes a
+// process's sequence of prompts repeatable; a zero seed draws one.
+func NewSynthetic(tokens int, seed uint64) *Synthetic {
+	if seed == 0 {
+		seed = rand.Uint64()
+	}
+	return &Synthetic{tokens: tokens, salt: seed ^ uint64(tokens)*0x9e3779b97f4a7c15}
 }
 
 // instruction ends each prompt; its words count toward the length.
 const instruction = "Summarize the text above in one sentence."
 
-// Prompt is synthetic prompt i.
-func (s Synthetic) Prompt(i int) Prompt {
-	r := rand.New(rand.NewPCG(s.Seed, uint64(i)))
-	n := max(1, s.Tokens-len(strings.Fields(instruction)))
+// Prompt is a new synthetic prompt (i is not used: no two calls repeat).
+func (s *Synthetic) Prompt(int) Prompt {
+	r := rand.New(rand.NewPCG(s.salt, s.drawn.Add(1)))
+	n := max(1, s.tokens-len(strings.Fields(instruction)))
 	var b strings.Builder
 	b.Grow(n * 5)
 	for k := range n {

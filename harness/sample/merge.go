@@ -73,7 +73,7 @@ func ReadAll(paths []string, partial bool) (samples []Sample, cut []error, err e
 // CheckShards fails when samples come from a sharded run with shards
 // missing: a run of N shards merged from fewer is a quietly smaller run.
 func CheckShards(samples []Sample) error {
-	have := map[int]map[int]bool{} // N → indices seen
+	have := map[int]map[int]bool{}       // N → indices seen
 	from := map[string]map[string]bool{} // shard → processes it came from
 	for i := range samples {
 		sh := samples[i].Shard
