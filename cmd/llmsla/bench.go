@@ -54,8 +54,10 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 			os.Setenv(env, v)
 		}
 	}
-	if *count < 1 || *n < 1 || fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "llmsla bench: -count %d, -n %d, extra arguments %q: want -count ≥ 1 (≥ 10 for the gate), -n ≥ 1 and no arguments\n", *count, *n, fs.Args())
+	if *count < 1 || *n < 2 || fs.NArg() > 0 {
+		// -n 1 would measure nothing: go test's first call of a benchmark,
+		// b.N = 1, is its probe, which the harness counts as warm-up.
+		fmt.Fprintf(stderr, "llmsla bench: -count %d, -n %d, extra arguments %q: want -count ≥ 1 (≥ 10 for the gate), -n ≥ 2 (-n 1 is go test's probe alone, which measures nothing) and no arguments\n", *count, *n, fs.Args())
 		return 2
 	}
 	cfg, err := config.Load()

@@ -85,7 +85,12 @@ func Evaluate(samples []sample.Sample, objectives Lookup) []Verdict {
 	})
 	out := make([]Verdict, 0, len(keys))
 	for _, k := range keys {
-		out = append(out, Judge(groups[k], objectives(k.scenario, k.endpoint)))
+		v := Judge(groups[k], objectives(k.scenario, k.endpoint))
+		// The group names the run, even one with no measured request
+		// (only its cold one), whose Stats have no labels of their own.
+		v.Scenario, v.Endpoint, v.Level = k.scenario, k.endpoint, k.level
+		v.Stats.Scenario, v.Stats.Endpoint, v.Stats.Level = k.scenario, k.endpoint, k.level
+		out = append(out, v)
 	}
 	CheckRuns(out)
 	return out
