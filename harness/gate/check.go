@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/llmsla/llmsla/harness/metric"
 	"golang.org/x/perf/benchfmt"
 )
 
@@ -56,7 +57,7 @@ func checkValues(res *benchfmt.Result) []string {
 			why = "is not a number"
 		case x < 0 && nonNegative(unit):
 			why = "is negative"
-		case x > 100 && strings.HasSuffix(unit, "-%"):
+		case x > 100 && fraction(unit):
 			why = "is above 100"
 		}
 		if why != "" {
@@ -67,11 +68,24 @@ func checkValues(res *benchfmt.Result) []string {
 	return bad
 }
 
-// nonNegative reports whether unit cannot hold a negative value: a
-// duration, a rate or a percentage in the project's naming.
+// nonNegative reports whether unit cannot hold a negative value: as the
+// metric table says for its units (a drift or a fit's intercept can be),
+// else a duration, a rate or a percentage in the project's naming.
 func nonNegative(unit string) bool {
+	if f, ok := metric.ByUnit(unit); ok {
+		return !f.Signed
+	}
 	return strings.HasSuffix(unit, "-ms") || strings.HasSuffix(unit, "/s") || strings.HasSuffix(unit, "-%") ||
 		unit == "ns/op" || unit == "sec/op"
+}
+
+// fraction reports whether unit is a percentage of a whole (at most 100):
+// the table's fractions, else a *-% unit that is not a change.
+func fraction(unit string) bool {
+	if f, ok := metric.ByUnit(unit); ok {
+		return f.Kind == metric.Fraction
+	}
+	return strings.HasSuffix(unit, "-%")
 }
 
 // repeats finds run sets recorded twice in one file: `cat f f > g`, or a

@@ -59,6 +59,9 @@ type Metric struct {
 	Column  string
 	// Threshold: the metric may be an SLA objective.
 	Threshold bool
+	// Signed: the figure may be negative (a change, a fit's slope or
+	// intercept, a remainder); others are rejected below 0 as corrupt.
+	Signed bool
 	// WholeRun: the figure belongs to a scenario's whole run on an
 	// endpoint, every level together (coverage), and is judged once there.
 	WholeRun bool
@@ -215,6 +218,16 @@ func Units() []Fig {
 		}
 	}
 	return out
+}
+
+// ByUnit returns the reported figure whose benchmark unit is unit.
+func ByUnit(unit string) (Fig, bool) {
+	for _, f := range Units() {
+		if f.Unit() == unit {
+			return f, true
+		}
+	}
+	return Fig{}, false
 }
 
 // Columns lists the figures the verdict table shows, in table order.

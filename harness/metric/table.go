@@ -93,15 +93,15 @@ var Table = []*Metric{
 		Value: func(st *stats.Stats) (float64, int) { return st.Coverage(), st.Attempted }},
 	// A prompt-length sweep's fit over every level of the run (METRICS.md,
 	// prefill cost), reported once per scenario and endpoint.
-	{Name: "prefill_cost", Kind: Figure, Lower: true, BenchUnit: "prefill-ms/ktok", Bench: true, Threshold: true, WholeRun: true,
+	{Name: "prefill_cost", Kind: Figure, Lower: true, Signed: true, BenchUnit: "prefill-ms/ktok", Bench: true, Threshold: true, WholeRun: true,
 		Doc:     "least-squares ttft per 1,000 prompt tokens over a prompt_tokens sweep",
 		Applies: func(st *stats.Stats) bool { return st.Prefill.N > 0 },
 		Value:   func(st *stats.Stats) (float64, int) { return fitted(st, st.Prefill.PerKTok()), st.Prefill.N }},
-	{Name: "ttft_base", Kind: Figure, Lower: true, BenchUnit: "ttft-base-ms", Bench: true, WholeRun: true,
+	{Name: "ttft_base", Kind: Figure, Lower: true, Signed: true, BenchUnit: "ttft-base-ms", Bench: true, WholeRun: true,
 		Doc:     "the fit's ttft at zero prompt tokens",
 		Applies: func(st *stats.Stats) bool { return st.Prefill.N > 0 },
 		Value:   func(st *stats.Stats) (float64, int) { return fitted(st, st.Prefill.A), st.Prefill.N }},
-	{Name: "drift", Kind: Change, Lower: true, BenchUnit: "drift-%", Bench: true, Threshold: true,
+	{Name: "drift", Kind: Change, Lower: true, Signed: true, BenchUnit: "drift-%", Bench: true, Threshold: true,
 		Doc: "last time slice's p95 ttft / first slice's − 1 (a soak)",
 		Value: func(st *stats.Stats) (float64, int) {
 			n := 0
@@ -118,7 +118,7 @@ var Table = []*Metric{
 	// requests), reported by benchmarks beside the client's figures.
 	{Name: "load", Kind: Server, Lower: true, BenchUnit: "load-ms", Bench: true, Doc: "Ollama load_duration"},
 	{Name: "prefill", Kind: Server, Lower: true, BenchUnit: "prefill-ms", Bench: true, Doc: "Ollama prompt_eval_duration"},
-	{Name: "netq", Kind: Server, Lower: true, BenchUnit: "netq-ms", Bench: true, Doc: "TTFT − load − prefill: network and queue"},
+	{Name: "netq", Kind: Server, Lower: true, Signed: true, BenchUnit: "netq-ms", Bench: true, Doc: "TTFT − load − prefill: network and queue"},
 	{Name: "server_tok", Kind: Server, BenchUnit: "server-tok/s", Bench: true, Doc: "Ollama eval_count / eval_duration"},
 }
 
