@@ -340,5 +340,9 @@ func (st *streamState) count() {
 		s.OutputTokens += s.ReasoningTokens
 		s.TokenSource = sample.TokensEstimated
 	}
-	s.OutputTokens = max(s.OutputTokens, s.Chunks)
+	if s.Chunks > s.OutputTokens {
+		// More token-bearing chunks than the usage counts: the count is
+		// the chunks', and says it is ours.
+		s.OutputTokens, s.TokenSource = s.Chunks, sample.TokensEstimated
+	}
 }
