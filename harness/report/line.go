@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -13,9 +14,13 @@ import (
 func Line(st *stats.Stats) string {
 	var b strings.Builder
 	num := metric.Num
-	fmt.Fprintf(&b, "n=%d ttft p50/p95 %s/%s ms, total p50/p95 %s/%s ms, tpot p50 %s ms, %.0f out-tok/s, errors %d",
+	tok := math.NaN()
+	if st.Wall > 0 {
+		tok = st.OutTokPerSec
+	}
+	fmt.Fprintf(&b, "n=%d ttft p50/p95 %s/%s ms, total p50/p95 %s/%s ms, tpot p50 %s ms, %s out-tok/s, errors %d",
 		st.Attempted, num(st.TTFT.P50), num(st.TTFT.P95), num(st.Total.P50), num(st.Total.P95), num(st.TPOT.P50),
-		st.OutTokPerSec, st.Failed)
+		num(tok), st.Failed)
 	if st.Failed > 0 {
 		fmt.Fprintf(&b, " (%s)", st.ErrorKinds())
 	}
@@ -29,7 +34,7 @@ func Line(st *stats.Stats) string {
 		fmt.Fprintf(&b, ", good %s", metric.Pct(st.GoodPct))
 	}
 	if st.Cold != nil {
-		fmt.Fprintf(&b, "; cold ttft %s ms", num(ms(st.Cold.TTFT)))
+		fmt.Fprintf(&b, "; cold %s", coldLine(st.Cold))
 	}
 	return b.String()
 }

@@ -66,8 +66,12 @@ func Verdicts(w io.Writer, vs []objective.Verdict) {
 		}
 	}
 	for _, v := range vs {
-		if c := v.Stats.Cold; c != nil {
-			fmt.Fprintf(w, "cold start (%s endpoint=%s, first request, not in the percentiles): %s\n", v.Scenario, v.Endpoint, coldLine(c))
+		for _, c := range v.Stats.Colds {
+			from := ""
+			if c.Shard != "" {
+				from = " of shard " + c.Shard
+			}
+			fmt.Fprintf(w, "cold start (%s endpoint=%s, first request%s, not in the percentiles): %s\n", v.Scenario, v.Endpoint, from, coldLine(c))
 		}
 	}
 	for _, v := range vs {

@@ -68,7 +68,10 @@ type Stats struct {
 	// saw every level; N == 0 until then.
 	Prefill Fit
 
-	Cold *sample.Sample // the run's cold first request, outside the percentiles
+	// Cold is the run's cold first request, outside the percentiles; Colds
+	// every one of the pooled runs' (shards, processes), none dropped.
+	Cold  *sample.Sample
+	Colds []*sample.Sample
 
 	// PeakInFlight is the most measured requests in flight at one instant.
 	PeakInFlight int
@@ -146,7 +149,10 @@ func Summarize(samples []sample.Sample, good func(*sample.Sample) bool) *Stats {
 	for i := range samples {
 		s := &samples[i]
 		if s.Cold {
-			st.Cold = s
+			if st.Cold == nil {
+				st.Cold = s
+			}
+			st.Colds = append(st.Colds, s)
 			continue
 		}
 		if s.Warmup {
