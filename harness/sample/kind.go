@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 )
 
 // ErrorKind names the class of a failed request. Kinds are counted per run
@@ -133,6 +134,14 @@ func (s *Sample) Fail(err error) {
 	var re *RequestError
 	if errors.As(err, &re) {
 		s.RetryAfter = re.RetryAfter
+		for k, v := range re.RateLimit {
+			if len(v) > 0 {
+				if s.RateLimit == nil {
+					s.RateLimit = map[string]string{}
+				}
+				s.RateLimit[strings.ToLower(k)] = v[0]
+			}
+		}
 	}
 }
 

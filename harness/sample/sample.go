@@ -92,6 +92,9 @@ type Sample struct {
 	ErrKind    ErrorKind `json:"error_kind,omitempty"`
 	Err        string    `json:"error,omitempty"`
 	RetryAfter string    `json:"retry_after,omitempty"`
+	// RateLimit holds the x-ratelimit-* headers of a 429 (remaining,
+	// limit, reset), lower-cased: how far over its quota the run went.
+	RateLimit map[string]string `json:"ratelimit,omitempty"`
 
 	// Content is the answer text (reasoning excluded), kept for quality
 	// checks; ContentCut says it was cut at the capture limit.

@@ -38,6 +38,7 @@ func TestErrorKinds(t *testing.T) {
 		"rate_limited": {sim.FaultRateLimited, sample.KindRateLimited, sample.ErrRateLimited, func(t *testing.T, s sample.Sample) {
 			assert.Equal(t, 429, s.Status)
 			assert.Equal(t, "2", s.RetryAfter, "Retry-After kept")
+			assert.Equal(t, "0", s.RateLimit["x-ratelimit-remaining-requests"], "x-ratelimit-* kept")
 		}},
 		"server_error_html": {sim.FaultServerError, sample.KindServerError, sample.ErrServerError, func(t *testing.T, s sample.Sample) {
 			assert.Equal(t, 503, s.Status)
