@@ -82,6 +82,8 @@ Exit codes as llmsla gate: 0 pass, 1 the candidate is worse, 2 unusable.
 		fmt.Fprintf(stderr, "llmsla ab: %v\n", err)
 		return 2
 	}
+	stdout, stderr, sec, done := redacting(cfg, stdout, stderr)
+	defer done()
 	path := *fixture
 	if root, err := config.ModuleRoot(); err == nil && !filepath.IsAbs(path) {
 		path = filepath.Join(root, path)
@@ -111,7 +113,7 @@ Exit codes as llmsla gate: 0 pass, 1 the candidate is worse, 2 unusable.
 			}
 			defer stop()
 		}
-		arms[i] = gate.Arm{Name: ep.Name, Doer: stream.NewClient(ep)}
+		arms[i] = gate.Arm{Name: ep.Name, Doer: stream.NewClient(ep, stream.Secrets(sec))}
 		names = append(names, ep.String())
 	}
 	if err := os.MkdirAll(*out, 0o755); err != nil {
@@ -119,7 +121,7 @@ Exit codes as llmsla gate: 0 pass, 1 the candidate is worse, 2 unusable.
 		return 2
 	}
 	samplesPath := filepath.Join(*out, "ab-"+time.Now().UTC().Format("20060102T150405Z")+".samples.jsonl")
-	sink, err := sample.Create(samplesPath, nil)
+	sink, err := sample.Create(samplesPath, sec.RedactBytes)
 	if err != nil {
 		fmt.Fprintf(stderr, "llmsla ab: %v\n", err)
 		return 2
