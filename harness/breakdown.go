@@ -60,7 +60,7 @@ func (s *Session) logBreakdown(t *testing.T, scenario string, ep stream.Endpoint
 	}
 	b, err := ollama.Measure(context.Background(), ep, requests(src, conf, BreakdownRequests))
 	if err != nil {
-		t.Logf("breakdown: %v", err)
+		t.Logf("breakdown: %s", s.secrets.Redact(err.Error()))
 		return
 	}
 	t.Log(b.String())
@@ -75,7 +75,7 @@ func (s *Session) logBreakdown(t *testing.T, scenario string, ep stream.Endpoint
 func (s *Session) reportBreakdown(b *testing.B, ep stream.Endpoint, conf config.Scenario, src load.Source) {
 	bd, err := ollama.Measure(context.Background(), ep, requests(src, conf, BreakdownRequests))
 	if err != nil {
-		b.Logf("breakdown: %v", err)
+		b.Logf("breakdown: %s", s.secrets.Redact(err.Error()))
 		return
 	}
 	b.ReportMetric(ms(bd.Load), "load-ms")

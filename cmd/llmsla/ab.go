@@ -135,6 +135,9 @@ Exit codes as llmsla gate: 0 pass, 1 the candidate is worse, 2 unusable.
 		Scenario: *scenario, Cases: cases, Fixture: load.FixtureOptions{System: *system, Structured: *structured},
 		Levels: pacers, Runs: *count, N: *n, Warmup: *warmup, MaxTokens: *maxTokens, Seed: *seed, Sink: sink.Write,
 	})
+	if err == nil {
+		err = sink.Err()
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "llmsla ab: %v; %s holds the samples so far\n", err, samplesPath)
 		return 2

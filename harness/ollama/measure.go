@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 	"time"
 
@@ -82,11 +83,6 @@ func Measure(ctx context.Context, ep stream.Endpoint, reqs []stream.Request) (Su
 	return b.summarize(), nil
 }
 
-// OllamaHost is the server root of an Ollama OpenAI-compatible base URL:
-// http://127.0.0.1:11434/v1 → http://127.0.0.1:11434.
-func OllamaHost(baseURL string) string {
-	return strings.TrimSuffix(strings.TrimRight(baseURL, "/"), "/v1")
-}
 
 // NativeRequest is req as a native /api/chat request.
 func NativeRequest(model string, req stream.Request) (ChatRequest, error) {
@@ -171,8 +167,12 @@ func (b Summary) String() string {
 		b.Endpoint, b.N, r(b.TTFT), r(b.NetworkQueue), r(b.Load), r(b.Prefill), rate(b.ClientDecode), rate(b.ServerDecode), tokens)
 }
 
-// Host is the server root of an Ollama OpenAI-compatible base URL:
-// http://127.0.0.1:11434/v1 → http://127.0.0.1:11434.
+// Host is the server root of an Ollama OpenAI-compatible base URL, without
+// its query or user info: http://127.0.0.1:11434/v1 → http://127.0.0.1:11434.
 func Host(baseURL string) string {
+	if u, err := url.Parse(baseURL); err == nil {
+		u.RawQuery, u.Fragment, u.User = "", "", nil
+		baseURL = u.String()
+	}
 	return strings.TrimSuffix(strings.TrimRight(baseURL, "/"), "/v1")
 }

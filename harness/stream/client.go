@@ -1,6 +1,8 @@
 package stream
 
 import (
+	"encoding/base64"
+
 	"github.com/llmsla/llmsla/harness/sample"
 	"github.com/llmsla/llmsla/harness/secret"
 
@@ -65,8 +67,11 @@ func (ep Endpoint) Secrets() []string {
 			}
 		}
 		if u.User != nil {
+			// Go sends user info as Basic auth: base64(user:password) is
+			// the form a server could echo.
 			p, _ := u.User.Password()
-			out = append(out, u.User.Username(), p)
+			out = append(out, u.User.Username(), p,
+				base64.StdEncoding.EncodeToString([]byte(u.User.Username()+":"+p)))
 		}
 	}
 	return out
