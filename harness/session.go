@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -57,6 +58,9 @@ var current = sync.OnceValues(func() (*Session, error) {
 	}
 	if err := cfg.CheckScenarios(Defined()); err != nil {
 		return nil, err
+	}
+	if c := cfg.CapacityOnly; c != "" && !slices.Contains(Defined(), c) {
+		return nil, fmt.Errorf("%s: no such scenario %q to search (defined: %s)", config.EnvCapacity, c, strings.Join(Defined(), ", "))
 	}
 	return NewSession(cfg)
 })

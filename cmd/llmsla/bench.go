@@ -68,6 +68,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	// Everything printed or recorded from here on passes a redactor: the
 	// samples come redacted from the client, and this is the second line
 	// for the rest of go test's output and the results file.
+	terminal := isTerminal(stderr) // before the redactor wraps it
 	stdout, stderr, sec, done := redacting(cfg, stdout, stderr)
 	defer done()
 	fmt.Fprintln(stdout, cfg.Describe())
@@ -101,7 +102,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		path := filepath.Join(os.TempDir(), fmt.Sprintf("llmsla-progress-%s-%d.jsonl", stamp, os.Getpid()))
 		os.Setenv(harness.EnvProgress, path)
 		defer os.Unsetenv(harness.EnvProgress)
-		show := startProgress(path, stderr)
+		show := startProgress(path, stderr, terminal)
 		testOut, done = show.over(stdout), show.close
 	}
 	testErr := record(txt, header, samples, goArgs, sec, testOut, stderr)

@@ -37,9 +37,10 @@ const (
 	plainEvery   = 10 * time.Second
 )
 
-// startProgress begins following path; stop with (*progressShow).close.
-func startProgress(path string, w io.Writer) *progressShow {
-	p := &progressShow{path: path, w: w, terminal: isTerminal(w), stop: make(chan struct{}), shown: time.Now()}
+// startProgress begins following path, showing it on w — in place when
+// terminal, the stream w writes to being one; stop with close.
+func startProgress(path string, w io.Writer, terminal bool) *progressShow {
+	p := &progressShow{path: path, w: w, terminal: terminal, stop: make(chan struct{}), shown: time.Now()}
 	p.done.Add(1)
 	go p.follow()
 	return p

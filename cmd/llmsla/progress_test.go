@@ -34,7 +34,7 @@ func TestProgressPlain(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	show := startProgress(path, &out)
+	show := startProgress(path, &out, false)
 	show.shown = time.Time{} // as if the last line were long ago
 	for i := 1; i <= 3; i++ {
 		b, _ := json.Marshal(harness.Progress{Cell: "chat endpoint=sim concurrency=1", Done: i, Total: 3, End: i == 3})
