@@ -60,7 +60,7 @@ Exit codes as llmsla gate: 0 pass, 1 the candidate is worse, 2 unusable.
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
-		return 2
+		return parseFailed(err)
 	}
 	pacers, err := parseLevels(*levels)
 	if fs.NArg() != 2 || err != nil || *n < 1 || *count < 2 || *warmup < 0 {

@@ -28,7 +28,7 @@ func runBaseline(args []string, stdout, stderr io.Writer) int {
 	// among the suites' ~80 comparisons, and would refuse this baseline.
 	minCount := fs.Int("min-count", 10, "runs needed per benchmark")
 	if err := fs.Parse(args); err != nil {
-		return 2
+		return parseFailed(err)
 	}
 	if *samples == "" {
 		*samples = gate.SamplesBeside(*from)

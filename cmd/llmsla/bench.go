@@ -45,7 +45,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	shard := fs.String("shard", "", "`I/N`: send this machine's share of a run sent by N (also $LLMSLA_SHARD, or $JOB_COMPLETION_INDEX with $LLMSLA_SHARDS)")
 	startAt := fs.String("start-at", "", "wall-clock `time` (RFC 3339) at which the shards start measuring together (also $LLMSLA_START_AT)")
 	if err := fs.Parse(args); err != nil {
-		return 2
+		return parseFailed(err)
 	}
 	// The test binary reads these from its environment, with the rest of
 	// the configuration.

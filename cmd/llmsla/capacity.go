@@ -40,7 +40,7 @@ a benchmark unit. Exit 0 when the search ran, 2 when it could not.
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
-		return 2
+		return parseFailed(err)
 	}
 	if fs.NArg() > 0 {
 		fs.Usage()

@@ -34,7 +34,7 @@ Descriptive: it always exits 0 on readable input; llmsla gate decides.
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
-		return 2
+		return parseFailed(err)
 	}
 	if fs.NArg() == 0 {
 		fs.Usage()

@@ -52,7 +52,7 @@ the SLA file is broken; the message says why and what to do.
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
-		return 2
+		return parseFailed(err)
 	}
 	if fs.NArg() != 2 && (*plan == "" || fs.NArg() != 1) {
 		fs.Usage()

@@ -15,6 +15,8 @@
 package main
 
 import (
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -39,9 +41,11 @@ func main() {
 	}
 	cmd, ok := commands[os.Args[1]]
 	if !ok {
-		if os.Args[1] != "help" && os.Args[1] != "-h" && os.Args[1] != "--help" {
-			fmt.Fprintf(os.Stderr, "llmsla: unknown command %q\n", os.Args[1])
+		if os.Args[1] == "help" || os.Args[1] == "-h" || os.Args[1] == "--help" {
+			usage(os.Stdout)
+			os.Exit(0)
 		}
+		fmt.Fprintf(os.Stderr, "llmsla: unknown command %q\n", os.Args[1])
 		usage(os.Stderr)
 		os.Exit(2)
 	}
@@ -63,4 +67,13 @@ func usage(w io.Writer) {
   capacity         the highest load meeting every objective (-scenario, -by rate|concurrency)
   sim              serve the built-in simulator (-addr, -spec)
 `)
+}
+
+// parseFailed is a command's exit code when its flags did not parse: 0 for
+// -h, which asked for the usage the flag package printed, else 2.
+func parseFailed(err error) int {
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	return 2
 }

@@ -34,7 +34,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
-		return 2
+		return parseFailed(err)
 	}
 	if *prefer != string(report.PreferCost) && *prefer != string(report.PreferLatency) {
 		fmt.Fprintf(stderr, "llmsla report: -prefer %q: want cost or latency\n", *prefer)

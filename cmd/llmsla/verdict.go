@@ -34,7 +34,7 @@ met, 1 when one is not, 2 when the files cannot be judged.
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
-		return 2
+		return parseFailed(err)
 	}
 	if fs.NArg() == 0 {
 		fs.Usage()
