@@ -234,8 +234,25 @@ func (c *Client) Do(ctx context.Context, req Request) sample.Sample {
 		return s
 	}
 	c.stream(ctx, body, &s)
+	if s.OK() && s.PromptTokens == 0 && s.TokenSource == sample.TokensEstimated {
+		s.PromptTokens = estimatePrompt(req) // no usage: estimated, as token_source says
+	}
 	c.redact(&s)
 	return s
+}
+
+// estimatePrompt is a prompt's length in tokens when the server reports
+// none: four bytes of English text a token, the usual BPE tokenizers'
+// rough rate (METRICS.md: estimated, and marked so by token_source).
+func estimatePrompt(req Request) int {
+	n := 0
+	for _, m := range req.Messages {
+		n += len(m.Content)
+		for _, p := range m.MultiContent {
+			n += len(p.Text)
+		}
+	}
+	return (n + 3) / 4
 }
 
 // redact removes the secrets from every text of s a server could have

@@ -97,6 +97,9 @@ func TestStreamParsing(t *testing.T) {
 			}
 			assert.Equal(t, tc.tokens, s.OutputTokens)
 			assert.Equal(t, tc.source, s.TokenSource)
+			if tc.source == sample.TokensEstimated {
+				assert.Positive(t, s.PromptTokens, "without usage the prompt's length is estimated, never 0")
+			}
 			assert.Equal(t, tc.content, s.Content)
 			assert.Greater(t, s.TTFT, time.Duration(0))
 			assert.GreaterOrEqual(t, s.Total, s.TTFT)
