@@ -113,3 +113,33 @@ func word(s string, i int) string {
 	}
 	return ""
 }
+
+// TestGitHubActionsEnvironments: every step of the workflows that points
+// llmsla at an endpoint through OPENAI_BASE_URL also names the model
+// (LLMSLA_MODEL), which the configuration requires before any request.
+func TestGitHubActionsEnvironments(t *testing.T) {
+	for _, file := range []string{"github-actions.yml", "github-actions-shards.yml"} {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wf struct {
+			Jobs map[string]struct {
+				Steps []struct {
+					Name string            `yaml:"name"`
+					Env  map[string]string `yaml:"env"`
+				} `yaml:"steps"`
+			} `yaml:"jobs"`
+		}
+		if err := yaml.Unmarshal(b, &wf); err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		for job, j := range wf.Jobs {
+			for _, s := range j.Steps {
+				if _, url := s.Env["OPENAI_BASE_URL"]; url && s.Env["LLMSLA_MODEL"] == "" {
+					t.Errorf("%s: job %s, step %q sets OPENAI_BASE_URL without LLMSLA_MODEL", file, job, s.Name)
+				}
+			}
+		}
+	}
+}

@@ -15,7 +15,9 @@
 //
 // Beside them: secret redacts the configuration's keys from every byte
 // written, quality judges answers, sim is the simulator the tests measure
-// against, ollama reads an Ollama server's own timings.
+// against, ollama reads an Ollama server's own timings (ollama/ollamatest
+// serves one for tests), report/html draws the model-selection board,
+// atomicfile writes results whole, internal/modroot finds the module root.
 //
 // None of those imports testing; this package does. A suite declares a
 // [Scenario] with [Define] and calls [Run] (subtests that fail on violated

@@ -273,6 +273,9 @@ func (p *configParser) scenarioSettings(base Scenario, key string, n *yaml.Node,
 	if set["samples"] != nil {
 		sc.Duration = 0
 	}
+	if v, ok := set["output_tokens"]; ok && set["max_tokens"] != nil {
+		p.errf(v, key+".output_tokens", "output_tokens and max_tokens both set the answer's cap: give one")
+	}
 	if v, ok := set["burstiness"]; ok && sc.Arrival != load.Gamma {
 		p.errf(v, key+".burstiness", "only gamma arrivals have a burstiness (set arrival: gamma)")
 	}
