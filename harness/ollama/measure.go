@@ -83,7 +83,6 @@ func Measure(ctx context.Context, ep stream.Endpoint, reqs []stream.Request) (Su
 	return b.summarize(), nil
 }
 
-
 // NativeRequest is req as a native /api/chat request.
 func NativeRequest(model string, req stream.Request) (ChatRequest, error) {
 	out := ChatRequest{Model: model, Temperature: 1, NumPredict: req.MaxTokens}
