@@ -15,8 +15,9 @@
 //     call for every response and returns a Result, which travels with the
 //     harness's Sample.
 //   - A Tally adds Results up into the rates METRICS.md defines (json valid %,
-//     schema valid %, accuracy %) and keeps the first failing cases so a
-//     report can show expected vs got. Tallies are plain data and merge.
+//     schema valid %, accuracy %). Tallies are plain data and merge; the
+//     failing cases, with expected vs got, are kept per case by package
+//     stats, which sees the case of every sample.
 //   - Golden and Scrub keep recorded responses and reports as golden files
 //     that compare JSON canonically and never hold a secret.
 //

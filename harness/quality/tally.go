@@ -2,18 +2,6 @@ package quality
 
 import "math"
 
-// DefaultKeepFailures is how many failing cases a Tally keeps when
-// KeepFailures is zero: enough to see a pattern, few enough for a report.
-const DefaultKeepFailures = 10
-
-// Failure is one failing case as a report shows it.
-type Failure struct {
-	Case     string `json:"case"`
-	Expected string `json:"expected,omitempty"`
-	Got      string `json:"got,omitempty"`
-	Detail   string `json:"detail,omitempty"`
-}
-
 // Tally adds up Results. It is plain data: copy it, serialise it, Merge
 // tallies from shards or endpoints. Each rate's denominator counts only the
 // responses where that check ran; a rate with no denominator is NaN, not 0,
@@ -32,10 +20,6 @@ type Tally struct {
 
 	MatchChecked int `json:"match_checked"`
 	Matched      int `json:"matched"`
-
-	// Failures are the first KeepFailures results that did not pass.
-	Failures     []Failure `json:"failures,omitempty"`
-	KeepFailures int       `json:"keep_failures,omitempty"` // 0: DefaultKeepFailures
 }
 
 // Add counts one result.
@@ -67,21 +51,7 @@ func (t *Tally) Add(r Result) {
 	}
 	if r.Pass() {
 		t.Passed++
-		return
 	}
-	if len(t.Failures) < t.keep() {
-		t.Failures = append(t.Failures, Failure{
-			Case: r.Case, Expected: r.Expected, Got: r.Got,
-			Detail: cut(join(r.Detail, r.SchemaError)),
-		})
-	}
-}
-
-func (t *Tally) keep() int {
-	if t.KeepFailures > 0 {
-		return t.KeepFailures
-	}
-	return DefaultKeepFailures
 }
 
 // Merge adds another tally's counts; its failures fill what room is left.
@@ -96,12 +66,7 @@ func (t *Tally) Merge(o Tally) {
 	t.SchemaValid += o.SchemaValid
 	t.MatchChecked += o.MatchChecked
 	t.Matched += o.Matched
-	for _, f := range o.Failures {
-		if len(t.Failures) >= t.keep() {
-			break
-		}
-		t.Failures = append(t.Failures, f)
-	}
+
 }
 
 func rate(n, d int) float64 {
