@@ -1,0 +1,121 @@
+package config
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/llmsla/llmsla/harness/load"
+)
+
+// How this process runs among others: as a shard of a run several send,
+// or as a capacity search of one scenario — both read from the environment
+// llmsla bench and llmsla capacity set for the test binary.
+
+// sharding reads the shard of this process and the agreed start from the
+// environment, and checks that every level of every scenario can be split.
+func (c *Config) sharding() error {
+	spec := os.Getenv(EnvShard)
+	if idx := os.Getenv("JOB_COMPLETION_INDEX"); spec == "" && idx != "" && os.Getenv(EnvShards) != "" {
+		spec = idx + "/" + os.Getenv(EnvShards)
+	}
+	if spec != "" {
+		sh, err := load.ParseShard(spec)
+		if err != nil {
+			return fmt.Errorf("%s: %w", EnvShard, err)
+		}
+		c.Shard = sh
+	}
+	if at := os.Getenv(EnvStartAt); at != "" {
+		t, err := time.Parse(time.RFC3339, at)
+		if err != nil {
+			return fmt.Errorf("%s: %q is not an RFC 3339 time (e.g. 2026-12-01T10:00:00Z)", EnvStartAt, at)
+		}
+		c.StartAt = t
+	}
+	if !c.Shard.On() {
+		return nil
+	}
+	// The scenarios the file names are checked now; a preset the file does
+	// not name, when its suite starts (CheckShard), before its first request.
+	names := make([]string, 0, len(c.lines))
+	for name := range c.lines {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		if err := c.CheckShard(name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// CheckShard reports a level of the scenario that cannot be split over the
+// shards (fewer workers than shards), on any endpoint.
+func (c *Config) CheckShard(scenario string) error {
+	if !c.Shard.On() {
+		return nil
+	}
+	for _, ep := range c.EndpointNames() {
+		for _, lv := range c.Scenario(scenario, ep).Levels() {
+			if _, err := c.Shard.Pacer(lv.Pacer); err != nil {
+				return fmt.Errorf("shard %s: scenarios.%s (%s): %w; set its levels for the shards in the SLA file", c.Shard, scenario, lv.Label(), err)
+			}
+		}
+	}
+	return nil
+}
+
+// capacityOnly applies $LLMSLA_CAPACITY: the scenario to search, and the
+// search's settings on top of its capacity: block (or the defaults).
+func (c *Config) capacityOnly(spec string) error {
+	if spec == "" {
+		return nil
+	}
+	name, opts, _ := strings.Cut(spec, ":")
+	sc := c.Scenario(name, "")
+	cs := DefaultCapacity()
+	if sc.Capacity != nil {
+		cs = *sc.Capacity
+	}
+	for _, kv := range strings.Split(opts, ",") {
+		if kv = strings.TrimSpace(kv); kv == "" {
+			continue
+		}
+		k, v, _ := strings.Cut(kv, "=")
+		f, err := strconv.ParseFloat(v, 64)
+		switch {
+		case k == "by" && (v == "rate" || v == "concurrency"):
+			cs.By, cs.Integer = v, v == "concurrency"
+		case err != nil:
+			return fmt.Errorf("%q: want key=value with by (rate, concurrency), start, max, resolution, repeats", kv)
+		case k == "start":
+			cs.Start = f
+		case k == "max":
+			cs.Max = f
+		case k == "resolution":
+			cs.Resolution = f
+		case k == "repeats":
+			cs.Repeats = int(f)
+		default:
+			return fmt.Errorf("%q: unknown key (allowed: by, start, max, resolution, repeats)", kv)
+		}
+	}
+	if cs.Integer && cs.Max == DefaultCapacity().Max {
+		cs.Max = 1024
+	}
+	if err := cs.Validate(); err != nil {
+		return err
+	}
+	set := func(sc Scenario) Scenario { sc.Capacity = &cs; return sc }
+	c.Scenarios[name] = set(sc)
+	for ep, o := range c.PerEndpoint[name] {
+		c.PerEndpoint[name][ep] = set(o)
+	}
+	c.CapacityOnly = name
+	return nil
+}
