@@ -90,7 +90,7 @@ func RedactURL(s string) string {
 // Timeouts bound one request. Zero means no limit.
 type Timeouts struct {
 	Headers time.Duration // t0 → response headers
-	Idle    time.Duration // between two lines of the stream
+	Idle    time.Duration // with no byte of the stream received
 	Total   time.Duration // t0 → end of stream
 }
 
@@ -342,14 +342,15 @@ func (c *Client) stream(parent context.Context, body []byte, s *sample.Sample) {
 		return
 	}
 
-	var idleTimer *time.Timer
+	var rb io.Reader = resp.Body
 	if to.Idle > 0 {
-		idleTimer = time.AfterFunc(to.Idle, func() { cancel(errIdle) })
-		defer idleTimer.Stop()
+		idle := watchIdle(to.Idle, func() { cancel(errIdle) })
+		defer idle.stop()
+		rb = idle.reader(rb)
 	}
-	lr := newLineReader(resp.Body, c.maxLine)
+	lr := newLineReader(rb, c.maxLine)
 	st := streamState{s: s, t0: t0, maxContent: c.maxContent, maxData: c.maxLine, sec: c.sec}
-	readErr := st.consume(lr, idleTimer, to.Idle)
+	readErr := st.consume(lr)
 	if st.done {
 		// Let the connection go back to the pool.
 		_, _ = io.CopyN(io.Discard, resp.Body, 4<<10)

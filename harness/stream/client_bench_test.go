@@ -10,8 +10,9 @@ import (
 )
 
 // BenchmarkStreamChunk measures the stream loop's own cost per chunk: line
-// reading, event assembly, the token test and the JSON decode, over an
-// in-memory body of typical OpenAI chunks. One iteration is one chunk.
+// reading (through the idle watch, as in Client.stream), event assembly,
+// the token test and the JSON decode, over an in-memory body of typical
+// OpenAI chunks. One iteration is one chunk.
 //
 //	go test -run '^$' -bench StreamChunk -benchmem ./harness/stream/
 func BenchmarkStreamChunk(b *testing.B) {
@@ -24,12 +25,14 @@ func BenchmarkStreamChunk(b *testing.B) {
 	}
 	raw := body.Bytes()
 	ends[perBody] = len(raw)
+	idle := watchIdle(time.Hour, func() { b.Error("idle timeout fired") })
+	defer idle.stop()
 	b.ReportAllocs()
 	b.ResetTimer()
 	for done := 0; done < b.N; done += perBody {
 		s := sample.Sample{}
 		st := streamState{s: &s, t0: time.Now(), maxContent: 1 << 20, maxData: 1 << 20}
 		body := raw[:ends[min(perBody, b.N-done)]]
-		st.consume(newLineReader(bytes.NewReader(body), 1<<20), nil, 0)
+		st.consume(newLineReader(idle.reader(bytes.NewReader(body)), 1<<20))
 	}
 }

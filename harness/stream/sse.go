@@ -253,16 +253,12 @@ func (st *streamState) quote(b []byte, n int) string { return quote(st.sec, b, n
 
 // consume reads the body line by line until the stream is over or the body
 // ends or fails, and returns the read error (nil when the stream ended
-// itself: [DONE] or an error event). idle, when not nil, is reset to d
-// after each line.
-func (st *streamState) consume(lr *lineReader, idle *time.Timer, d time.Duration) error {
+// itself: [DONE] or an error event).
+func (st *streamState) consume(lr *lineReader) error {
 	for {
 		b, err := lr.next()
 		if err != nil {
 			return err
-		}
-		if idle != nil {
-			idle.Reset(d)
 		}
 		if st.line(b) {
 			return nil
