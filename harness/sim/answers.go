@@ -9,8 +9,7 @@ import (
 // Answers tells a simulator what to answer: the reference answer of the
 // fixture case whose question it was sent (the last message), so that
 // quality checks pass on a healthy simulator and fail exactly where it
-// injects a wrong answer (WrongRate). It is safe for concurrent use, and a
-// question it does not know gets the fallback's answer.
+// injects a wrong answer (WrongRate). It is safe for concurrent use.
 type Answers struct {
 	mu  sync.RWMutex
 	byQ map[string][2]string // question → right, wrong
@@ -27,12 +26,14 @@ func (a *Answers) Add(question, right, wrong string) {
 }
 
 // Hook sets c's Answer and Wrong hooks to these answers, keeping c's own
-// hooks (or lorem, and "I don't know.") for questions it does not know.
+// hooks for questions it does not know; with none, such a question gets
+// the simulator's defaults (Config.OutputTokens lorem words, "I don't
+// know"), so a synthetic prompt still gets the length its spec asks for.
 func (a *Answers) Hook(c *Config) {
-	c.Answer, c.Wrong = a.pick(0, c.Answer, Lorem), a.pick(1, c.Wrong, "I don't know.")
+	c.Answer, c.Wrong = a.pick(0, c.Answer), a.pick(1, c.Wrong)
 }
 
-func (a *Answers) pick(i int, fallback func(*openai.ChatCompletionRequest) string, otherwise string) func(*openai.ChatCompletionRequest) string {
+func (a *Answers) pick(i int, fallback func(*openai.ChatCompletionRequest) string) func(*openai.ChatCompletionRequest) string {
 	return func(req *openai.ChatCompletionRequest) string {
 		if n := len(req.Messages); n > 0 {
 			a.mu.RLock()
@@ -45,9 +46,6 @@ func (a *Answers) pick(i int, fallback func(*openai.ChatCompletionRequest) strin
 		if fallback != nil {
 			return fallback(req)
 		}
-		return otherwise
+		return ""
 	}
 }
-
-// Lorem is the answer to a question the simulator has no answer for.
-const Lorem = "Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua."

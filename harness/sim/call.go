@@ -132,14 +132,20 @@ func (c *call) plan() {
 		c.answer = []string{}
 	case cfg.Echo:
 		text = echoText(c.hr)
-	case tr.Wrong && cfg.Wrong != nil:
-		text = cfg.Wrong(c.req)
 	case tr.Wrong:
-		text = "I don't know"
-	case cfg.Answer != nil:
-		text = cfg.Answer(c.req)
+		if cfg.Wrong != nil {
+			text = cfg.Wrong(c.req)
+		}
+		if text == "" {
+			text = "I don't know"
+		}
 	default:
-		c.answer = loremTokens(cfg.OutputTokens, 0)
+		if cfg.Answer != nil {
+			text = cfg.Answer(c.req)
+		}
+		if text == "" {
+			c.answer = loremTokens(cfg.OutputTokens, 0)
+		}
 	}
 	if c.answer == nil {
 		if tr.InvalidJSON {

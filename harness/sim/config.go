@@ -22,7 +22,7 @@ type Config struct {
 	TTFTJitter      float64       // relative sd of a mean-1 lognormal factor; 0 = none
 	TPOT            time.Duration
 	TPOTJitter      float64
-	OutputTokens    int     // answer length in tokens (lorem words) when there is no Answer hook; max_tokens caps it
+	OutputTokens    int     // answer length in tokens (lorem words) when Answer gives none; max_tokens caps it
 	Slowdown        float64 // every delay is multiplied by 1+Slowdown*(inflight-1)
 	Scale           float64 // multiplies TTFT and prefill, to simulate a regression; 0 means 1
 
@@ -69,8 +69,9 @@ type Config struct {
 	// of request i depends only on Seed and i, so a run repeats exactly.
 	Faults map[string]float64
 
-	// Quality. Answer gives the answer text (nil = lorem); Wrong gives a
-	// deliberately wrong one (nil = "I don't know"). WrongRate and
+	// Quality. Answer gives the answer text; nil, or "" for a request it
+	// has no answer to, means OutputTokens lorem words. Wrong gives a
+	// deliberately wrong one (nil or "" = "I don't know"). WrongRate and
 	// InvalidJSONRate are probabilities decided from Seed and the index like
 	// faults; an invalid-JSON answer loses its last '}' or, with none, its
 	// second half.

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"encoding/json"
+	"io"
 	"net/http"
 	"sync"
 	"testing"
@@ -115,5 +116,38 @@ func TestQuality(t *testing.T) {
 				t.Errorf("content %q, truth %+v; want %q wrong=%v", s.content, tr, tc.want, tc.wrong)
 			}
 		})
+	}
+}
+
+// TestAnswersKeepOutputTokens: with fixture answers hooked in, a question
+// the book does not know (a synthetic prompt) still gets the OutputTokens
+// its spec asks for, and a known one gets its reference answer.
+func TestAnswersKeepOutputTokens(t *testing.T) {
+	var book Answers
+	book.Add("capital of France?", "Paris", "Lyon")
+	cfg := Default()
+	cfg.TTFT, cfg.TPOT, cfg.OutputTokens = time.Millisecond, time.Millisecond, 37
+	book.Hook(&cfg)
+	_, url := Start(t, cfg)
+	for body, want := range map[string]string{
+		streamBody: "",
+		`{"model":"m","stream":true,"messages":[{"role":"user","content":"capital of France?"}]}`: "Paris",
+	} {
+		resp, err := post(t, http.DefaultClient, url, body, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		evs, err := readSSE(t, resp.Body, "\n")
+		resp.Body.Close()
+		if err != io.EOF {
+			t.Fatalf("body ended with %v, want a clean EOF", err)
+		}
+		got := summarize(t, evs)
+		if want == "" && got.tokens != cfg.OutputTokens {
+			t.Errorf("unknown question: %d answer tokens, want OutputTokens %d", got.tokens, cfg.OutputTokens)
+		}
+		if want != "" && got.content != want {
+			t.Errorf("known question: answer %q, want %q", got.content, want)
+		}
 	}
 }
