@@ -66,7 +66,10 @@ func (s Shard) Pacer(p Pacer) (Pacer, error) {
 		q.Rate /= float64(s.N)
 		q.Seed = q.Seed*uint64(s.N) + uint64(s.I) + 1 // independent schedules, the same each time
 		if q.MaxConcurrency > 0 {
-			q.MaxConcurrency = max(1, s.Share(q.MaxConcurrency))
+			if q.MaxConcurrency < s.N {
+				return nil, fmt.Errorf("max_concurrency %d cannot be split over %d shards: give each at least one", q.MaxConcurrency, s.N)
+			}
+			q.MaxConcurrency = s.Share(q.MaxConcurrency)
 		}
 		return sharded{q, p.Level()}, nil
 	}
