@@ -166,11 +166,7 @@ func (c *call) plan() {
 		c.finish = "length"
 	}
 
-	c.ttftFactor = cfg.Scale
-	if c.ttftFactor == 0 {
-		c.ttftFactor = 1
-	}
-	c.ttftFactor *= tr.SlowFactor * jitter(draw(cfg.Seed, tr.Index, streamTTFT), cfg.TTFTJitter)
+	c.ttftFactor = cfg.scale() * tr.SlowFactor * jitter(draw(cfg.Seed, tr.Index, streamTTFT), cfg.TTFTJitter)
 	// Decided here for the requests that never start generating (status
 	// faults), and again by start once a slot is held.
 	tr.TTFTDelay = c.ttftDelay()
@@ -179,8 +175,7 @@ func (c *call) plan() {
 // ttftDelay is the time from arrival (or from the end of a queue wait) to
 // the first token.
 func (c *call) ttftDelay() time.Duration {
-	base := c.cfg.TTFT + time.Duration(c.tr.PromptTokens)*c.cfg.PrefillPerToken
-	return scaled(base, c.ttftFactor*c.slowdown())
+	return scaled(c.cfg.firstToken(c.tr.PromptTokens), c.ttftFactor*c.slowdown())
 }
 
 // slowdown models a server that shares its compute between the requests

@@ -215,8 +215,13 @@ func TestQueueWaitOnTheWire(t *testing.T) {
 			rawBody(t, resp, 1<<20)
 		}
 	})
-	for busy, _ := srv.Slots(); busy == 0; busy, _ = srv.Slots() {
-		time.Sleep(time.Millisecond)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		if busy, _ := srv.Slots(); busy > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the first request never took its slot")
+		}
 	}
 	resp, err := post(t, http.DefaultClient, url, streamBody, "")
 	if err != nil {

@@ -14,7 +14,8 @@
 //   - Capacity (slots.go): with Slots, at most that many requests generate
 //     at once and the rest wait in arrival order, after their headers, so
 //     a queue shows in time to first token. ServiceTime and Capacity give
-//     the arithmetic a capacity search is checked against.
+//     the queue's arithmetic (a capacity search is checked against the
+//     service times the simulator records, which include jitter).
 //   - Drift: SlowAfter and SlowFactor slow TTFT and prefill for requests
 //     that arrive late in a run, for soak tests.
 //   - Faults (FaultKinds) cover every error kind the harness tells apart,

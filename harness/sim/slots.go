@@ -146,12 +146,22 @@ func (c *call) releaseSlot() {
 // alike). Jitter, a mean-1 factor, is left out, and so are Slowdown and
 // SlowFactor, which depend on load and on time rather than on the request.
 func (c Config) ServiceTime(promptTokens, outputTokens int) time.Duration {
-	scale := c.Scale
-	if scale == 0 {
-		scale = 1
-	}
-	first := scaled(c.TTFT+time.Duration(promptTokens)*c.PrefillPerToken, scale)
+	first := scaled(c.firstToken(promptTokens), c.scale())
 	return first + time.Duration(max(outputTokens-1, 0))*c.TPOT
+}
+
+// firstToken is the unscaled time to first token for promptTokens: TTFT
+// and prefill.
+func (c Config) firstToken(promptTokens int) time.Duration {
+	return c.TTFT + time.Duration(promptTokens)*c.PrefillPerToken
+}
+
+// scale is Scale, 1 when unset.
+func (c Config) scale() float64 {
+	if c.Scale == 0 {
+		return 1
+	}
+	return c.Scale
 }
 
 // Capacity is the arrival rate, in requests per second, that keeps all
