@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/llmsla/llmsla/harness/internal/ci"
+
 	"github.com/llmsla/llmsla/harness/config"
 	"github.com/llmsla/llmsla/harness/quality"
 	"github.com/llmsla/llmsla/harness/sample"
@@ -52,7 +54,7 @@ func goldenDir(t *testing.T, sc Scenario, endpoint string) string {
 	dir := filepath.Join(root, sc.Golden)
 	if _, err := os.Stat(filepath.Join(dir, sample.NameValue(endpoint))); err != nil && !updateGolden() {
 		say := t.Logf
-		if ci := os.Getenv("CI"); ci == "true" || ci == "1" {
+		if ci.On() {
 			say = t.Errorf
 		}
 		say("no goldens recorded for endpoint %s in %s, answers not compared: record them once with `go test ./suites/ -run %s -update` (answers are compared at temperature 0, seed %d)",

@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/llmsla/llmsla/harness/internal/ci"
 )
 
 // Option configures [Start] and [Shared].
@@ -64,13 +66,6 @@ func resolve(opts []Option) (config, error) {
 	return c, err
 }
 
-// inCI reports whether CI is set to a true value (CI=true, CI=1), as CI
-// services do.
-func inCI() bool {
-	ci, _ := strconv.ParseBool(os.Getenv("CI"))
-	return ci
-}
-
 // unavailable ends a test that cannot get a server. A missing binary or
 // model is a local convenience (skip) but a CI misconfiguration (fail):
 // a CI run that silently skips its real-endpoint tests proves nothing.
@@ -79,7 +74,7 @@ func unavailable(t testing.TB, err error) {
 	switch {
 	case !errors.Is(err, ErrNoBinary) && !errors.Is(err, ErrNoModel):
 		t.Fatalf("ollama: %v", err)
-	case inCI():
+	case ci.On():
 		t.Fatalf("ollama: %v (CI must not skip the real-endpoint tests)", err)
 	default:
 		t.Skipf("ollama: %v", err)

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmsla/llmsla/harness/internal/ci"
+
 	"github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
@@ -97,7 +99,7 @@ func chromium(t *testing.T) string {
 			return p
 		}
 	}
-	if os.Getenv("CI") == "true" {
+	if ci.On() {
 		t.Fatal("no chromium on PATH under CI=true: .ci/run installs it (apt-get install -y chromium)")
 	}
 	t.Skip("no chromium on PATH (apt-get install -y chromium); the HTML report is not checked in a browser")
