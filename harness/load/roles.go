@@ -5,11 +5,12 @@
 // A [Runner] plays three roles against each other, each a small interface
 // with a func adapter where it has several shapes:
 //
-//   - a [Source] says what the i-th request of a run is (fixture cases
-//     today, synthetic prompts of a given length tomorrow);
+//   - a [Source] says what the i-th request of a run is ([Fixture]
+//     cases, or [Synthetic] prompts of a given length);
 //   - a [Pacer] says when each request goes and with how many in flight
 //     ([Closed] is the closed loop: a fixed number of workers, each sending
-//     its next request when the previous one ends);
+//     its next request when the previous one ends; [Open] sends at an
+//     arrival rate whatever the server does);
 //   - a [Doer] turns a request into a [sample.Sample] (*stream.Client is
 //     one; tests may supply others).
 //

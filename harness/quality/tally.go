@@ -54,7 +54,7 @@ func (t *Tally) Add(r Result) {
 	}
 }
 
-// Merge adds another tally's counts; its failures fill what room is left.
+// Merge adds another tally's counts.
 func (t *Tally) Merge(o Tally) {
 	t.Responses += o.Responses
 	t.Passed += o.Passed
@@ -66,7 +66,6 @@ func (t *Tally) Merge(o Tally) {
 	t.SchemaValid += o.SchemaValid
 	t.MatchChecked += o.MatchChecked
 	t.Matched += o.Matched
-
 }
 
 func rate(n, d int) float64 {

@@ -22,7 +22,7 @@ var shared struct {
 //
 //	func TestMain(m *testing.M) {
 //		code := m.Run()
-//		ollama.StopShared()
+//		ollamatest.StopShared()
 //		os.Exit(code)
 //	}
 //
