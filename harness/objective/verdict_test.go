@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmsla/llmsla/harness/quality"
 	"github.com/llmsla/llmsla/harness/sample"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -68,5 +69,24 @@ func TestUnmeasuredFiguresFail(t *testing.T) {
 			require.NotEmpty(t, vs[0].Violations, "%s passed on a figure the run does not have", tc.key)
 			assert.Contains(t, vs[0].Violations[0].String(), "not measured")
 		})
+	}
+}
+
+// TestLenientJSONFailsEverywhere: an answer whose JSON parses only inside
+// a fence (a lenient pass) fails json valid %, and goodput and the failing
+// cases say the same, so a verdict that fails on JSON names its cases.
+func TestLenientJSONFailsEverywhere(t *testing.T) {
+	now := time.Now()
+	s := sample.Sample{Scenario: "extract", Endpoint: "e", Level: "concurrency=1", Run: "r", Seq: 1, Case: "inv-1",
+		Start: now, TTFT: time.Millisecond, Total: time.Millisecond, OutputTokens: 1, Finish: "stop",
+		Quality: &quality.Result{Case: "inv-1", JSONChecked: true, JSONValid: true, JSONLenient: true,
+			Detail: "json: valid only once a fence was stripped"}}
+	vs := Evaluate([]sample.Sample{s}, func(string, string) Objectives { return MustParse(map[string]float64{"json_valid_min": 0.99}) })
+	require.Len(t, vs, 1)
+	st := vs[0].Stats
+	assert.False(t, vs[0].OK(), "json valid is strict")
+	assert.Equal(t, 0, st.Good, "a lenient pass counted as a good request")
+	if worst := st.WorstCases(5); assert.Len(t, worst, 1, "the failing case is not named") {
+		assert.Equal(t, "inv-1", worst[0].ID)
 	}
 }

@@ -46,6 +46,9 @@ func (c *Check) Run(content, finishReason string) Result {
 			r.Detail = "json: " + err.Error()
 		} else {
 			r.JSONValid, r.JSONLenient = true, lenient
+			if lenient {
+				r.Detail = "json: valid only once a fence or prose around it was stripped (lenient; json valid counts strict passes)"
+			}
 			// Matchers see the JSON the lenient path found, not the prose.
 			body, doc = text, v
 		}

@@ -35,7 +35,9 @@ func TestCheckStrictVsLenient(t *testing.T) {
 		t.Errorf("strict on a fenced body: %+v", strict)
 	}
 	lenient := (&Check{Case: c, Schema: s, Lenient: true}).Run(fencedDoc, "stop")
-	if !lenient.JSONValid || !lenient.JSONLenient || !lenient.SchemaValid || !lenient.Matched || !lenient.Pass() {
+	// The schema and the matcher read the fenced JSON; the answer still
+	// fails, as json valid % (strict) counts it.
+	if !lenient.JSONValid || !lenient.JSONLenient || !lenient.SchemaValid || !lenient.Matched || lenient.Pass() || lenient.Detail == "" {
 		t.Errorf("lenient on a fenced body: %+v", lenient)
 	}
 	plain := (&Check{Case: c, Schema: s, Lenient: true}).Run(doc, "stop")
@@ -73,7 +75,7 @@ func TestTally(t *testing.T) {
 	b.Add(Result{Case: "4", JSONChecked: true, JSONValid: true, SchemaChecked: true, SchemaError: "/total: minimum"})
 	b.Add(Result{Case: "5", JSONChecked: true, SchemaChecked: true, Truncated: true})
 	a.Merge(b)
-	if a.Responses != 5 || a.Passed != 2 || a.Truncated != 1 {
+	if a.Responses != 5 || a.Passed != 1 || a.Truncated != 1 {
 		t.Errorf("counts: %+v", a)
 	}
 	for name, tc := range map[string]struct{ got, want float64 }{
@@ -81,7 +83,7 @@ func TestTally(t *testing.T) {
 		"json lenient": {a.JSONLenientRate(), 1.0 / 3},
 		"schema":       {a.SchemaValidRate(), 0},
 		"accuracy":     {a.AccuracyRate(), 2.0 / 3},
-		"pass":         {a.PassRate(), 2.0 / 5},
+		"pass":         {a.PassRate(), 1.0 / 5}, // the lenient JSON pass is no pass
 	} {
 		if fmt.Sprintf("%.4f", tc.got) != fmt.Sprintf("%.4f", tc.want) {
 			t.Errorf("%s rate = %v, want %v", name, tc.got, tc.want)

@@ -26,12 +26,14 @@ type Result struct {
 	Truncated bool `json:"truncated,omitempty"`
 }
 
-// Pass reports whether every check that ran passed.
+// Pass reports whether every check that ran passed. JSON passes strictly,
+// as json valid % counts it: a lenient pass (fenced JSON) is not a good
+// answer for goodput nor a passing case.
 func (r *Result) Pass() bool {
 	if r == nil {
 		return true
 	}
-	if r.JSONChecked && !r.JSONValid {
+	if r.JSONChecked && (!r.JSONValid || r.JSONLenient) {
 		return false
 	}
 	if r.SchemaChecked && !r.SchemaValid {
