@@ -33,16 +33,14 @@ var (
 
 // Binary returns the path of the ollama binary: $LLMSLA_OLLAMA when set (and
 // then only that, so a wrong setting is reported rather than papered over),
-// else ollama on PATH, else GOBIN or the first GOPATH's bin, where `go
-// install` puts it.
+// else GOBIN or the first GOPATH's bin, where `make ollama` installs
+// v0.11.4, else ollama on PATH: the order .ci/install-ollama.sh looks in,
+// so an older ollama on PATH does not shadow the one it built.
 func Binary() (string, error) {
 	if p := os.Getenv("LLMSLA_OLLAMA"); p != "" {
 		if err := executable(p); err != nil {
 			return "", fmt.Errorf("%w: $LLMSLA_OLLAMA=%s: %v", ErrNoBinary, p, err)
 		}
-		return p, nil
-	}
-	if p, err := exec.LookPath("ollama"); err == nil {
 		return p, nil
 	}
 	var tried []string
@@ -53,7 +51,10 @@ func Binary() (string, error) {
 		}
 		tried = append(tried, p)
 	}
-	return "", fmt.Errorf("%w: not in $LLMSLA_OLLAMA, PATH or %s; run .ci/install-ollama.sh",
+	if p, err := exec.LookPath("ollama"); err == nil {
+		return p, nil
+	}
+	return "", fmt.Errorf("%w: not in $LLMSLA_OLLAMA, %s or PATH; run make ollama (.ci/install-ollama.sh)",
 		ErrNoBinary, strings.Join(tried, ", "))
 }
 

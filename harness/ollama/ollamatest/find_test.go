@@ -77,6 +77,23 @@ func TestOllamaBinaryFromEnv(t *testing.T) {
 	}
 }
 
+// TestOllamaBinaryPrefersGoBin: the ollama `make ollama` built (in GOBIN)
+// wins over another on PATH, as .ci/install-ollama.sh chooses.
+func TestOllamaBinaryPrefersGoBin(t *testing.T) {
+	gobin, path := t.TempDir(), t.TempDir()
+	for _, dir := range []string{gobin, path} {
+		if err := os.WriteFile(filepath.Join(dir, "ollama"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("LLMSLA_OLLAMA", "")
+	t.Setenv("GOBIN", gobin)
+	t.Setenv("PATH", path)
+	if p, err := Binary(); err != nil || p != filepath.Join(gobin, "ollama") {
+		t.Errorf("Binary() = %q, %v; want the one in GOBIN %s", p, err, gobin)
+	}
+}
+
 // TestOllamaModelInRepository: a clone finds the model it carries, from
 // a package directory, and nowhere outside the module.
 func TestOllamaModelInRepository(t *testing.T) {
