@@ -88,6 +88,10 @@ type Metric struct {
 	// figures need a schedule); nil: always. A figure that does not apply
 	// is not reported as a benchmark unit.
 	Applies func(*stats.Stats) bool
+	// Detail says what lies behind a figure that missed its objective (the
+	// errors by kind, the slices compared), for the violation's line; nil
+	// or "": nothing beyond the figure and its n.
+	Detail func(*stats.Stats) string
 }
 
 // Percentiles are those a latency threshold may name.

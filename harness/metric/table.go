@@ -1,6 +1,7 @@
 package metric
 
 import (
+	"fmt"
 	"math"
 	"time"
 
@@ -64,7 +65,8 @@ var Table = []*Metric{
 	{Name: "error_rate", Kind: Fraction, Lower: true, BenchUnit: "err-%", Bench: true, Column: "err", Threshold: true,
 		Doc:     "failed / attempted requests",
 		Value:   func(st *stats.Stats) (float64, int) { return st.ErrorRate(), st.Attempted },
-		Outcome: func(s *sample.Sample) (bool, bool) { return true, s.OK() }},
+		Outcome: func(s *sample.Sample) (bool, bool) { return true, s.OK() },
+		Detail:  func(st *stats.Stats) string { return st.ErrorKinds() }},
 	{Name: "json_valid", Kind: Fraction, BenchUnit: "json-valid-%", Bench: true, Column: "json", Threshold: true,
 		Doc:     "answers that parse as JSON (strict) / answers checked",
 		Value:   func(st *stats.Stats) (float64, int) { return st.Quality.JSONValidRate(), st.Quality.JSONChecked },
@@ -90,7 +92,10 @@ var Table = []*Metric{
 		}},
 	{Name: "coverage", Kind: Fraction, BenchUnit: "coverage-%", Column: "cov", Threshold: true, WholeRun: true,
 		Doc:   "distinct fixture cases asked in the scenario's run on the endpoint, all levels / cases in the fixture",
-		Value: func(st *stats.Stats) (float64, int) { return st.Coverage(), st.Attempted }},
+		Value: func(st *stats.Stats) (float64, int) { return st.Coverage(), st.Attempted },
+		Detail: func(st *stats.Stats) string {
+			return fmt.Sprintf("%d of %d cases asked", st.Asked, st.FixtureCases)
+		}},
 	// A prompt-length sweep's fit over every level of the run (METRICS.md,
 	// prefill cost), reported once per scenario and endpoint.
 	{Name: "prefill_cost", Kind: Figure, Lower: true, Signed: true, BenchUnit: "prefill-ms/ktok", Bench: true, Threshold: true, WholeRun: true,
@@ -109,6 +114,14 @@ var Table = []*Metric{
 				n = st.Slices[0].N + st.Slices[len(st.Slices)-1].N
 			}
 			return st.Drift(), n
+		},
+		Detail: func(st *stats.Stats) string {
+			sl := st.Slices
+			if len(sl) < 2 {
+				return ""
+			}
+			first, last := sl[0], sl[len(sl)-1]
+			return fmt.Sprintf("ttft p95 %s ms in %s, %s ms in %s", Num(first.TTFT.P95), first.Name(), Num(last.TTFT.P95), last.Name())
 		}},
 	// A capacity search's answer (METRICS.md, capacity): the highest load at
 	// which every objective held, so that the gate sees a lower capacity.

@@ -173,16 +173,6 @@ func (o Objectives) Check(st *stats.Stats) []Violation {
 			continue // judged once over every level: CheckRuns
 		}
 		if v, bad := checkOne(th, st); bad {
-			switch th.Name {
-			case "error_rate":
-				v.Detail = st.ErrorKinds()
-			case "drift":
-				if sl := st.Slices; len(sl) > 1 {
-					first, last := sl[0], sl[len(sl)-1]
-					v.Detail = fmt.Sprintf("ttft p95 %s ms in %s, %s ms in %s", metric.Num(first.TTFT.P95), first.Name(),
-						metric.Num(last.TTFT.P95), last.Name())
-				}
-			}
 			out = append(out, v)
 		}
 	}
@@ -193,13 +183,11 @@ func (o Objectives) Check(st *stats.Stats) []Violation {
 func checkOne(th Threshold, st *stats.Stats) (Violation, bool) {
 	got, n := th.Of(st)
 	v := Violation{Threshold: th, Got: got, N: n}
-	switch {
-	case math.IsNaN(got):
-		return v, true
-	case th.Lower && got > th.Value, !th.Lower && got < th.Value:
-		return v, true
+	bad := math.IsNaN(got) || th.Lower && got > th.Value || !th.Lower && got < th.Value
+	if bad && th.Detail != nil {
+		v.Detail = th.Detail(st)
 	}
-	return v, false
+	return v, bad
 }
 
 // Good judges one successful request: it met every per-request latency

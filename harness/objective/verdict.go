@@ -1,7 +1,6 @@
 package objective
 
 import (
-	"fmt"
 	"sort"
 
 	"github.com/llmsla/llmsla/harness/sample"
@@ -137,7 +136,6 @@ func CheckRuns(vs []Verdict) []Violation {
 				continue
 			}
 			if viol, bad := checkOne(th, v.Stats); bad {
-				viol.Detail = fmt.Sprintf("%d of %d cases asked", v.Stats.Asked, v.Stats.FixtureCases)
 				v.Violations = append(v.Violations, viol)
 				added = append(added, viol)
 			}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/llmsla/llmsla/harness/quality"
 	"github.com/llmsla/llmsla/harness/sample"
+	"github.com/llmsla/llmsla/harness/stats"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -89,4 +90,42 @@ func TestLenientJSONFailsEverywhere(t *testing.T) {
 	if worst := st.WorstCases(5); assert.Len(t, worst, 1, "the failing case is not named") {
 		assert.Equal(t, "inv-1", worst[0].ID)
 	}
+}
+
+// TestWholeRunDetails: a whole-run violation says what lies behind its own
+// figure — coverage the cases asked, a prefill cost nothing about cases
+// (it once read "0 of 0 cases asked").
+func TestWholeRunDetails(t *testing.T) {
+	now := time.Now()
+	var samples []sample.Sample
+	for i, pt := range []int{128, 1024} {
+		for j := range 3 {
+			ttft := time.Duration(10+pt/10+j) * time.Millisecond
+			samples = append(samples, sample.Sample{Scenario: "sweep", Endpoint: "e",
+				Level: sample.NewLevel("prompt_tokens", pt).With("concurrency", 1), Run: "r", Seq: 3*i + j,
+				Case: []string{"a", "b", "c"}[j], FixtureCases: 4,
+				Start: now, TTFT: ttft, TTFA: ttft, Total: ttft, OutputTokens: 1, PromptTokens: pt, Finish: "stop"})
+		}
+	}
+	o := MustParse(map[string]float64{"prefill_cost_max": 1, "coverage_min": 1})
+	vs := Evaluate(samples, func(string, string) Objectives { return o })
+	require.Len(t, vs, 2)
+	var lines []string
+	for _, v := range vs[1].Violations {
+		lines = append(lines, v.String())
+	}
+	require.Len(t, lines, 2, "%q", lines)
+	assert.Equal(t, "coverage 75% < 100% (n=3; 3 of 4 cases asked)", lines[0])
+	assert.Equal(t, "prefill cost 100 > 1 (n=6)", lines[1])
+}
+
+// TestViolationDetails: the metric table's Detail column is what a
+// violation line adds — the errors by kind, the slices a drift compares.
+func TestViolationDetails(t *testing.T) {
+	st := &stats.Stats{Attempted: 40, Failed: 2, Errors: map[sample.ErrorKind]int{sample.KindRateLimited: 1, sample.KindTruncated: 1},
+		Slices: []stats.Slice{{From: 0, To: 0, N: 20, TTFT: stats.Summary{P95: 100}}, {From: 1, To: 2, N: 20, TTFT: stats.Summary{P95: 300}}}}
+	got := MustParse(map[string]float64{"error_rate_max": 0.01, "drift_max": 0.5}).Check(st)
+	require.Len(t, got, 2)
+	assert.Equal(t, "error rate 5% > 1% (n=40; rate_limited=1 truncated=1)", got[0].String())
+	assert.Equal(t, "drift +200% > +50% (n=40; ttft p95 100 ms in slice 1, 300 ms in slices 2–3)", got[1].String())
 }
