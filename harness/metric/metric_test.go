@@ -1,6 +1,7 @@
 package metric
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -52,9 +53,37 @@ func TestTableDerivations(t *testing.T) {
 	if _, ok := ParseKey("ttft_p96_ms"); ok {
 		t.Error("ttft_p96_ms parsed")
 	}
-	for _, c := range Columns() {
-		if c.Kind != Latency && c.Column == "" {
-			t.Errorf("%s is a column without a header", c.Name)
+}
+
+// TestTableFields: a row sets only the fields its kind reads — a latency
+// metric is shown and reported by percentile (Columns, Report), any other
+// by Column and Bench — so that no setting is silently ignored, and every
+// percentile named is one a Summary has.
+func TestTableFields(t *testing.T) {
+	headers := map[string]string{}
+	for _, m := range Table {
+		if m.Kind == Latency {
+			if m.Column != "" || m.Bench || m.BenchUnit != "" {
+				t.Errorf("%s: a latency metric is shown and reported by percentile (Columns, Report), not Column/Bench/BenchUnit", m.Name)
+			}
+		} else {
+			if len(m.Columns) > 0 || len(m.Report) > 0 {
+				t.Errorf("%s: Columns and Report are percentiles of a latency metric; set Column or Bench", m.Name)
+			}
+			if m.BenchUnit == "" {
+				t.Errorf("%s: no benchmark unit", m.Name)
+			}
+		}
+		for _, p := range append(slices.Clone(m.Report), m.Columns...) {
+			if !slices.Contains(Percentiles, p) {
+				t.Errorf("%s: p%d is not one of %v", m.Name, p, Percentiles)
+			}
+		}
+		if m.Column != "" {
+			if other, dup := headers[m.Column]; dup {
+				t.Errorf("%s: column header %q is %s's too", m.Name, m.Column, other)
+			}
+			headers[m.Column] = m.Name
 		}
 	}
 }
