@@ -124,6 +124,11 @@ func TestConfigErrors(t *testing.T) {
 			[]string{`endpoints.a.max_tokens_param: "max_output_tokens" is not a parameter (allowed: max_tokens, max_completion_tokens)`}},
 		"two errors": {"endpoints:\n  a: {base_url: http://x/v1, model: m, kind: vllm}\ngate: {alpha: 2}\n", []string{"2 errors", "endpoints.a.kind", "gate.alpha"}},
 		"not yaml":   {"endpoints: [\n", []string{"sla.yaml"}},
+		"empty file": {"# nothing\n", []string{"empty file"}},
+		"second document": {"endpoints:\n  a: {base_url: http://x/v1, model: m}\n---\nscenarios:\n  chat: {sla: {ttft_p95_ms: 1}}\n",
+			[]string{":3: a second YAML document (after ---) would be ignored"}},
+		"bad second document": {"endpoints:\n  a: {base_url: http://x/v1, model: m}\n---\nscenarios: [\n",
+			[]string{"a second YAML document: yaml: line"}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -1,7 +1,9 @@
 package config
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"slices"
@@ -93,16 +95,13 @@ func LoadFile(path string) (*Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(b, &doc); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	doc, err := oneDocument(path, b)
+	if err != nil {
+		return nil, err
 	}
 	cfg := &Config{Source: path, Scenarios: Presets(), PerEndpoint: map[string]map[string]Scenario{},
 		SimSpecs: map[string]string{}, Prices: map[string]Price{}, lines: map[string]int{}}
 	p := &configParser{file: path}
-	if len(doc.Content) == 0 {
-		return nil, fmt.Errorf("%s: empty file: want at least an endpoints: section", path)
-	}
 	type override struct {
 		scenario, endpoint string
 		node               *yaml.Node
@@ -135,6 +134,28 @@ func LoadFile(path string) (*Config, error) {
 		return nil, joinErrors(p.errs)
 	}
 	return cfg, nil
+}
+
+// oneDocument parses the file's one YAML document. A second document
+// (after a ---) is an error: a decoder reads the first alone, and the
+// endpoints or objectives written below the --- would be silently ignored.
+func oneDocument(path string, b []byte) (*yaml.Node, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	var doc yaml.Node
+	switch err := dec.Decode(&doc); {
+	case err == io.EOF || err == nil && len(doc.Content) == 0:
+		return nil, fmt.Errorf("%s: empty file: want at least an endpoints: section", path)
+	case err != nil:
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	var next yaml.Node
+	switch err := dec.Decode(&next); {
+	case err == io.EOF:
+		return &doc, nil
+	case err != nil:
+		return nil, fmt.Errorf("%s: a second YAML document: %w; keep the whole configuration in one document (no ---)", path, err)
+	}
+	return nil, fmt.Errorf("%s:%d: a second YAML document (after ---) would be ignored; keep the whole configuration in one document", path, next.Line)
 }
 
 // checkName rejects names that would corrupt what is built from them: an
