@@ -270,12 +270,13 @@ var priceKeys = []string{"input_per_mtok", "output_per_mtok", "per_hour", "curre
 
 // price parses an endpoint's price: {input_per_mtok, output_per_mtok,
 // currency} or {per_hour, currency}. A price that cannot be right (negative,
-// both kinds, no currency) is an error here, before any request, rather
+// both kinds, one per-token price without the other, no currency) is an
+// error here, before any request, rather
 // than a cost figure nobody can trust.
 func (p *configParser) price(n *yaml.Node, key string) (Price, bool) {
 	pr := Price{}
 	before := len(p.errs)
-	perToken := false
+	var in, out bool // per-token prices written
 	p.mapping(n, key, priceKeys, func(k string, v *yaml.Node) {
 		k2 := key + "." + k
 		if k == "currency" {
@@ -292,19 +293,25 @@ func (p *configParser) price(n *yaml.Node, key string) (Price, bool) {
 		}
 		switch k {
 		case "input_per_mtok":
-			pr.InputPerMTok, perToken = f, true
+			pr.InputPerMTok, in = f, true
 		case "output_per_mtok":
-			pr.OutputPerMTok, perToken = f, true
+			pr.OutputPerMTok, out = f, true
 		case "per_hour":
 			pr.PerHour, pr.Hourly = f, true
 		}
 	})
 	if n.Kind == yaml.MappingNode {
 		switch {
-		case perToken && pr.Hourly:
+		case (in || out) && pr.Hourly:
 			p.errf(n, key, "set per-token prices (input_per_mtok, output_per_mtok) or per_hour, not both")
-		case !perToken && !pr.Hourly:
+		case !in && !out && !pr.Hourly:
 			p.errf(n, key, "no price: set input_per_mtok and output_per_mtok (per million tokens), or per_hour")
+		case in && !out:
+			// A missing price is not a price of 0: the cost would leave out
+			// every output token. A free direction is written as 0.
+			p.errf(n, key+".output_per_mtok", "missing: a per-token price needs input_per_mtok and output_per_mtok (write 0 for free)")
+		case out && !in:
+			p.errf(n, key+".input_per_mtok", "missing: a per-token price needs input_per_mtok and output_per_mtok (write 0 for free)")
 		}
 		if pr.Currency == "" {
 			p.errf(n, key+".currency", "missing: name the currency of the price (e.g. USD)")
