@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -86,29 +85,15 @@ func (c *Config) capacityOnly(spec string) error {
 		if kv = strings.TrimSpace(kv); kv == "" {
 			continue
 		}
-		k, v, _ := strings.Cut(kv, "=")
-		f, err := strconv.ParseFloat(v, 64)
-		switch {
-		case k == "by" && (v == "rate" || v == "concurrency"):
-			cs.By, cs.Integer = v, v == "concurrency"
-		case err != nil:
-			return fmt.Errorf("%q: want key=value with by (rate, concurrency), start, max, resolution, repeats", kv)
-		case k == "start":
-			cs.Start = f
-		case k == "max":
-			cs.Max = f
-		case k == "resolution":
-			cs.Resolution = f
-		case k == "repeats":
-			cs.Repeats = int(f)
-		default:
-			return fmt.Errorf("%q: unknown key (allowed: by, start, max, resolution, repeats)", kv)
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			return fmt.Errorf("%q: want key=value with keys %s", kv, strings.Join(capacityKeys, ", "))
+		}
+		if err := cs.set(k, v); err != nil {
+			return fmt.Errorf("%s: %w", k, err)
 		}
 	}
-	if cs.Integer && cs.Max == DefaultCapacity().Max {
-		cs.Max = 1024
-	}
-	if err := cs.Validate(); err != nil {
+	if err := cs.check(); err != nil {
 		return err
 	}
 	set := func(sc Scenario) Scenario { sc.Capacity = &cs; return sc }

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"strconv"
@@ -53,12 +54,87 @@ type Scenario struct {
 type Capacity struct {
 	By string // "rate" or "concurrency"
 	capacity.Options
+	maxSet bool // Max was written, not the default of By
 }
+
+// capacityKeys are the settings of a search, in a capacity: block or
+// $LLMSLA_CAPACITY.
+var capacityKeys = []string{"by", "start", "max", "resolution", "repeats"}
 
 // DefaultCapacity searches by rate from 1 request per second to 1,000 to
 // within 10%, each level once.
-func DefaultCapacity() Capacity {
-	return Capacity{By: "rate", Options: capacity.Options{Start: 1, Max: 1000, Resolution: 0.1, Repeats: 1}}
+func DefaultCapacity() Capacity { return defaultCapacity("rate") }
+
+// defaultCapacity is the search by rate (DefaultCapacity) or by
+// concurrency: from 1 to 1,024 requests in flight (doubling from 1 reaches
+// it exactly), each level once.
+func defaultCapacity(by string) Capacity {
+	c := Capacity{By: by, Options: capacity.Options{Start: 1, Max: 1000, Resolution: 0.1, Repeats: 1}}
+	if by == "concurrency" {
+		c.Integer, c.Max = true, 1024
+	}
+	return c
+}
+
+// set sets one setting of the search from its text, as a capacity: block
+// and $LLMSLA_CAPACITY both write it. Setting by keeps a max that was
+// written, and otherwise takes the new kind's default.
+func (c *Capacity) set(k, v string) error {
+	switch k {
+	case "by":
+		if v != "rate" && v != "concurrency" {
+			return fmt.Errorf("%q: want rate or concurrency", v)
+		}
+		d := defaultCapacity(v)
+		c.By, c.Integer = d.By, d.Integer
+		if !c.maxSet {
+			c.Max = d.Max
+		}
+	case "start", "max", "resolution":
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+			return fmt.Errorf("%q is not a number", v)
+		}
+		switch k {
+		case "start":
+			c.Start = f
+		case "max":
+			c.Max, c.maxSet = f, true
+		default:
+			c.Resolution = f
+		}
+	case "repeats":
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 100 {
+			return fmt.Errorf("%q is not a whole number from 1 to 100", v)
+		}
+		c.Repeats = n
+	default:
+		return fmt.Errorf("unknown key (allowed: %s)", strings.Join(capacityKeys, ", "))
+	}
+	return nil
+}
+
+// check reports settings a search cannot use: capacity.Options.Validate's,
+// a concurrency that is not a whole number, a level beyond the bounds of
+// a scenario's own levels.
+func (c Capacity) check() error {
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	top := float64(maxRate)
+	if c.Integer {
+		top = maxConcurrency
+		for _, x := range []float64{c.Start, c.Max} {
+			if x != math.Trunc(x) {
+				return fmt.Errorf("%v: a concurrency is a whole number", x)
+			}
+		}
+	}
+	if c.Max > top {
+		return fmt.Errorf("max %v: want at most %v", c.Max, top)
+	}
+	return nil
 }
 
 // Pacer is the load of level x of the search.
@@ -239,10 +315,14 @@ func (p *configParser) scenarioSettings(base Scenario, key string, n *yaml.Node,
 			})
 		case "capacity":
 			c := DefaultCapacity()
-			p.mapping(v, k2, []string{"by", "start", "max", "resolution", "repeats"}, func(ck string, v *yaml.Node) {
-				p.capacityKey(&c, k2+"."+ck, ck, v)
+			p.mapping(v, k2, capacityKeys, func(ck string, v *yaml.Node) {
+				if s := p.str(v, k2+"."+ck); v.Kind == yaml.ScalarNode {
+					if err := c.set(ck, s); err != nil {
+						p.errf(v, k2+"."+ck, "%v", err)
+					}
+				}
 			})
-			if err := c.Validate(); err != nil {
+			if err := c.check(); err != nil {
 				p.errf(v, k2, "%v", err)
 			}
 			sc.Capacity = &c
@@ -286,28 +366,6 @@ func (p *configParser) scenarioSettings(base Scenario, key string, n *yaml.Node,
 		p.errf(v, key+".max_concurrency", "caps an open loop: set rate: too (closed-loop levels are concurrency:)")
 	}
 	return sc
-}
-
-// capacityKey sets one key of a capacity search.
-func (p *configParser) capacityKey(c *Capacity, key, k string, v *yaml.Node) {
-	switch k {
-	case "by":
-		c.By = p.str(v, key)
-		if c.By != "rate" && c.By != "concurrency" {
-			p.errf(v, key, "%q: want rate or concurrency", c.By)
-		}
-		if c.By == "concurrency" {
-			c.Integer = true
-		}
-	case "start":
-		c.Start = p.num(v, key)
-	case "max":
-		c.Max = p.num(v, key)
-	case "resolution":
-		c.Resolution = p.num(v, key)
-	case "repeats":
-		c.Repeats = p.count(v, key, 1, 100)
-	}
 }
 
 // list calls fn for each item of a sequence node, or for a lone scalar.
