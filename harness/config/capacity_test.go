@@ -85,3 +85,20 @@ func TestCapacityErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestCapacityNotSharded: a capacity search in a sharded run is refused
+// before any request, whether the file's capacity: block or
+// $LLMSLA_CAPACITY asks for it: each shard would search on its share of
+// the load, and the limit found would be no machine's.
+func TestCapacityNotSharded(t *testing.T) {
+	_, err := loadEnv(t, capEndpoint+"scenarios:\n  chat:\n    concurrency: [2, 4]\n    capacity: {by: concurrency}\n", "", "0/2")
+	require.Error(t, err)
+	assert.Regexp(t, `sla\.yaml:6: scenarios\.chat\.capacity: a capacity search cannot be sharded: run it on one machine.*\(this is shard 0/2\)$`, err.Error())
+
+	_, err = loadEnv(t, capEndpoint, "chat:by=concurrency", "1/2")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "shard 1/2: LLMSLA_CAPACITY=chat:by=concurrency: a capacity search cannot be sharded: run it on one machine")
+
+	_, err = loadEnv(t, capEndpoint+"scenarios:\n  chat:\n    concurrency: [2, 4]\n", "", "0/2")
+	assert.NoError(t, err, "a sharded run without a search")
+}

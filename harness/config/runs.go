@@ -38,6 +38,10 @@ func (c *Config) sharding() error {
 	if !c.Shard.On() {
 		return nil
 	}
+	if c.CapacityOnly != "" {
+		return fmt.Errorf("shard %s: %s=%s: a capacity search cannot be sharded: run it on one machine (unset %s)",
+			c.Shard, EnvCapacity, os.Getenv(EnvCapacity), EnvShard)
+	}
 	// The scenarios the file names are checked now; a preset the file does
 	// not name, when its suite starts (CheckShard), before its first request.
 	names := make([]string, 0, len(c.lines))
@@ -53,11 +57,22 @@ func (c *Config) sharding() error {
 	return nil
 }
 
-// CheckShard reports a level of the scenario that cannot be split over the
-// shards (fewer workers than shards), on any endpoint.
+// CheckShard reports, on any endpoint, a capacity search of the scenario
+// (its steps would each be split, and the limit found be no machine's) or
+// a level that cannot be split over the shards (fewer workers than shards).
 func (c *Config) CheckShard(scenario string) error {
 	if !c.Shard.On() {
 		return nil
+	}
+	for _, ep := range c.EndpointNames() {
+		if cs := c.Scenario(scenario, ep).Capacity; cs != nil {
+			where := cs.where
+			if where == "" {
+				where = EnvCapacity
+			}
+			return fmt.Errorf("%s: a capacity search cannot be sharded: run it on one machine, and the sharded run with an SLA file without the capacity: block (this is shard %s)",
+				where, c.Shard)
+		}
 	}
 	for _, ep := range c.EndpointNames() {
 		for _, lv := range c.Scenario(scenario, ep).Levels() {
@@ -81,6 +96,7 @@ func (c *Config) capacityOnly(spec string) error {
 	if sc.Capacity != nil {
 		cs = *sc.Capacity
 	}
+	cs.where = ""
 	for _, kv := range strings.Split(opts, ",") {
 		if kv = strings.TrimSpace(kv); kv == "" {
 			continue

@@ -54,7 +54,8 @@ type Scenario struct {
 type Capacity struct {
 	By string // "rate" or "concurrency"
 	capacity.Options
-	maxSet bool // Max was written, not the default of By
+	maxSet bool   // Max was written, not the default of By
+	where  string // "file:line: key" of the capacity: block, "" from the environment
 }
 
 // capacityKeys are the settings of a search, in a capacity: block or
@@ -315,6 +316,7 @@ func (p *configParser) scenarioSettings(base Scenario, key string, n *yaml.Node,
 			})
 		case "capacity":
 			c := DefaultCapacity()
+			c.where = fmt.Sprintf("%s:%d: %s", p.file, v.Line, k2)
 			p.mapping(v, k2, capacityKeys, func(ck string, v *yaml.Node) {
 				if s := p.str(v, k2+"."+ck); v.Kind == yaml.ScalarNode {
 					if err := c.set(ck, s); err != nil {
