@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync"
 	"time"
 )
@@ -74,6 +75,21 @@ func (w *File) Err() error {
 	return w.err
 }
 
+// missing lists the fields every written sample has that s lacks.
+func (s *Sample) missing() []string {
+	var out []string
+	if s.Scenario == "" {
+		out = append(out, "scenario")
+	}
+	if s.Endpoint == "" {
+		out = append(out, "endpoint")
+	}
+	if s.Start.IsZero() {
+		out = append(out, "t0")
+	}
+	return out
+}
+
 // legacy holds fields of older sample files that Read migrates: before
 // levels had labels, a sample carried its closed-loop concurrency alone;
 // before the ITL histogram, it kept every inter-token gap.
@@ -92,7 +108,8 @@ var ErrCut = errors.New("the file was cut short: its last line has no end")
 
 // Read reads a JSONL sample file. A last line without its newline is an
 // error wrapping ErrCut, returned with the samples before it; a bad line
-// elsewhere is an error naming file and line. Files written before levels
+// elsewhere (not JSON, or without a scenario, endpoint or t0) is an error
+// naming file and line. Files written before levels
 // had labels ("concurrency": 5) read as level "concurrency=5", and their
 // "gaps_ns" as the ITL histogram.
 func Read(path string) ([]Sample, error) {
@@ -112,6 +129,12 @@ func Read(path string) ([]Sample, error) {
 			var s Sample
 			if jerr := json.Unmarshal(b, &s); jerr != nil {
 				return nil, fmt.Errorf("%s:%d: %v", path, line, jerr)
+			}
+			if missing := s.missing(); len(missing) > 0 {
+				// null or {} decodes to a zero sample, which would count as a
+				// success of no scenario that took no time.
+				return nil, fmt.Errorf("%s:%d: not a sample: no %s (every sample has scenario, endpoint and t0)",
+					path, line, strings.Join(missing, ", "))
 			}
 			if s.Level == "" || s.ITL == nil && bytes.Contains(b, gapsKey) {
 				var old legacy

@@ -1,6 +1,7 @@
 package sample_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -90,4 +91,30 @@ func TestCheckShards(t *testing.T) {
 	assert.NoError(t, sample.CheckShards([]sample.Sample{s("0/2", "a.1"), s("0/2", "a.2"), s("1/2", "b.1")}))
 	assert.ErrorContains(t, sample.CheckShards([]sample.Sample{s("0/2", "a.1")}), "shard 1/2 missing")
 	assert.ErrorContains(t, sample.CheckShards([]sample.Sample{s("0/2", "a.1"), s("0/2", "c.1"), s("1/2", "b.1")}), "shard 0/2 comes from 2 processes")
+	for _, bad := range []string{"7/2", "2/2", "-1/2", "0/0", "x/2"} {
+		err := sample.CheckShards([]sample.Sample{s("0/2", "a.1"), s("1/2", "b.1"), s(bad, "c.1")})
+		assert.ErrorContains(t, err, fmt.Sprintf("shard %q is not a shard: want I/N with 0 ≤ I < N", bad))
+	}
+}
+
+// TestReadRejectsEmptySamples: a line that is JSON but not a sample (null,
+// {}, one without its scenario, endpoint or t0) is an error at file:line,
+// not a zero sample counted as a success that took no time.
+func TestReadRejectsEmptySamples(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "s.samples.jsonl")
+	good := `{"scenario":"chat","endpoint":"e","seq":0,"t0":"2026-01-01T00:00:00Z","offset_ns":0,"total_ns":5,"output_tokens":1,"chunks":1,"finish":"stop","reused":false}`
+	for bad, want := range map[string]string{
+		"null":                                   "no scenario, endpoint, t0",
+		"{}":                                     "no scenario, endpoint, t0",
+		strings.Replace(good, `"chat"`, `""`, 1): "no scenario (",
+		strings.Replace(good, `"endpoint":"e",`, ``, 1):              "no endpoint (",
+		strings.Replace(good, `"t0":"2026-01-01T00:00:00Z",`, ``, 1): "no t0 (",
+	} {
+		require.NoError(t, os.WriteFile(p, []byte(good+"\n"+bad+"\n"), 0o644))
+		_, err := sample.Read(p)
+		assert.ErrorContains(t, err, p+":2: not a sample: "+want, bad)
+	}
+	require.NoError(t, os.WriteFile(p, []byte(good+"\n"), 0o644))
+	_, err := sample.Read(p)
+	assert.NoError(t, err)
 }

@@ -88,8 +88,8 @@ func CheckShards(samples []Sample) error {
 		a, b, _ := strings.Cut(sh, "/")
 		idx, err1 := strconv.Atoi(a)
 		n, err2 := strconv.Atoi(b)
-		if err1 != nil || err2 != nil {
-			return fmt.Errorf("sample %d of run %s: shard %q is not I/N", samples[i].Seq, samples[i].Run, sh)
+		if err1 != nil || err2 != nil || n < 1 || idx < 0 || idx >= n {
+			return fmt.Errorf("sample %d of run %s: shard %q is not a shard: want I/N with 0 ≤ I < N", samples[i].Seq, samples[i].Run, sh)
 		}
 		if have[n] == nil {
 			have[n] = map[int]bool{}
