@@ -34,15 +34,14 @@ func peakInFlight(spans [][2]int64) int {
 
 // loadWarnings says when a run did not put on the load its level names:
 // a concurrency of 16 with 5 requests measured ran 5 at most, and its
-// figures are those of 5 streams, not 16. perRun counts the measured
-// requests of each run pooled here (the -count repetitions of a
-// benchmark each have their own).
-func (st *Stats) loadWarnings(perRun map[string]int) {
+// figures are those of 5 streams, not 16. Each run pooled here (the
+// -count repetitions of a benchmark each are one) is judged on its own.
+func (st *Stats) loadWarnings(runs map[string]*run) {
 	c := st.Level.Concurrency()
 	fewest := -1
-	for _, n := range perRun {
-		if fewest < 0 || n < fewest {
-			fewest = n
+	for _, r := range runs {
+		if fewest < 0 || r.sent < fewest {
+			fewest = r.sent
 		}
 	}
 	if c <= 1 || fewest < 0 || fewest >= c {

@@ -30,31 +30,14 @@ type Open struct {
 	Achieved, Planned float64
 }
 
-// openLoop accumulates Open over a run's measured samples.
+// openLoop accumulates the latencies of Open over a run's measured
+// samples; the rates come from each run's instants (run).
 type openLoop struct {
 	scheduled              bool
 	lag, ttft, ttfa, total []float64
-	firstT0, lastT0        map[string]time.Time
-	firstS, lastS          map[string]time.Duration
-	sent                   map[string]int
 }
 
 func (o *openLoop) add(s *sample.Sample) {
-	if o.firstT0 == nil {
-		o.firstT0, o.lastT0, o.sent = map[string]time.Time{}, map[string]time.Time{}, map[string]int{}
-		o.firstS, o.lastS = map[string]time.Duration{}, map[string]time.Duration{}
-	}
-	if f, ok := o.firstS[s.Run]; !ok || s.Sched < f {
-		o.firstS[s.Run] = s.Sched
-	}
-	o.lastS[s.Run] = max(o.lastS[s.Run], s.Sched)
-	if f, ok := o.firstT0[s.Run]; !ok || s.Start.Before(f) {
-		o.firstT0[s.Run] = s.Start
-	}
-	if s.Start.After(o.lastT0[s.Run]) {
-		o.lastT0[s.Run] = s.Start
-	}
-	o.sent[s.Run]++
 	o.scheduled = o.scheduled || s.Scheduled()
 	if s.Scheduled() {
 		// Only a scheduled request has a lag; in closed loop there is none
@@ -73,16 +56,16 @@ func (o *openLoop) add(s *sample.Sample) {
 	}
 }
 
-func (o *openLoop) summary() Open {
+func (o *openLoop) summary(runs map[string]*run) Open {
 	out := Open{Scheduled: o.scheduled, Lag: Describe(o.lag),
 		TTFTSched: Describe(o.ttft), TTFASched: Describe(o.ttfa), TotalSched: Describe(o.total)}
 	var n int
 	var span, planned time.Duration
-	for run, c := range o.sent {
-		if c > 1 {
-			n += c - 1
-			span += o.lastT0[run].Sub(o.firstT0[run])
-			planned += o.lastS[run] - o.firstS[run]
+	for _, r := range runs {
+		if r.sent > 1 {
+			n += r.sent - 1
+			span += r.lastT0.Sub(r.first)
+			planned += r.lastS - r.firstS
 		}
 	}
 	out.Achieved, out.Planned = math.NaN(), math.NaN()

@@ -47,7 +47,6 @@ type Stats struct {
 	Quality quality.Tally
 	Good    int     // requests meeting every latency and quality objective
 	GoodPct float64 // Good / Attempted
-	Goodput float64 // Good / wall, per second
 
 	// Cases holds, per fixture case asked, how it fared; FixtureCases is
 	// the number of cases in the fixture (0 when the scenario has none).
@@ -68,8 +67,9 @@ type Stats struct {
 	// saw every level; N == 0 until then.
 	Prefill Fit
 
-	// Cold is the run's cold first request, outside the percentiles; Colds
-	// every one of the pooled runs' (shards, processes), none dropped.
+	// Colds are the cold first requests of the pooled runs (shards,
+	// processes), outside the percentiles, none dropped; Cold is the first
+	// of them, nil when there is none.
 	Cold  *sample.Sample
 	Colds []*sample.Sample
 
@@ -141,17 +141,13 @@ func Summarize(samples []sample.Sample, good func(*sample.Sample) bool) *Stats {
 	tpot := make([]float64, 0, n)
 	var prompt []float64
 	var itl sample.Hist // pooled: every gap of every request
-	windows := map[string]*window{}
+	runs := map[string]*run{}
 	var open openLoop
 	var slices slicer
 	spans := make([][2]int64, 0, n)
-	perRun := map[string]int{}
 	for i := range samples {
 		s := &samples[i]
 		if s.Cold {
-			if st.Cold == nil {
-				st.Cold = s
-			}
 			st.Colds = append(st.Colds, s)
 			continue
 		}
@@ -166,16 +162,15 @@ func Summarize(samples []sample.Sample, good func(*sample.Sample) bool) *Stats {
 			st.addCase(s)
 		}
 		st.FixtureCases = max(st.FixtureCases, s.FixtureCases)
-		w := windows[s.Run]
-		if w == nil {
-			w = &window{group: runGroup(s)}
-			windows[s.Run] = w
+		r := runs[s.Run]
+		if r == nil {
+			r = &run{group: runGroup(s)}
+			runs[s.Run] = r
 		}
-		w.add(s.Start, s.End())
+		r.add(s)
 		open.add(s)
 		slices.add(s)
 		spans = append(spans, spanOf(s))
-		perRun[s.Run]++
 		if s.Quality != nil {
 			st.Quality.Add(*s.Quality)
 		}
@@ -209,17 +204,19 @@ func Summarize(samples []sample.Sample, good func(*sample.Sample) bool) *Stats {
 			st.Good++
 		}
 	}
+	if len(st.Colds) > 0 {
+		st.Cold = st.Colds[0]
+	}
 	st.TTFT, st.TTFA, st.Total = Describe(ttft), Describe(ttfa), Describe(total)
 	st.TPOT, st.ITL = Describe(tpot), DescribeHist(&itl)
-	st.Open, st.Slices = open.summary(), slices.slices()
+	st.Open, st.Slices = open.summary(runs), slices.slices()
 	st.PromptTokens = Describe(prompt)
-	st.Wall, st.Overlap = wall(windows)
+	st.Wall, st.Overlap = wall(runs)
 	st.PeakInFlight = peakInFlight(spans)
-	st.loadWarnings(perRun)
+	st.loadWarnings(runs)
 	if secs := st.Wall.Seconds(); secs > 0 {
 		st.ReqPerSec = float64(st.Attempted-st.Failed) / secs
 		st.OutTokPerSec = float64(st.OutputTokens) / secs
-		st.Goodput = float64(st.Good) / secs
 	}
 	if st.Attempted > 0 {
 		st.GoodPct = float64(st.Good) / float64(st.Attempted)
@@ -244,13 +241,35 @@ func (st *Stats) addCase(s *sample.Sample) {
 	}
 }
 
-// window is the measured window of one run: first t0 to last end. Runs
-// pooled together (the -count repetitions of a benchmark) add their windows,
-// so that the time between runs does not dilute throughput.
-type window struct {
-	first, last time.Time
-	group       string // the runs of a shard set sent together share one
+// run is what Summarize keeps of each run pooled (the -count repetitions
+// of a benchmark, the shards of a sharded run, each have their own):
+// its measured requests, its measured window (first t0 to last end), and
+// the first and last instants requests were sent at and scheduled for.
+type run struct {
+	window
+	group         string        // the runs of a shard set sent together share one
+	sent          int           // measured requests
+	lastT0        time.Time     // the first t0 is window.first
+	firstS, lastS time.Duration // scheduled instants, from the start of the run
 }
+
+func (r *run) add(s *sample.Sample) {
+	if r.sent == 0 {
+		r.window = window{s.Start, s.End()}
+		r.lastT0, r.firstS, r.lastS = s.Start, s.Sched, s.Sched
+	}
+	r.sent++
+	r.window.add(s.Start, s.End())
+	if s.Start.After(r.lastT0) {
+		r.lastT0 = s.Start
+	}
+	r.firstS, r.lastS = min(r.firstS, s.Sched), max(r.lastS, s.Sched)
+}
+
+// window is a measured window: first t0 to last end. Runs pooled together
+// add their windows, so that the time between runs does not dilute
+// throughput.
+type window struct{ first, last time.Time }
 
 // wall adds up the windows of the runs, and returns how much the shards'
 // windows overlapped (NaN when there are no shards). The runs of the
@@ -260,15 +279,15 @@ type window struct {
 // sent at once. When they did not, the union is longer than any one
 // window and the throughput understated, never overstated; Overlap (the
 // shards' common window over their union) says so.
-func wall(windows map[string]*window) (time.Duration, float64) {
-	groups := map[string][]*window{}
-	for _, w := range windows {
-		groups[w.group] = append(groups[w.group], w)
+func wall(runs map[string]*run) (time.Duration, float64) {
+	groups := map[string][]window{}
+	for _, r := range runs {
+		groups[r.group] = append(groups[r.group], r.window)
 	}
 	var total time.Duration
 	overlap := math.NaN()
 	for _, ws := range groups {
-		u, in := *ws[0], *ws[0]
+		u, in := ws[0], ws[0]
 		for _, w := range ws[1:] {
 			u.add(w.first, w.last)
 			if w.first.After(in.first) {
@@ -303,7 +322,7 @@ func runGroup(s *sample.Sample) string {
 }
 
 func (w *window) add(start, end time.Time) {
-	if w.first.IsZero() || start.Before(w.first) {
+	if start.Before(w.first) {
 		w.first = start
 	}
 	if end.After(w.last) {

@@ -48,3 +48,31 @@ func TestSummarize(t *testing.T) {
 	assert.InDelta(t, 0.2, st.ErrorRate(), 1e-9)
 	assert.InDelta(t, 0.0, st.Quality.AccuracyRate(), 1e-9)
 }
+
+// TestPerRunFigures: the figures kept per pooled run — the measured window
+// (wall time, the shards' overlap), the rates sent at and scheduled, the
+// requests measured (the load warning) — each over its own run, runs
+// added up.
+func TestPerRunFigures(t *testing.T) {
+	base := time.Now()
+	ms := time.Millisecond
+	mk := func(run, shard string, sched, lag time.Duration) sample.Sample {
+		return sample.Sample{Scenario: "chat", Endpoint: "e", Level: "concurrency=4", Run: run, Shard: shard,
+			Start: base.Add(sched + lag), Sched: sched, Lag: lag, TTFT: 10 * ms, Total: 50 * ms, OutputTokens: 2, Finish: "stop"}
+	}
+	// Two shards of one run: p1's window 0.1 s → 0.48 s, p2's 0.3 s → 0.65 s.
+	samples := []sample.Sample{
+		mk("p1.1", "0/2", 100*ms, 0), mk("p1.1", "0/2", 400*ms, 30*ms), mk("p1.1", "0/2", 200*ms, 50*ms),
+		mk("p2.1", "1/2", 300*ms, 0), mk("p2.1", "1/2", 600*ms, 0),
+	}
+	st := Summarize(samples, nil)
+	assert.Equal(t, 550*ms, st.Wall, "the union of the shards' windows")
+	assert.InDelta(t, 0.18/0.55, st.Overlap, 1e-9, "their intersection over their union")
+	// Sent (t0): p1 3 requests over 0.1 → 0.43 s, p2 2 over 0.3 → 0.6 s: 3 gaps in 0.63 s.
+	assert.InDelta(t, 3/0.63, st.Open.Achieved, 1e-9)
+	// Scheduled: p1 0.1 → 0.4 s, p2 0.3 → 0.6 s: 3 gaps in 0.6 s.
+	assert.InDelta(t, 3/0.6, st.Open.Planned, 1e-9)
+	assert.InDelta(t, 5/0.55, st.ReqPerSec, 1e-9)
+	require.Len(t, st.Warnings, 1, "runs of 3 and 2 requests at concurrency 4")
+	assert.Contains(t, st.Warnings[0], "concurrency=4 with runs of 2 measured requests")
+}
