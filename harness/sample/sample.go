@@ -141,15 +141,6 @@ func (s *Sample) perToken(span, first time.Duration, tokens int) (time.Duration,
 	return span / time.Duration(tokens-1), true
 }
 
-// DecodeRate is (output_tokens − 1) / (total − ttft) in tokens per second.
-func (s *Sample) DecodeRate() (float64, bool) {
-	tpot, ok := s.TPOT()
-	if !ok || tpot <= 0 {
-		return 0, false
-	}
-	return float64(time.Second) / float64(tpot), true
-}
-
 // Scheduled reports whether the request had a scheduled instant (open
 // loop), so that its lag is a measurement rather than a zero by default.
 func (s *Sample) Scheduled() bool { return s.Sched > 0 }
