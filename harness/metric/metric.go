@@ -65,7 +65,6 @@ type Metric struct {
 	// WholeRun: the figure belongs to a scenario's whole run on an
 	// endpoint, every level together (coverage), and is judged once there.
 	WholeRun bool
-	Doc      string
 
 	// Dist reads a latency metric's distribution from a run.
 	Dist func(*stats.Stats) stats.Summary
