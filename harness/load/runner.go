@@ -135,7 +135,14 @@ func (run *run) measure(ctx context.Context, p Pacer, n, seq0 int, warmup bool) 
 // send does prompt i and labels its sample.
 func (run *run) send(ctx context.Context, i, seq int, sched time.Time) sample.Sample {
 	p := run.src.Prompt(i)
+	asked := time.Now()
 	s := run.d.Do(ctx, p.Request)
+	if s.Start.IsZero() {
+		// A request that failed before it was sent (it could not be
+		// encoded) still happened now: every sample has its t0, and a
+		// samples file without one is refused as not a sample.
+		s.Start = asked
+	}
 	if !sched.IsZero() {
 		s.Sched, s.Lag = sched.Sub(run.start), s.Start.Sub(sched)
 	}
