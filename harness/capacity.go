@@ -26,10 +26,10 @@ func (s *Session) benchCapacity(b *testing.B, scenario string, ep stream.Endpoin
 		}
 		r, err := s.Capacity(context.Background(), scenario, ep, conf, src)
 		s.mustRecord(b)
-		b.Log(CapacityLine(scenario, ep.Name, *c, r))
 		if err != nil {
-			b.Fatalf("capacity search: %v", err)
+			b.Fatalf("capacity search (%s endpoint=%s): %v", scenario, ep.Name, err)
 		}
+		b.Log(CapacityLine(scenario, ep.Name, *c, r))
 		b.ReportMetric(0, "ns/op")
 		unit := metric.ByName("max_rps").BenchUnit
 		if c.By == "concurrency" {
@@ -43,15 +43,30 @@ func (s *Session) benchCapacity(b *testing.B, scenario string, ep stream.Endpoin
 // step a level of conf.Samples requests judged against conf.Objectives.
 func (s *Session) Capacity(ctx context.Context, scenario string, ep stream.Endpoint, conf config.Scenario, src *load.Fixture) (capacity.Result, error) {
 	c := conf.Capacity
+	// A step that cannot be sent (a level this shard cannot take its share
+	// of) ends the search with that error, rather than counting as a fail.
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	var runErr error
 	probe := func(ctx context.Context, x float64) (bool, string) {
 		lv := config.Level{Pacer: c.Pacer(conf, x), Search: "capacity"}
-		v := objective.Judge(s.run(ctx, scenario, ep, conf, lv, conf.Samples, src, false), conf.Objectives)
+		samples, err := s.run(ctx, scenario, ep, conf, lv, conf.Samples, src, false)
+		if err != nil {
+			runErr = err
+			stop()
+			return false, err.Error()
+		}
+		v := objective.Judge(samples, conf.Objectives)
 		if v.OK() {
 			return true, ""
 		}
 		return false, v.Violations[0].String()
 	}
-	return capacity.Search(ctx, c.Options, probe)
+	r, err := capacity.Search(ctx, c.Options, probe)
+	if runErr != nil {
+		return r, runErr
+	}
+	return r, err
 }
 
 // CapacityLine says what a search found, for people.

@@ -43,7 +43,9 @@ func TestGoldenRoundTrip(t *testing.T) {
 	run := func() []sample.Sample {
 		// A whole pass over the fixture, so that every run asks the same
 		// cases (runs walk the fixture where the last one stopped).
-		return s.run(context.Background(), sc.Name, cfg.Endpoints[0], cfg.Scenario(sc.Name, "sim"), config.Level{Pacer: load.Closed(2)}, src.Len(), src, false)
+		samples, err := s.run(context.Background(), sc.Name, cfg.Endpoints[0], cfg.Scenario(sc.Name, "sim"), config.Level{Pacer: load.Closed(2)}, src.Len(), src, false)
+		require.NoError(t, err)
+		return samples
 	}
 	dir := t.TempDir()
 

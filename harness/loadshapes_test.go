@@ -39,7 +39,8 @@ func TestSoakDriftFails(t *testing.T) {
 	conf := config.Scenario{Duration: 4 * time.Second, Slice: time.Second, MaxTokens: 16, Rates: []float64{30},
 		Objectives: objective.MustParse(map[string]float64{"drift_max": 0.5})}
 	lv := conf.Levels()[0]
-	samples := s.run(context.Background(), "chat", cfg.Endpoints[0], conf, lv, conf.Requests(lv), src, false)
+	samples, err := s.run(context.Background(), "chat", cfg.Endpoints[0], conf, lv, conf.Requests(lv), src, false)
+	require.NoError(t, err)
 	v := objective.Judge(samples, conf.Objectives)
 	st := v.Stats
 	require.GreaterOrEqual(t, len(st.Slices), 3, "4 s in 1 s slices: %+v", st.Slices)
@@ -74,7 +75,8 @@ func TestSoakWithoutDriftPasses(t *testing.T) {
 	conf := config.Scenario{Duration: 3 * time.Second, Slice: time.Second, MaxTokens: 16, Concurrency: []int{4},
 		Objectives: objective.MustParse(map[string]float64{"drift_max": 0.5})}
 	lv := conf.Levels()[0]
-	samples := s.run(context.Background(), "chat", cfg.Endpoints[0], conf, lv, conf.Requests(lv), src, false)
+	samples, err := s.run(context.Background(), "chat", cfg.Endpoints[0], conf, lv, conf.Requests(lv), src, false)
+	require.NoError(t, err)
 	v := objective.Judge(samples, conf.Objectives)
 	assert.True(t, v.OK(), "violations: %v", v.Violations)
 	assert.GreaterOrEqual(t, len(v.Stats.Slices), 2)
@@ -90,7 +92,8 @@ func TestPrefillFit(t *testing.T) {
 	conf := config.Scenario{Samples: 10, MaxTokens: 8, Concurrency: []int{1}, PromptTokens: []int{128, 1024, 4096}, Seed: 3}
 	var vs []objective.Verdict
 	for _, lv := range conf.Levels() {
-		samples := s.run(context.Background(), "chat", cfg.Endpoints[0], conf, lv, conf.Requests(lv), src, false)
+		samples, err := s.run(context.Background(), "chat", cfg.Endpoints[0], conf, lv, conf.Requests(lv), src, false)
+		require.NoError(t, err)
 		v := objective.Judge(samples, conf.Objectives)
 		want, _ := lv.Label().Float("prompt_tokens")
 		assert.InDelta(t, want, v.Stats.PromptTokens.Mean, 0.1*want, "%s: the synthetic prompt's length", lv.Label())
@@ -154,4 +157,24 @@ func TestCapacityOnSimulator(t *testing.T) {
 	assert.GreaterOrEqual(t, r.Limit, want*(1-c.Resolution-0.05), "limit below what the simulator carried")
 	assert.LessOrEqual(t, r.Limit, want*1.05, "limit above what the simulator could carry")
 	assert.Contains(t, r.Why, "ttft p95")
+}
+
+// TestCapacityStepThatCannotBeSharded: a capacity search by concurrency in
+// a sharded run steps to levels config.Load never saw; one the shard cannot
+// take its share of ends the search with an error naming it, before any
+// request of that step — not a panic that takes the test binary down.
+func TestCapacityStepThatCannotBeSharded(t *testing.T) {
+	s, cfg := simSession(t, "ttft=1ms,tpot=0s")
+	cfg.Shard = load.Shard{I: 0, N: 3}
+	src, err := s.source(Scenario{Name: "chat", Fixture: "fixtures/classify.jsonl"})
+	require.NoError(t, err)
+	c := config.DefaultCapacity()
+	c.By, c.Start, c.Integer = "concurrency", 1, true
+	conf := config.Scenario{Samples: 6, MaxTokens: 4, Capacity: &c,
+		Objectives: objective.MustParse(map[string]float64{"error_rate_max": 0})}
+	_, err = s.Capacity(context.Background(), "chat", cfg.Endpoints[0], conf, src)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "concurrency 1 cannot be split over 3 shards")
+	assert.Contains(t, err.Error(), "shard 0/3")
+	assert.Empty(t, s.Sim("sim").Truth(), "the step was not sent")
 }

@@ -36,7 +36,8 @@ func TestQualityEqualsSimulatorTruth(t *testing.T) {
 			require.NoError(t, err)
 			conf := cfg.Scenario(sc.Name, "sim")
 			conf.Warmup = 0
-			samples := s.run(context.Background(), sc.Name, cfg.Endpoints[0], conf, config.Level{Pacer: load.Closed(4)}, 200, src, false)
+			samples, err := s.run(context.Background(), sc.Name, cfg.Endpoints[0], conf, config.Level{Pacer: load.Closed(4)}, 200, src, false)
+			require.NoError(t, err)
 			byID := map[string]int{}
 			for i, tr := range s.Sim("sim").Truth() {
 				byID[tr.ID] = i

@@ -111,7 +111,10 @@ func (s *Session) Run(t *testing.T, sc Scenario) []objective.Verdict {
 			var run []objective.Verdict
 			for _, lv := range conf.Levels() {
 				t.Run(string(lv.Label()), func(t *testing.T) {
-					samples := s.run(context.Background(), sc.Name, ep, conf, lv, conf.Requests(lv), src, false)
+					samples, err := s.run(context.Background(), sc.Name, ep, conf, lv, conf.Requests(lv), src, false)
+					if err != nil {
+						t.Fatalf("%s endpoint=%s: %v", sc.Name, ep.Name, err)
+					}
 					s.mustRecord(t)
 					v := objective.Judge(samples, conf.Objectives)
 					run = append(run, v)
@@ -169,7 +172,10 @@ func (s *Session) Bench(b *testing.B, sc Scenario) {
 				if conf.Duration > 0 && b.N > 1 {
 					n = conf.Requests(lv) // a soak: its duration, whatever -benchtime says
 				}
-				samples := s.run(context.Background(), sc.Name, ep, conf, lv, n, src, b.N == 1)
+				samples, err := s.run(context.Background(), sc.Name, ep, conf, lv, n, src, b.N == 1)
+				if err != nil {
+					b.Fatalf("%s endpoint=%s: %v", sc.Name, ep.Name, err)
+				}
 				s.mustRecord(b)
 				v := objective.Judge(samples, conf.Objectives)
 				if b.N > 1 {

@@ -137,14 +137,17 @@ func (s *Session) mustRecord(t testing.TB) {
 // asked. go test's benchmark probe (probe) is warm-up and moves nothing. A
 // level of a prompt-length sweep asks synthetic prompts instead. A shard
 // of a run sent by several machines sends its share of the n requests, of
-// the level's load and of the fixture.
-func (s *Session) run(ctx context.Context, scenario string, ep stream.Endpoint, conf config.Scenario, lv config.Level, n int, fix *load.Fixture, probe bool) []sample.Sample {
-	startLag := s.waitStart()
+// the level's load and of the fixture. A level this shard cannot take its
+// share of (concurrency 1 over 3 shards) is an error, before any request.
+func (s *Session) run(ctx context.Context, scenario string, ep stream.Endpoint, conf config.Scenario, lv config.Level, n int, fix *load.Fixture, probe bool) ([]sample.Sample, error) {
 	shard := s.cfg.Shard
 	pacer, err := shard.Pacer(lv.Pacer)
 	if err != nil {
-		panic(err) // config.Load checked every level of every scenario
+		// config.Load checks the configured levels, but not every level a
+		// capacity search may step to.
+		return nil, fmt.Errorf("shard %s: %s: %w", shard, lv.Label(), err)
 	}
+	startLag := s.waitStart()
 	// A run is one scenario on one endpoint (METRICS.md): its first request
 	// is its cold start, and its warm-up is sent once, before the first level.
 	key := scenario + "/" + ep.Name
@@ -198,7 +201,7 @@ func (s *Session) run(ctx context.Context, scenario string, ep stream.Endpoint, 
 	if conf.Duration > 0 && !probe {
 		opts = append(opts, load.For(conf.Duration))
 	}
-	return load.NewRunner(opts...).Run(ctx, s.clients[ep.Name], load.MaxTokens(src, conf.MaxTokens), pacer, n)
+	return load.NewRunner(opts...).Run(ctx, s.clients[ep.Name], load.MaxTokens(src, conf.MaxTokens), pacer, n), nil
 }
 
 // progressCell starts the progress of one run for llmsla bench to show.
