@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -8,7 +9,7 @@ import (
 
 	"github.com/llmsla/llmsla/harness/config"
 	"github.com/llmsla/llmsla/harness/load"
-	"github.com/llmsla/llmsla/harness/sim"
+	"github.com/llmsla/llmsla/harness/metric"
 	"github.com/llmsla/llmsla/harness/stream"
 	openai "github.com/sashabaranov/go-openai"
 	"github.com/stretchr/testify/assert"
@@ -18,16 +19,7 @@ import (
 // TestReportBreakdown: on an Ollama endpoint a benchmark reports the
 // server's split of the TTFT as figures the gate can compare.
 func TestReportBreakdown(t *testing.T) {
-	mux := http.NewServeMux()
-	mux.Handle("/v1/", sim.New(sim.Default()))
-	mux.HandleFunc("/api/chat", func(w http.ResponseWriter, r *http.Request) {
-		io.WriteString(w, `{"message":{"content":"a"}}`+"\n"+`{"message":{"content":"b"}}`+"\n"+
-			`{"message":{"content":""},"done":true,"load_duration":5000000,"prompt_eval_count":3,`+
-			`"prompt_eval_duration":2000000,"eval_count":2,"eval_duration":4000000,"total_duration":12000000}`+"\n")
-	})
-	srv := httptest.NewServer(mux)
-	defer srv.Close()
-	ep := stream.Endpoint{Name: "local", BaseURL: srv.URL + "/v1", Model: "tiny", Kind: "ollama"}
+	ep := cannedOllama(t, http.StatusOK, "")
 	s, err := NewSession(&config.Config{Source: "test", Endpoints: []stream.Endpoint{ep}, Scenarios: config.Presets()})
 	require.NoError(t, err)
 	defer s.Close()
@@ -40,6 +32,73 @@ func TestReportBreakdown(t *testing.T) {
 	// The canned server answers at once while claiming 7 ms of work, so
 	// network+queue is negative here; only its presence is checked.
 	assert.Contains(t, res.Extra, "netq-ms")
+	for _, m := range metric.Table {
+		if m.Kind == metric.Server {
+			assert.Contains(t, res.Extra, m.BenchUnit, "metric %s: every server figure of the table is reported", m.Name)
+		}
+	}
+}
+
+// TestReportBreakdownUnitsFromTable: the breakdown's units are the metric
+// table's, so that a row renamed there cannot leave a figure reported
+// under a unit the gate no longer knows (and so never gates).
+func TestReportBreakdownUnitsFromTable(t *testing.T) {
+	ep := cannedOllama(t, http.StatusOK, "")
+	s, err := NewSession(&config.Config{Source: "test", Endpoints: []stream.Endpoint{ep}, Scenarios: config.Presets()})
+	require.NoError(t, err)
+	defer s.Close()
+	bench := func() testing.BenchmarkResult {
+		return testing.Benchmark(func(b *testing.B) { s.reportBreakdown(b, ep, config.Scenario{MaxTokens: 8}, hello()) })
+	}
+
+	m := metric.ByName("load")
+	require.NotNil(t, m)
+	orig := *m
+	t.Cleanup(func() { *m = orig })
+
+	m.BenchUnit = "model-load-ms"
+	res := bench()
+	assert.Equal(t, 5.0, res.Extra["model-load-ms"], "the unit the table names")
+	assert.NotContains(t, res.Extra, "load-ms")
+
+	*m = orig
+	m.Name = "model_load" // the breakdown has no figure of that name: fail, do not drop it
+	assert.Zero(t, bench().N, "a server row without a figure fails the benchmark")
+}
+
+// TestBreakdownRedacted: a server quoting a secret back in its error has
+// it redacted from what Session.Breakdown returns, as from the logs.
+func TestBreakdownRedacted(t *testing.T) {
+	const secret = "hdr-secret-0123456789"
+	ep := cannedOllama(t, http.StatusBadRequest, "bad header X-Team: "+secret)
+	ep.Headers = map[string]string{"X-Team": secret}
+	s, err := NewSession(&config.Config{Source: "test", Endpoints: []stream.Endpoint{ep}, Scenarios: config.Presets()})
+	require.NoError(t, err)
+	defer s.Close()
+	_, err = s.Breakdown(context.Background(), Scenario{Name: "chat", Fixture: "fixtures/classify.jsonl"}, ep.Name, 1)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "HTTP 400")
+	assert.NotContains(t, err.Error(), secret)
+	assert.Contains(t, err.Error(), "[redacted]")
+}
+
+// cannedOllama is an Ollama endpoint whose /api/chat answers two tokens
+// with fixed timings (status 200), or status and body.
+func cannedOllama(t *testing.T, status int, body string) stream.Endpoint {
+	t.Helper()
+	mux := http.NewServeMux()
+	mux.HandleFunc("/api/chat", func(w http.ResponseWriter, r *http.Request) {
+		if status != http.StatusOK {
+			http.Error(w, body, status)
+			return
+		}
+		io.WriteString(w, `{"message":{"content":"a"}}`+"\n"+`{"message":{"content":"b"}}`+"\n"+
+			`{"message":{"content":""},"done":true,"load_duration":5000000,"prompt_eval_count":3,`+
+			`"prompt_eval_duration":2000000,"eval_count":2,"eval_duration":4000000,"total_duration":12000000}`+"\n")
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return stream.Endpoint{Name: "local", BaseURL: srv.URL + "/v1", Model: "tiny", Kind: "ollama"}
 }
 
 func hello() load.Source {
