@@ -46,10 +46,15 @@ func host(ep stream.Endpoint) string {
 // and hides the meaningless ns/op (one iteration is one request, and
 // requests overlap). A figure that was not measured is not reported, never
 // as 0.
-func ReportMetrics(b *testing.B, st *stats.Stats) {
+func ReportMetrics(b *testing.B, st *stats.Stats) { reportUnits(b, st, false) }
+
+// reportUnits reports the measured figures of st that belong to one level
+// (wholeRun false) or to the whole run over every level (true), and ns/op
+// as 0.
+func reportUnits(b *testing.B, st *stats.Stats, wholeRun bool) {
 	b.ReportMetric(0, "ns/op")
 	for _, u := range metric.Units() {
-		if v, ok := u.Bench(st); ok && !u.WholeRun {
+		if v, ok := u.Bench(st); ok && u.WholeRun == wholeRun {
 			b.ReportMetric(v, u.Unit())
 		}
 	}

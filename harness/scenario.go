@@ -12,7 +12,6 @@ import (
 
 	"github.com/llmsla/llmsla/harness/config"
 	"github.com/llmsla/llmsla/harness/load"
-	"github.com/llmsla/llmsla/harness/metric"
 	"github.com/llmsla/llmsla/harness/objective"
 	"github.com/llmsla/llmsla/harness/quality"
 	"github.com/llmsla/llmsla/harness/report"
@@ -187,7 +186,7 @@ func (s *Session) Bench(b *testing.B, sc Scenario) {
 				}
 			})
 		}
-		s.benchWholeRun(b, ep, conf, run)
+		s.benchWholeRun(b, ep, run)
 		if conf.Capacity != nil {
 			s.benchCapacity(b, sc.Name, ep, conf, src)
 		}
@@ -197,19 +196,19 @@ func (s *Session) Bench(b *testing.B, sc Scenario) {
 // benchWholeRun reports the figures of a scenario's whole run on an
 // endpoint (the prefill fit of a prompt-length sweep) as one more
 // benchmark, endpoint=<name>/fit=prompt_tokens, after its levels.
-func (s *Session) benchWholeRun(b *testing.B, ep stream.Endpoint, conf config.Scenario, run []objective.Verdict) {
-	if len(conf.PromptTokens) < 2 || len(run) == 0 {
+func (s *Session) benchWholeRun(b *testing.B, ep stream.Endpoint, run []objective.Verdict) {
+	if len(run) == 0 {
 		return
 	}
+	// CheckRuns fills the whole run's figures into each verdict's Stats.
+	// Its violations are not judged here: llmsla bench judges the samples.
 	objective.CheckRuns(run)
 	st := run[len(run)-1].Stats
+	if st.Prefill.N == 0 {
+		return // no sweep of two or more prompt lengths: no fit
+	}
 	b.Run(fmt.Sprintf("endpoint=%s/fit=prompt_tokens", sample.NameValue(ep.Name)), func(b *testing.B) {
-		b.ReportMetric(0, "ns/op")
-		for _, u := range metric.Units() {
-			if v, ok := u.Bench(st); ok && u.WholeRun {
-				b.ReportMetric(v, u.Unit())
-			}
-		}
+		reportUnits(b, st, true)
 	})
 }
 
