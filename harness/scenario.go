@@ -16,6 +16,7 @@ import (
 	"github.com/llmsla/llmsla/harness/quality"
 	"github.com/llmsla/llmsla/harness/report"
 	"github.com/llmsla/llmsla/harness/sample"
+	"github.com/llmsla/llmsla/harness/stats"
 	"github.com/llmsla/llmsla/harness/stream"
 )
 
@@ -162,8 +163,11 @@ func (s *Session) Bench(b *testing.B, sc Scenario) {
 			s.benchCapacity(b, sc.Name, ep, conf, src)
 			continue
 		}
-		var run []objective.Verdict
+		// The measured runs of each level, in order: reps[k] holds the
+		// k-th run (the k-th -count repetition) of every level.
+		var reps [][]objective.Verdict
 		for _, lv := range conf.Levels() {
+			rep := 0
 			b.Run(fmt.Sprintf("endpoint=%s/%s", sample.NameValue(ep.Name), lv.Label()), func(b *testing.B) {
 				// The b.N = 1 call is go test's probe before the timed run
 				// (-benchtime Nx, N > 1): its requests are warm-up.
@@ -178,7 +182,11 @@ func (s *Session) Bench(b *testing.B, sc Scenario) {
 				s.mustRecord(b)
 				v := objective.Judge(samples, conf.Objectives)
 				if b.N > 1 {
-					run = append(run, v)
+					if rep == len(reps) {
+						reps = append(reps, nil)
+					}
+					reps[rep] = append(reps[rep], v)
+					rep++
 				}
 				ReportMetrics(b, v.Stats)
 				if ep.Kind == "ollama" && b.N > 1 {
@@ -186,7 +194,7 @@ func (s *Session) Bench(b *testing.B, sc Scenario) {
 				}
 			})
 		}
-		s.benchWholeRun(b, ep, run)
+		s.benchWholeRun(b, ep, reps)
 		if conf.Capacity != nil {
 			s.benchCapacity(b, sc.Name, ep, conf, src)
 		}
@@ -195,19 +203,40 @@ func (s *Session) Bench(b *testing.B, sc Scenario) {
 
 // benchWholeRun reports the figures of a scenario's whole run on an
 // endpoint (the prefill fit of a prompt-length sweep) as one more
-// benchmark, endpoint=<name>/fit=prompt_tokens, after its levels.
-func (s *Session) benchWholeRun(b *testing.B, ep stream.Endpoint, run []objective.Verdict) {
-	if len(run) == 0 {
+// benchmark, endpoint=<name>/fit=prompt_tokens, after its levels. Each of
+// its -count repetitions fits its own runs (the k-th run of every level),
+// so that the gate sees the fit vary from run to run as it does, rather
+// than one fit of everything repeated.
+func (s *Session) benchWholeRun(b *testing.B, ep stream.Endpoint, reps [][]objective.Verdict) {
+	fit := func(k int) *stats.Stats {
+		if k >= len(reps) {
+			return nil
+		}
+		// CheckRuns fills the whole run's figures into each verdict's
+		// Stats. Its violations are not judged here: llmsla bench judges
+		// the samples.
+		objective.CheckRuns(reps[k])
+		if st := reps[k][len(reps[k])-1].Stats; st.Prefill.N > 0 {
+			return st
+		}
+		return nil // no sweep of two or more prompt lengths: no fit
+	}
+	if fit(0) == nil {
 		return
 	}
-	// CheckRuns fills the whole run's figures into each verdict's Stats.
-	// Its violations are not judged here: llmsla bench judges the samples.
-	objective.CheckRuns(run)
-	st := run[len(run)-1].Stats
-	if st.Prefill.N == 0 {
-		return // no sweep of two or more prompt lengths: no fit
-	}
+	k := 0
 	b.Run(fmt.Sprintf("endpoint=%s/fit=prompt_tokens", sample.NameValue(ep.Name)), func(b *testing.B) {
+		if b.N == 1 {
+			return // go test's probe before each repetition
+		}
+		// Under -benchtime Nx (llmsla bench) go test calls this once per
+		// repetition; a time-based benchtime calls it more often, and
+		// the calls past the last repetition report the last one's fit.
+		st := fit(min(k, len(reps)-1))
+		k++
+		if st == nil {
+			b.Fatalf("fit=prompt_tokens: run %d of the sweep's levels has fewer than two prompt lengths to fit", min(k, len(reps)))
+		}
 		reportUnits(b, st, true)
 	})
 }
