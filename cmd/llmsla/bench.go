@@ -69,8 +69,9 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	// samples come redacted from the client, and this is the second line
 	// for the rest of go test's output and the results file.
 	terminal := isTerminal(stderr) // before the redactor wraps it
-	stdout, stderr, sec, done := redacting(cfg, stdout, stderr)
-	defer done()
+	rawStderr := stderr            // for the progress line, redacted line by line
+	stdout, stderr, sec, flush := redacting(cfg, stdout, stderr)
+	defer flush()
 	fmt.Fprintln(stdout, cfg.Describe())
 	// The test binary runs in the package's directory: give it absolute paths.
 	if abs, err := filepath.Abs(*out); err == nil {
@@ -95,18 +96,18 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	goArgs := []string{"test", "-run", "^$", "-bench", *bench, "-count", strconv.Itoa(*count),
 		"-benchtime", fmt.Sprintf("%dx", *n), "-timeout", "0", *pkg}
 	fmt.Fprintf(stdout, "go %s\n", strings.Join(goArgs, " "))
-	testOut, done := stdout, func() {}
+	testOut, testErrOut, stopProgress := stdout, stderr, func() {}
 	if !*quiet {
 		// Progress comes through a file of its own: go test's output is
 		// the benchfmt record, and stderr is ours.
 		path := filepath.Join(os.TempDir(), fmt.Sprintf("llmsla-progress-%s-%d.jsonl", stamp, os.Getpid()))
 		os.Setenv(harness.EnvProgress, path)
 		defer os.Unsetenv(harness.EnvProgress)
-		show := startProgress(path, stderr, terminal)
-		testOut, done = show.over(stdout), show.close
+		show := startProgress(path, rawStderr, sec, terminal)
+		testOut, testErrOut, stopProgress = show.over(stdout), show.over(stderr), show.close
 	}
-	testErr := record(txt, header, samples, goArgs, sec, testOut, stderr)
-	done()
+	testErr := record(txt, header, samples, goArgs, sec, testOut, testErrOut)
+	stopProgress()
 	code := 2
 	if _, err := os.Stat(samples); err != nil && testErr != nil {
 		fmt.Fprintf(stdout, "\nrecorded %s; no request was sent\n", txt)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/llmsla/llmsla/harness"
+	"github.com/llmsla/llmsla/harness/secret"
 )
 
 // progressShow follows the progress file the test binary writes
@@ -19,9 +20,15 @@ import (
 // the latest update, so that a CI log shows movement without drowning (a
 // bench has a hundred cells). It never writes to the results: that is go
 // test's stdout.
+//
+// w is the stream itself, not a secret.Writer: that holds bytes until a
+// newline, and a terminal's progress line has none, so it would show
+// nothing until the run ends. Each line is redacted of sec instead (it
+// holds a cell's name and counts, and is written whole).
 type progressShow struct {
 	path     string
 	w        io.Writer
+	sec      *secret.Set
 	terminal bool
 	stop     chan struct{}
 	done     sync.WaitGroup
@@ -37,10 +44,11 @@ const (
 	plainEvery   = 10 * time.Second
 )
 
-// startProgress begins following path, showing it on w — in place when
-// terminal, the stream w writes to being one; stop with close.
-func startProgress(path string, w io.Writer, terminal bool) *progressShow {
-	p := &progressShow{path: path, w: w, terminal: terminal, stop: make(chan struct{}), shown: time.Now()}
+// startProgress begins following path, showing it on w redacted of sec —
+// in place when terminal, the stream w writes to being one; stop with
+// close.
+func startProgress(path string, w io.Writer, sec *secret.Set, terminal bool) *progressShow {
+	p := &progressShow{path: path, w: w, sec: sec, terminal: terminal, stop: make(chan struct{}), shown: time.Now()}
 	p.done.Add(1)
 	go p.follow()
 	return p
@@ -99,7 +107,7 @@ func (p *progressShow) show(ev harness.Progress) {
 	if ev.End {
 		p.cells++
 	}
-	line := progressLine(ev)
+	line := p.sec.Redact(progressLine(ev))
 	if p.terminal {
 		p.mu.Lock()
 		fmt.Fprintf(p.w, "\r\033[K%s", line)
@@ -165,8 +173,11 @@ func progressLine(ev harness.Progress) string {
 	return b.String()
 }
 
-// isTerminal reports whether w is a character device (a terminal).
-func isTerminal(w io.Writer) bool {
+// isTerminal reports whether w is a character device (a terminal). A
+// variable, for a test to stand a buffer in for a terminal.
+var isTerminal = terminalFile
+
+func terminalFile(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	if !ok {
 		return false

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/llmsla/llmsla/harness"
+	"github.com/llmsla/llmsla/harness/secret"
 )
 
 func TestProgressLine(t *testing.T) {
@@ -34,7 +36,7 @@ func TestProgressPlain(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	show := startProgress(path, &out, false)
+	show := startProgress(path, &out, nil, false)
 	show.shown = time.Time{} // as if the last line were long ago
 	for i := 1; i <= 3; i++ {
 		b, _ := json.Marshal(harness.Progress{Cell: "chat endpoint=sim concurrency=1", Done: i, Total: 3, End: i == 3})
@@ -49,5 +51,59 @@ func TestProgressPlain(t *testing.T) {
 	}
 	if _, err := os.Stat(path); err == nil {
 		t.Error("the progress file was left behind")
+	}
+}
+
+// TestBenchProgressOnTerminal: on a terminal the progress line shows while
+// the run goes, also when a key is set (the redactor of stderr holds bytes
+// until a newline, and a progress line has none), and no key shows.
+// stdout and stderr are one buffer, as on a terminal, so that the order
+// says when the line was written: before the run's "recorded" line, not
+// when the redactor is closed at exit.
+func TestBenchProgressOnTerminal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go test on the suites")
+	}
+	simEnv(t, "ttft=5ms,tpot=1ms")
+	const key = "sk-progress-test-key-0123456789"
+	t.Setenv("OPENAI_API_KEY", key)
+	isTerminal = func(io.Writer) bool { return true }
+	defer func() { isTerminal = terminalFile }()
+	var out syncBuffer
+	code := runBench([]string{"-pkg", suites, "-bench", "Chat", "-out", t.TempDir(), "-count", "1", "-n", "3"}, &out, &out)
+	got := out.String()
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, got)
+	}
+	line := strings.Index(got, "\r\033[Kchat endpoint=sim concurrency=1: ")
+	recorded := strings.Index(got, "\nrecorded ")
+	if line < 0 || recorded < 0 || line > recorded {
+		t.Errorf("the progress line (at %d) does not show before the run ends (recorded at %d):\n%q", line, recorded, got)
+	}
+	if strings.Contains(got, key) {
+		t.Errorf("the key shows:\n%s", got)
+	}
+}
+
+// TestProgressTerminalRedacts: the terminal line goes to the stream itself,
+// not through a redacting writer, so it is redacted on its own, and shows
+// before the progress ends.
+func TestProgressTerminalRedacts(t *testing.T) {
+	const key = "sk-in-a-cell-name-0123456789"
+	path := filepath.Join(t.TempDir(), "progress.jsonl")
+	b, _ := json.Marshal(harness.Progress{Cell: "chat endpoint=" + key, Done: 1, Total: 3})
+	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out syncBuffer
+	show := startProgress(path, &out, secret.New(key), true)
+	defer show.close()
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(out.String(), "1/3 requests") && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	got := out.String()
+	if !strings.HasPrefix(got, "\r\033[Kchat endpoint=[redacted]: 1/3 requests") || strings.Contains(got, key) {
+		t.Errorf("terminal line = %q, want it shown, the key redacted", got)
 	}
 }
