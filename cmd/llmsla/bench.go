@@ -18,7 +18,6 @@ import (
 	"golang.org/x/perf/benchfmt"
 
 	"github.com/llmsla/llmsla/harness"
-	"github.com/llmsla/llmsla/harness/atomicfile"
 	"github.com/llmsla/llmsla/harness/config"
 	"github.com/llmsla/llmsla/harness/secret"
 )
@@ -108,9 +107,13 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	}
 	testErr := record(txt, header, samples, goArgs, sec, testOut, testErrOut)
 	stopProgress()
+	latestTxt := filepath.Join(*out, "latest.txt")
 	code := 2
-	if _, err := os.Stat(samples); err != nil && testErr != nil {
-		fmt.Fprintf(stdout, "\nrecorded %s; no request was sent\n", txt)
+	_, noSamples := os.Stat(samples)
+	if noSamples != nil {
+		// go test may pass without sending anything: -bench matching no
+		// benchmark, or no endpoint selected.
+		fmt.Fprintf(stdout, "\nrecorded %s; no samples were recorded\n", txt)
 	} else {
 		fmt.Fprintf(stdout, "\nrecorded %s and %s\n\n", txt, samples)
 		code = verdicts(cfg, []string{samples}, stdout, stderr, verdictOptions{shard: cfg.Shard.On(), partial: testErr != nil})
@@ -118,24 +121,86 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 			leaderboard(cfg, samples, stdout)
 		}
 	}
-	if testErr != nil {
-		// latest.txt is what `make gate` and `make baseline` read: a run
-		// missing benchmarks must not become it, or the gate would pass
-		// with a warning about what it did not compare.
-		fmt.Fprintf(stderr, "llmsla: go test: %v; %s holds the benchmarks that finished, %s is unchanged\n",
-			testErr, txt, filepath.Join(*out, "latest.txt"))
+	// latest.* are what `make gate` and `make baseline` read: a run missing
+	// benchmarks, or one that cannot be judged, must not become them, or
+	// the gate would pass with a warning about what it did not compare.
+	switch {
+	case testErr != nil:
+		fmt.Fprintf(stderr, "llmsla: go test: %v; %s holds the benchmarks that finished, %s and its samples are unchanged\n",
+			testErr, txt, latestTxt)
 		return 2
-	}
-	if !*latest {
+	case noSamples != nil:
+		fmt.Fprintf(stderr, "llmsla: go test passed but recorded no samples (does -bench %q match a benchmark of %s with an endpoint selected?); %s and its samples are unchanged\n",
+			*bench, *pkg, latestTxt)
+		return 2
+	case code == 2:
+		fmt.Fprintf(stderr, "llmsla: the run cannot be judged (above); %s and its samples are unchanged\n", latestTxt)
+		return 2
+	case !*latest:
 		return code
 	}
-	for _, pair := range [][2]string{{txt, "latest.txt"}, {samples, "latest.samples.jsonl"}} {
-		if err := copyAtomic(pair[0], filepath.Join(*out, pair[1])); err != nil {
-			fmt.Fprintf(stderr, "llmsla: %v\n", err)
-			return 2
-		}
+	if err := promote(*out, txt, samples); err != nil {
+		fmt.Fprintf(stderr, "llmsla: %v\n", err)
+		return 2
 	}
 	return code
+}
+
+// promote makes the run results/latest.*: both files are written to
+// temporary files first, then renamed, the samples before the results
+// (the gate and baseline find the samples beside latest.txt), so that a
+// failure to write leaves the previous pair whole.
+func promote(dir, txt, samples string) error {
+	var tmps []string
+	defer func() {
+		for _, t := range tmps {
+			os.Remove(t) // a no-op once renamed
+		}
+	}()
+	pairs := [][2]string{{samples, "latest.samples.jsonl"}, {txt, "latest.txt"}}
+	for _, pair := range pairs {
+		t, err := stage(pair[0], dir)
+		if err != nil {
+			return err
+		}
+		tmps = append(tmps, t)
+	}
+	for i, pair := range pairs {
+		if err := os.Rename(tmps[i], filepath.Join(dir, pair[1])); err != nil {
+			if i > 0 {
+				return fmt.Errorf("%w: latest.samples.jsonl is this run's, latest.txt the previous run's; do not gate on them, run again", err)
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// stage copies src to a synced temporary file in dir, for a rename.
+func stage(src, dir string) (string, error) {
+	b, err := os.ReadFile(src)
+	if err != nil {
+		return "", err
+	}
+	f, err := os.CreateTemp(dir, ".latest.tmp*")
+	if err != nil {
+		return "", err
+	}
+	_, err = f.Write(b)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(f.Name(), 0o644)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return "", err
+	}
+	return f.Name(), nil
 }
 
 // record runs go test, writing each complete output line to path as it
@@ -233,14 +298,4 @@ func gitCommit() string {
 		c += "-dirty"
 	}
 	return c
-}
-
-// copyAtomic copies src to dst through a temporary file and a rename, so a
-// reader never sees half a file.
-func copyAtomic(src, dst string) error {
-	b, err := os.ReadFile(src)
-	if err != nil {
-		return err
-	}
-	return atomicfile.Write(dst, b)
 }

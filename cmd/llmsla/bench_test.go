@@ -202,3 +202,51 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// TestBenchNoSamplesKeepsLatest: a run becomes latest.* (both files, as
+// recorded); a -bench that matches nothing passes go test but records no
+// request. That run cannot be judged (exit 2), so it must leave latest.*
+// as they were (docs/gate.md), and say no samples were recorded rather
+// than name a file that is not there.
+func TestBenchNoSamplesKeepsLatest(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go test on the suites")
+	}
+	simEnv(t, "ttft=5ms,tpot=1ms")
+	dir := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	if code := runBench([]string{"-pkg", suites, "-bench", "Chat", "-count", "1", "-n", "2", "-q", "-out", dir}, &stdout, &stderr); code != 0 {
+		t.Fatalf("first run: exit = %d, want 0\nstdout:\n%s\nstderr:\n%s", code, &stdout, &stderr)
+	}
+	txts, _ := filepath.Glob(filepath.Join(dir, "2*.txt"))
+	if len(txts) != 1 {
+		t.Fatalf("results files %v, want one", txts)
+	}
+	read := func(name string) string { b, _ := os.ReadFile(filepath.Join(dir, name)); return string(b) }
+	previous := map[string]string{"latest.txt": read(filepath.Base(txts[0])),
+		"latest.samples.jsonl": read(strings.TrimSuffix(filepath.Base(txts[0]), ".txt") + ".samples.jsonl")}
+	for name, body := range previous {
+		if got := read(name); got != body || body == "" {
+			t.Errorf("%s is not the run's file (%d bytes, the run's %d)", name, len(got), len(body))
+		}
+	}
+	time.Sleep(time.Second) // the next run's timestamp, to the second, differs
+	stdout.Reset()
+	stderr.Reset()
+	code := runBench([]string{"-pkg", suites, "-bench", "NoMatch", "-count", "1", "-n", "2", "-q", "-out", dir}, &stdout, &stderr)
+	if code != 2 {
+		t.Errorf("exit = %d, want 2\nstdout:\n%s\nstderr:\n%s", code, &stdout, &stderr)
+	}
+	for name, body := range previous {
+		if got := read(name); got != body {
+			t.Errorf("%s replaced by a run that recorded no samples: %q", name, got)
+		}
+	}
+	if strings.Contains(stdout.String(), ".samples.jsonl") {
+		t.Errorf("stdout names a samples file that was not written:\n%s", &stdout)
+	}
+	contains(t, "stderr", stderr.String(), []string{"no samples", "NoMatch", "latest.txt", "unchanged"})
+	if left, _ := filepath.Glob(filepath.Join(dir, ".*tmp*")); len(left) > 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+}
