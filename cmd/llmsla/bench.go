@@ -116,10 +116,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "\nrecorded %s; no samples were recorded\n", txt)
 	} else {
 		fmt.Fprintf(stdout, "\nrecorded %s and %s\n\n", txt, samples)
-		code = verdicts(cfg, []string{samples}, stdout, stderr, verdictOptions{shard: cfg.Shard.On(), partial: testErr != nil})
-		if !cfg.Shard.On() { // a shard's figures are its share of the run only
-			leaderboard(cfg, samples, stdout)
-		}
+		code = judgeRun(cfg, samples, stdout, stderr, verdictOptions{shard: cfg.Shard.On(), partial: testErr != nil})
 	}
 	// latest.* are what `make gate` and `make baseline` read: a run missing
 	// benchmarks, or one that cannot be judged, must not become them, or

@@ -56,7 +56,10 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	}
 	stdout, stderr, sec, done := redacting(cfg, stdout, stderr)
 	defer done()
-	samples, err := readSamples(paths)
+	// As llmsla verdict reads them: a file given twice, a sharded run
+	// missing a shard or a misspelt scenario is an error, not a quietly
+	// different board.
+	samples, _, err := loadSamples(cfg, paths, verdictOptions{})
 	if err != nil {
 		fmt.Fprintf(stderr, "llmsla: %v\n", err)
 		return 2
@@ -96,25 +99,11 @@ func newBoard(cfg *config.Config, samples []sample.Sample, prefer report.Prefer)
 	return report.NewBoard(samples, report.Options{Objectives: cfg.Objectives, Prices: cfg.Prices, Alpha: cfg.Gate.Alpha, Prefer: prefer})
 }
 
-// readSamples reads and pools samples files and directories as llmsla
-// verdict does: a file given twice, or a sharded run with a shard missing,
-// is an error, not a quietly different board.
-func readSamples(paths []string) ([]sample.Sample, error) {
-	samples, _, err := sample.ReadAll(paths, false)
-	if err != nil {
-		return nil, err
-	}
-	return samples, sample.CheckShards(samples)
-}
-
 // leaderboard prints the short board after bench's verdict table when the
 // run measured two or more endpoints: the one thing a model selection
-// needs to read first.
-func leaderboard(cfg *config.Config, path string, stdout io.Writer) {
-	samples, err := sample.Read(path)
-	if err != nil {
-		return // verdicts said so already
-	}
+// needs to read first. samples are those the verdicts judged, read from
+// path.
+func leaderboard(cfg *config.Config, samples []sample.Sample, path string, stdout io.Writer) {
 	b := newBoard(cfg, samples, report.PreferCost)
 	if len(b.Endpoints) < 2 {
 		return

@@ -221,3 +221,19 @@ func TestReportRefusesDoubleCounting(t *testing.T) {
 	assert.Equal(t, 2, runReport([]string{p, p}, &stdout, &stderr))
 	assert.Contains(t, stderr.String(), "would count its requests twice")
 }
+
+// TestReportRefusesMisspeltScenario: a scenario the SLA file names that the
+// files do not hold (and no preset has) is a misspelling whose objectives
+// would judge nothing; the report refuses it as llmsla verdict does,
+// naming the key.
+func TestReportRefusesMisspeltScenario(t *testing.T) {
+	p := reportEnv(t, "endpoints:\n  sim: {sim: \"\"}\nscenarios: {chta: {sla: {ttft_p95_ms: 50}}}\n")
+	f := filepath.Join(t.TempDir(), "a.samples.jsonl")
+	line, err := json.Marshal(sample.Sample{Scenario: "chat", Endpoint: "sim", Run: "r1", Seq: 1, Finish: "stop"})
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(f, append(line, '\n'), 0o644))
+	var stdout, stderr bytes.Buffer
+	assert.Equal(t, 2, runReport([]string{f}, &stdout, &stderr))
+	assert.Contains(t, stderr.String(), p+":3: scenarios.chta: no such scenario")
+	assert.Empty(t, stdout.String())
+}

@@ -62,11 +62,15 @@ type verdictOptions struct {
 	partial bool
 }
 
-// verdicts prints the SLA table of samples files and directories (shards
-// of one run merge: their samples are pooled; a missing shard is an error):
-// 0 all met, 1 not, 2 unusable.
-func verdicts(cfg *config.Config, paths []string, stdout, stderr io.Writer, opts verdictOptions) int {
-	samples, cut, err := sample.ReadAll(paths, opts.partial)
+// loadSamples reads what verdict, report and bench's leaderboard judge,
+// with one set of checks: samples files and directories pooled (a file
+// given twice is an error), a file cut short refused unless opts.partial
+// (the cuts are returned), a sharded run missing a shard refused (but in a
+// shard's own bench, which holds its share only), and a scenario the SLA
+// file names that the files do not hold refused: a misspelling whose
+// objectives would judge nothing.
+func loadSamples(cfg *config.Config, paths []string, opts verdictOptions) (samples []sample.Sample, cut []error, err error) {
+	samples, cut, err = sample.ReadAll(paths, opts.partial)
 	if err == nil && !opts.shard {
 		err = sample.CheckShards(samples)
 	}
@@ -74,31 +78,59 @@ func verdicts(cfg *config.Config, paths []string, stdout, stderr io.Writer, opts
 		err = cfg.CheckScenarios(recorded(samples))
 	}
 	if err != nil {
+		return nil, nil, err
+	}
+	return samples, cut, nil
+}
+
+// verdicts prints the SLA table of samples files and directories (shards
+// of one run merge: their samples are pooled; a missing shard is an error):
+// 0 all met, 1 not, 2 unusable.
+func verdicts(cfg *config.Config, paths []string, stdout, stderr io.Writer, opts verdictOptions) int {
+	code, _ := judgeSamples(cfg, paths, stdout, stderr, opts)
+	return code
+}
+
+// judgeSamples is verdicts, returning also the samples it judged.
+func judgeSamples(cfg *config.Config, paths []string, stdout, stderr io.Writer, opts verdictOptions) (int, []sample.Sample) {
+	samples, cut, err := loadSamples(cfg, paths, opts)
+	if err != nil {
 		fmt.Fprintf(stderr, "llmsla: %v\n", err)
-		return 2
+		return 2, nil
 	}
 	for _, c := range cut {
 		fmt.Fprintf(stdout, "WARNING: %v: judged on the requests that finished\n", c)
 	}
-	shard := opts.shard
 	vs := objective.Evaluate(samples, cfg.Objectives)
 	report.Verdicts(stdout, vs)
-	if shard {
+	if opts.shard {
 		fmt.Fprintf(stdout, "\nShard %s: its share of the run only. Judge the run with every shard's files: llmsla verdict DIR…\n", cfg.Shard)
-		return 0
+		return 0, samples
 	}
 	if objective.Failed(vs) {
 		fmt.Fprintln(stdout, "\nSLA violated.")
-		return 1
+		return 1, samples
 	}
 	for _, v := range vs {
 		if v.Search() == "" {
 			fmt.Fprintln(stdout, "\nAll SLAs met.")
-			return 0
+			return 0, samples
 		}
 	}
 	fmt.Fprintln(stdout, "\nOnly search steps: held = every objective met at that level, over = not.")
-	return 0
+	return 0, samples
+}
+
+// judgeRun prints what bench prints of the run's samples file: the
+// verdicts and, unless this is a shard (its figures are its share of the
+// run only), the leaderboard of the same samples — also when the file was
+// cut short by an interrupt and judged on what finished.
+func judgeRun(cfg *config.Config, path string, stdout, stderr io.Writer, opts verdictOptions) int {
+	code, samples := judgeSamples(cfg, []string{path}, stdout, stderr, opts)
+	if code != 2 && !opts.shard {
+		leaderboard(cfg, samples, path, stdout)
+	}
+	return code
 }
 
 // recorded lists the scenarios the samples hold, and the presets: an SLA

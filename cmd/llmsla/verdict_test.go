@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmsla/llmsla/harness/config"
 	"github.com/llmsla/llmsla/harness/sample"
 )
 
@@ -108,5 +109,35 @@ func TestVerdictRefusesWhatItCannotJudge(t *testing.T) {
 	errOut.Reset()
 	if code := runVerdict([]string{whole}, &out, &errOut); code != 2 || !strings.Contains(errOut.String(), "scenarios.chta: no such scenario") {
 		t.Errorf("misspelt scenario: exit %d, stderr %q; want 2 naming scenarios.chta", code, errOut.String())
+	}
+}
+
+// TestBenchLeaderboardOfCutRun: after an interrupted run bench judges what
+// finished (a cut samples file); the leaderboard is of those same samples,
+// not a second read that refuses the cut file and leaves it out unsaid.
+func TestBenchLeaderboardOfCutRun(t *testing.T) {
+	simEnv(t, "")
+	var b bytes.Buffer
+	for i := 0; i < 8; i++ {
+		s := sample.Sample{Scenario: "chat", Endpoint: []string{"a", "b"}[i%2], Level: "concurrency=1", Run: "r", Seq: i, Start: time.Now(),
+			TTFT: 20 * time.Millisecond, TTFA: 20 * time.Millisecond, Total: 30 * time.Millisecond, OutputTokens: 3, Finish: "stop"}
+		line, _ := json.Marshal(s)
+		b.Write(append(line, '\n'))
+	}
+	cut := filepath.Join(t.TempDir(), "cut.samples.jsonl")
+	if err := os.WriteFile(cut, b.Bytes()[:b.Len()-20], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.LoadWithoutKeys()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	code := judgeRun(cfg, cut, &out, &errOut, verdictOptions{partial: true})
+	if code != 0 || !strings.Contains(out.String(), "judged on the requests that finished") {
+		t.Errorf("exit %d, want 0 with a warning of the cut\n%s%s", code, &out, &errOut)
+	}
+	if !strings.Contains(out.String(), "Model selection: 2 endpoints") {
+		t.Errorf("no leaderboard of the two endpoints:\n%s%s", &out, &errOut)
 	}
 }
