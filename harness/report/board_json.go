@@ -53,10 +53,13 @@ type rowJSON struct {
 	Violated        int                 `json:"violated"`
 }
 
-// rankJSON lists the endpoints best first, in groups of ties.
+// rankJSON lists the endpoints best first, in groups of ties;
+// NotComparable lists the neighbours in that order that cannot be
+// compared (costs in two currencies): their order means nothing.
 type rankJSON struct {
-	Figure string     `json:"figure"`
-	Groups [][]string `json:"groups"`
+	Figure        string      `json:"figure"`
+	Groups        [][]string  `json:"groups"`
+	NotComparable [][2]string `json:"not_comparable,omitempty"`
 }
 
 type recommendJSON struct {
@@ -103,6 +106,9 @@ func (b *Board) JSON(w io.Writer) error {
 				rj.Groups = append(rj.Groups, nil)
 			}
 			rj.Groups[len(rj.Groups)-1] = append(rj.Groups[len(rj.Groups)-1], e.Name)
+			if i > 0 && r.Unknown[i-1] {
+				rj.NotComparable = append(rj.NotComparable, [2]string{r.Order[i-1].Name, e.Name})
+			}
 		}
 		out.Ranks = append(out.Ranks, rj)
 	}

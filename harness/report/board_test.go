@@ -258,3 +258,60 @@ func TestCompareTailAgainstBulk(t *testing.T) {
 	assert.Equal(t, Tied, ttft.Compare(ea, eb, 0.05))
 	assert.Equal(t, Tied, ttft.Compare(eb, ea, 0.05))
 }
+
+// TestRecommendUnknownIsNotATie: preferring cost, an endpoint without a
+// price, or priced in another currency, cannot be compared on cost; that
+// stops the choice with a note instead of passing on to latency as if the
+// two cost the same.
+func TestRecommendUnknownIsNotATie(t *testing.T) {
+	priced := endpoint{name: "priced", ttft: 200 * time.Millisecond, jitter: 0.1, price: usd(1, 1)}
+	unpriced := endpoint{name: "unpriced", ttft: 50 * time.Millisecond, jitter: 0.1}
+	b := board(t, 10, PreferCost, priced, unpriced)
+	assert.Empty(t, b.Recommended, b.Recommendation)
+	assert.Equal(t, "priced and unpriced meet every objective of every scenario, but cost per 1k cannot be compared between priced and unpriced (unpriced: no price in the configuration): no endpoint is chosen; price every endpoint, in one currency, or prefer latency.", b.Recommendation)
+
+	euro := endpoint{name: "euro", ttft: 50 * time.Millisecond, jitter: 0.1, price: config.Price{InputPerMTok: 1, OutputPerMTok: 1, Currency: "EUR"}}
+	b = board(t, 10, PreferCost, priced, euro)
+	assert.Empty(t, b.Recommended, b.Recommendation)
+	assert.Contains(t, b.Recommendation, "cost per 1k cannot be compared between euro (EUR) and priced (USD)")
+	var cost Ranking
+	for _, r := range b.Ranks {
+		if r.Axis.cost {
+			cost = r
+		}
+	}
+	assert.Equal(t, "cost per 1k: euro 0.165 EUR ? priced 0.165 USD", cost.String(), "two currencies are not tied")
+	var js bytes.Buffer
+	require.NoError(t, b.JSON(&js))
+	assert.Contains(t, js.String(), `"not_comparable": [
+        [
+          "euro",
+          "priced"
+        ]
+      ]`)
+
+	b = board(t, 10, PreferLatency, priced, unpriced)
+	assert.Equal(t, "unpriced", b.Recommended, "latency decides before cost is needed")
+}
+
+// TestRecommendAmongSeveralTied: every endpoint tied with the best on the
+// preferred figure goes on to the next, not only the two best; and when
+// none is separated, every tied one is named.
+func TestRecommendAmongSeveralTied(t *testing.T) {
+	a := endpoint{name: "a", ttft: 200 * time.Millisecond, jitter: 0.1, price: usd(1, 1)}
+	b1 := endpoint{name: "b", ttft: 200 * time.Millisecond, jitter: 0.1, price: usd(1, 1)}
+	c := endpoint{name: "c", ttft: 50 * time.Millisecond, jitter: 0.1, price: usd(1, 1)}
+	b := board(t, 10, PreferCost, a, b1, c)
+	assert.Equal(t, "c", b.Recommended, b.Recommendation)
+	assert.Contains(t, b.Recommendation, "Choose c: of the 3 endpoints that meet every objective of every scenario, it ties with a and b on cost per 1k and is better on ttft p95")
+
+	c.ttft = 201 * time.Millisecond
+	b = board(t, 10, PreferCost, a, b1, c)
+	assert.Empty(t, b.Recommended, b.Recommendation)
+	assert.Contains(t, b.Recommendation, "Of the 3 endpoints that meet every objective of every scenario, a, b and c are tied")
+
+	far := endpoint{name: "far", ttft: 200 * time.Millisecond, jitter: 0.1, price: usd(5, 5)}
+	b = board(t, 10, PreferCost, a, b1, c, far)
+	assert.Empty(t, b.Recommended, b.Recommendation)
+	assert.Contains(t, b.Recommendation, "Of the 4 endpoints that meet every objective of every scenario, a, b and c are tied", "far costs more: out")
+}

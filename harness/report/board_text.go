@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 )
@@ -131,7 +132,13 @@ func (b *Board) Notes(short bool) []string {
 	}
 	out = append(out, b.NotCompared...)
 	if !short {
-		out = append(out, fmt.Sprintf("Rankings, best first (≈: difference not significant at α=%g, Mann-Whitney U on the per-request values):", b.Alpha))
+		unknown := ""
+		for _, r := range b.Ranks {
+			if slices.Contains(r.Unknown, true) {
+				unknown = "; ?: not comparable, e.g. costs in two currencies"
+			}
+		}
+		out = append(out, fmt.Sprintf("Rankings, best first (≈: difference not significant at α=%g, Mann-Whitney U on the per-request values%s):", b.Alpha, unknown))
 		for _, r := range b.Ranks {
 			out = append(out, "  "+r.String())
 		}

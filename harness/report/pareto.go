@@ -198,11 +198,14 @@ func notMeasuredWhy(ax Axis, b *Board) string {
 }
 
 // Ranking is the endpoints in order on one axis, best first; Tied[i]
-// says whether Order[i] and Order[i+1] are tied.
+// says whether Order[i] and Order[i+1] are tied, Unknown[i] whether they
+// cannot be compared (costs in two currencies): then neither is ranked
+// above the other, nor tied.
 type Ranking struct {
 	Axis        Axis
 	Order       []*Entry
 	Tied        []bool
+	Unknown     []bool
 	NotMeasured []string
 }
 
@@ -223,22 +226,28 @@ func (b *Board) rank(ax Axis) Ranking {
 		return vi > vj
 	})
 	for i := 0; i+1 < len(r.Order); i++ {
-		r.Tied = append(r.Tied, ax.Compare(r.Order[i], r.Order[i+1], b.Alpha) != Better)
+		out := ax.Compare(r.Order[i], r.Order[i+1], b.Alpha)
+		r.Tied = append(r.Tied, out == Tied || out == Worse)
+		r.Unknown = append(r.Unknown, out == Unknown)
 	}
 	return r
 }
 
 // String is the ranking as a line, best first: "ttft p95: fast 21 ms,
 // then slow 206 ms ≈ worse 212 ms" ("≈": the difference is not
-// significant, so the two are not ranked).
+// significant, so the two are not ranked; "?": the two cannot be
+// compared, e.g. costs in two currencies).
 func (r Ranking) String() string {
 	var s strings.Builder
 	fmt.Fprintf(&s, "%s:", r.Axis.Label)
 	for i, e := range r.Order {
 		if i > 0 {
-			if r.Tied[i-1] {
+			switch {
+			case r.Unknown[i-1]:
+				s.WriteString(" ?")
+			case r.Tied[i-1]:
 				s.WriteString(" ≈")
-			} else {
+			default:
 				s.WriteString(", then")
 			}
 		}

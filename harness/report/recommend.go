@@ -3,15 +3,20 @@ package report
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 )
 
 // recommend picks the cheapest (or, preferring latency, the fastest)
 // endpoint that meets every objective of every scenario, and says why in
-// one sentence; or says why none does. Two endpoints whose difference is
-// not significant are tied: the next figure decides, and when none does
-// the sentence says they are tied rather than pick one on noise.
+// one sentence; or says why none does. An endpoint whose difference from
+// the best is not significant is tied with it: the next figure decides
+// among every endpoint tied with the best, and when none does the sentence
+// names them all as tied rather than pick one on noise. A figure that
+// cannot be compared (not measured on one side, costs in two currencies)
+// stops the choice: it is not a tie, and the sentence says what is
+// missing.
 func (b *Board) recommend() {
 	var ok []*Entry
 	for _, e := range b.Endpoints {
@@ -34,30 +39,87 @@ func (b *Board) recommend() {
 		b.Recommendation = fmt.Sprintf("%s meet every objective of every scenario; nothing was measured to choose between them.", joinAnd(names(ok)))
 		return
 	}
-	first := order[0]
-	sort.SliceStable(ok, func(i, j int) bool { return less(first, ok[i], ok[j]) })
-	best, next := ok[0], ok[1]
-	// The first figure of the preference that separates the two best.
+	// Each figure of the preference in turn narrows the candidates to the
+	// best and those tied with it; the first that leaves one decides.
+	cands := ok
+	type tie struct {
+		ax      Axis
+		between []*Entry
+	}
+	var ties []tie // one per figure that left several candidates
 	for _, ax := range order {
-		out := ax.Compare(best, next, b.Alpha)
-		if out == Worse {
-			best, next = next, best
+		cands = slices.Clone(cands)
+		sort.SliceStable(cands, func(i, j int) bool { return less(ax, cands[i], cands[j]) })
+		best := cands[0]
+		tied := []*Entry{best}
+		for _, c := range cands[1:] {
+			switch ax.Compare(best, c, b.Alpha) {
+			case Unknown:
+				b.Recommendation = fmt.Sprintf("%s meet every objective of every scenario, but %s cannot be compared between %s: no endpoint is chosen%s.",
+					joinAnd(names(ok)), ax.Label, unknownWhy(ax, best, c), fix(ax))
+				return
+			case Tied, Worse: // Worse does not happen (best sorts first); were it to, c is not beaten
+				tied = append(tied, c)
+			}
 		}
-		if out != Better && out != Worse {
-			continue
+		if len(tied) == 1 {
+			next := cands[1]
+			b.Recommended = best.Name
+			how := "it is the " + superlative(ax)
+			if len(ties) > 0 {
+				with := make([]string, len(ties))
+				for i, t := range ties {
+					others := slices.DeleteFunc(slices.Clone(t.between), func(e *Entry) bool { return e == best })
+					with[i] = joinAnd(names(others)) + " on " + t.ax.Label
+				}
+				how = fmt.Sprintf("it ties with %s and is better on %s", strings.Join(with, "; with "), ax.Label)
+			}
+			b.Recommendation = fmt.Sprintf("Choose %s: of the %d endpoints that meet every objective of every scenario, %s (%s vs %s %s)%s.",
+				best.Name, len(ok), how, ax.Show(best), ax.Show(next), next.Name, note)
+			return
 		}
-		b.Recommended = best.Name
-		how := "it is the " + superlative(first)
-		if ax.Label != first.Label {
-			how = fmt.Sprintf("it ties with %s on %s and is better on %s", next.Name, first.Label, ax.Label)
-		}
-		b.Recommendation = fmt.Sprintf("Choose %s: of the %d endpoints that meet every objective of every scenario, %s (%s vs %s %s)%s.",
-			best.Name, len(ok), how, ax.Show(best), ax.Show(next), next.Name, note)
+		ties = append(ties, tie{ax, tied})
+		cands = tied
+	}
+	sort.SliceStable(cands, func(i, j int) bool { return cands[i].Name < cands[j].Name })
+	if len(cands) == len(ok) && len(ok) == 2 {
+		b.Recommendation = fmt.Sprintf("%s meet every objective of every scenario and are tied: no difference in %s is significant at α=%g; either will do, or measure more requests%s.",
+			joinAnd(names(cands)), joinAnd(labels(order)), b.Alpha, note)
 		return
 	}
-	tied := []string{best.Name, next.Name}
-	b.Recommendation = fmt.Sprintf("%s meet every objective of every scenario and are tied: no difference in %s is significant at α=%g; either will do, or measure more requests%s.",
-		joinAnd(tied), joinAnd(labels(order)), b.Alpha, note)
+	b.Recommendation = fmt.Sprintf("Of the %d endpoints that meet every objective of every scenario, %s are tied: none differs significantly from the best on %s at α=%g; any of them will do, or measure more requests%s.",
+		len(ok), joinAnd(names(cands)), joinAnd(labels(order)), b.Alpha, note)
+}
+
+// unknownWhy says why two endpoints cannot be compared on the axis: "a and
+// b (b: no price in the configuration)", "a (USD) and b (EUR)".
+func unknownWhy(ax Axis, a, b *Entry) string {
+	var missing []string
+	for _, e := range []*Entry{a, b} {
+		if !math.IsNaN(ax.Value(e)) {
+			continue
+		}
+		why := "not measured"
+		if ax.cost {
+			why = e.Overall.Cost.Why
+		}
+		missing = append(missing, e.Name+": "+why)
+	}
+	if len(missing) > 0 {
+		return fmt.Sprintf("%s and %s (%s)", a.Name, b.Name, strings.Join(missing, "; "))
+	}
+	if ax.cost {
+		return fmt.Sprintf("%s (%s) and %s (%s)", a.Name, a.Overall.Cost.Currency, b.Name, b.Overall.Cost.Currency)
+	}
+	return a.Name + " and " + b.Name
+}
+
+// fix says what would let the axis be compared.
+func fix(ax Axis) string {
+	if ax.cost {
+		return "; price every endpoint, in one currency, or prefer latency"
+	}
+	return "; measure it on every endpoint"
 }
 
 // preference is the order in which figures decide between endpoints that
