@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/llmsla/llmsla/harness/config"
 	"github.com/llmsla/llmsla/harness/metric"
@@ -36,6 +37,8 @@ type Board struct {
 	// objective; Recommendation says why, in one sentence.
 	Recommended    string
 	Recommendation string
+
+	levelsOf map[string][]sample.Level // per scenario, the levels any endpoint ran
 }
 
 // Entry is one endpoint on the board.
@@ -44,7 +47,8 @@ type Entry struct {
 	Overall     Row   // every scenario pooled
 	Scenarios   []Row // one per Board.Scenarios, in that order
 	// Meets: every objective of every scenario at every level held, and
-	// the endpoint ran every scenario of the board.
+	// the endpoint ran every scenario of the board at every level any
+	// endpoint ran it (a row pooling fewer levels is not comparable).
 	Meets      bool
 	Violations []string // each violated objective, where it failed
 	Pareto     bool     // no endpoint dominates it
@@ -69,9 +73,13 @@ type Row struct {
 	Stats    *stats.Stats
 	Cost     Cost
 	// Meets: every objective held at every level; false for a scenario
-	// the endpoint did not run (Stats.Attempted == 0).
-	Meets  bool
-	Failed int // objectives violated, over the levels
+	// the endpoint did not run (Stats.Attempted == 0) or ran at fewer
+	// levels than another endpoint (Missing).
+	Meets bool
+	// Missing lists the levels of the scenario another endpoint ran and
+	// this one did not; its figures pool the others only.
+	Missing []sample.Level
+	Failed  int // objectives violated, over the levels
 }
 
 // Samples returns the endpoint's measured samples (warm-up excluded; the
@@ -112,9 +120,9 @@ func NewBoard(samples []sample.Sample, o Options) *Board {
 	if o.Objectives == nil {
 		o.Objectives = func(string, string) objective.Objectives { return nil }
 	}
-	b := &Board{Alpha: o.Alpha, Prefer: o.Prefer}
+	b := &Board{Alpha: o.Alpha, Prefer: o.Prefer, levelsOf: map[string][]sample.Level{}}
 	byEndpoint := map[string][]sample.Sample{}
-	scenarios := map[string]bool{}
+	scenarios := map[string]map[sample.Level]bool{}
 	levels := map[sample.Level]bool{}
 	judged := make([]sample.Sample, 0, len(samples))
 	for _, s := range samples {
@@ -129,17 +137,18 @@ func NewBoard(samples []sample.Sample, o Options) *Board {
 		}
 		judged = append(judged, s)
 		byEndpoint[s.Endpoint] = append(byEndpoint[s.Endpoint], s)
-		scenarios[s.Scenario] = true
+		if scenarios[s.Scenario] == nil {
+			scenarios[s.Scenario] = map[sample.Level]bool{}
+		}
+		scenarios[s.Scenario][s.Level] = true
 		levels[s.Level] = true
 	}
-	for sc := range scenarios {
+	for sc, lv := range scenarios {
 		b.Scenarios = append(b.Scenarios, sc)
+		b.levelsOf[sc] = sortedLevels(lv)
 	}
 	sort.Strings(b.Scenarios)
-	for l := range levels {
-		b.Levels = append(b.Levels, l)
-	}
-	sort.Slice(b.Levels, func(i, j int) bool { return sample.Less(b.Levels[i], b.Levels[j]) })
+	b.Levels = sortedLevels(levels)
 
 	verdicts := objective.Evaluate(judged, o.Objectives)
 	names := make([]string, 0, len(byEndpoint))
@@ -178,6 +187,21 @@ func (b *Board) entry(name string, samples []sample.Sample, vs []objective.Verdi
 		row.Stats.Asked = len(row.Stats.Cases) // the row is the scenario's whole run: every level
 		if len(ss) == 0 {
 			e.Violations = append(e.Violations, sc+": not measured on this endpoint")
+		} else {
+			// The rule for a scenario, for its levels: an endpoint that
+			// did not run what another ran pools fewer levels (often the
+			// light ones), and would look better for it.
+			ran := map[sample.Level]bool{}
+			for i := range ss {
+				ran[ss[i].Level] = true
+			}
+			for _, l := range b.levelsOf[sc] {
+				if !ran[l] {
+					row.Meets = false
+					row.Missing = append(row.Missing, l)
+					e.Violations = append(e.Violations, strings.TrimSpace(sc+" "+strings.ReplaceAll(string(l), "/", " "))+": not measured on this endpoint")
+				}
+			}
 		}
 		for _, v := range vs {
 			if v.Scenario != sc || v.Endpoint != name {
@@ -201,6 +225,15 @@ func (b *Board) entry(name string, samples []sample.Sample, vs []objective.Verdi
 		e.Overall.Failed += r.Failed
 	}
 	return e
+}
+
+func sortedLevels(set map[sample.Level]bool) []sample.Level {
+	out := make([]sample.Level, 0, len(set))
+	for l := range set {
+		out = append(out, l)
+	}
+	sort.Slice(out, func(i, j int) bool { return sample.Less(out[i], out[j]) })
+	return out
 }
 
 // Columns are the figures a board shows: the verdict table's columns, each

@@ -315,3 +315,32 @@ func TestRecommendAmongSeveralTied(t *testing.T) {
 	assert.Empty(t, b.Recommended, b.Recommendation)
 	assert.Contains(t, b.Recommendation, "Of the 4 endpoints that meet every objective of every scenario, a, b and c are tied", "far costs more: out")
 }
+
+// TestBoardMissingLevel: an endpoint measured at fewer load levels than
+// another pools only the light ones, and its p95 looks better for it: like
+// a scenario not run, a level not run is an objective not met.
+func TestBoardMissingLevel(t *testing.T) {
+	full := endpoint{name: "full", ttft: 50 * time.Millisecond, jitter: 0.1, price: usd(1, 1)}
+	light := endpoint{name: "light", ttft: 50 * time.Millisecond, jitter: 0.1, price: usd(1, 1)}
+	ss := samples(10, full, light)
+	for _, lv := range []sample.Level{"concurrency=5", "concurrency=10"} {
+		for _, s := range samples(10, full) {
+			s.Level, s.Run, s.TTFT, s.TTFA, s.Total = lv, s.Run+"/"+string(lv), 3*s.TTFT, 3*s.TTFA, s.Total+2*s.TTFT
+			ss = append(ss, s)
+		}
+	}
+	sla := objective.MustParse(map[string]float64{"ttft_p95_ms": 600, "error_rate_max": 0.01})
+	b := NewBoard(ss, Options{Objectives: func(string, string) objective.Objectives { return sla },
+		Prices: map[string]config.Price{"full": full.price, "light": light.price}})
+	l := b.Entry("light")
+	assert.False(t, l.Meets)
+	assert.Contains(t, l.Violations, "chat concurrency=5: not measured on this endpoint")
+	assert.Contains(t, l.Violations, "chat concurrency=10: not measured on this endpoint")
+	assert.Equal(t, []sample.Level{"concurrency=5", "concurrency=10"}, l.Scenarios[1].Missing)
+	assert.True(t, b.Entry("full").Meets)
+	assert.True(t, b.Entry("full").Pareto, "not dominated by an endpoint that ran only its light level: %v", b.Entry("full").DominatedBy)
+	assert.Equal(t, "full", b.Recommended, b.Recommendation)
+	var text bytes.Buffer
+	b.Text(&text, false)
+	assert.Contains(t, text.String(), "FAIL (2 levels not run)")
+}

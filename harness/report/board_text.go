@@ -43,16 +43,27 @@ func (b *Board) Table(short bool) (head []string, rows [][]string, overall []boo
 	return head, rows, overall
 }
 
+// objectivesCell: "ok", "not run", or "FAIL (n)" with n the objectives
+// violated over the levels, and the levels not run that another endpoint
+// ran: "FAIL (1; 2 levels not run)".
 func objectivesCell(r Row) string {
 	switch {
 	case r.Stats.Attempted == 0:
 		return "not run"
 	case r.Meets:
 		return "ok"
-	case r.Failed == 0: // the overall row of an endpoint missing a scenario
+	}
+	var parts []string
+	if r.Failed > 0 {
+		parts = append(parts, fmt.Sprint(r.Failed))
+	}
+	if len(r.Missing) > 0 {
+		parts = append(parts, plural(len(r.Missing), "level")+" not run")
+	}
+	if len(parts) == 0 { // the overall row of an endpoint missing a scenario or level
 		return "FAIL"
 	}
-	return fmt.Sprintf("FAIL (%d)", r.Failed)
+	return "FAIL (" + strings.Join(parts, "; ") + ")"
 }
 
 // Text writes the board for a terminal: the table (per scenario unless

@@ -173,9 +173,11 @@ func (b *Board) compare() {
 // dominates reports whether a dominates b (METRICS.md): at least as good on
 // every compared figure, significantly better on at least one, which it
 // returns. A figure not measured on either side is not "as good": nothing
-// is dominated on a figure nobody measured for it.
+// is dominated on a figure nobody measured for it. Nor is an endpoint
+// dominated by one that did not run every scenario and level it ran: the
+// other's figures pool less (often lighter) load.
 func (b *Board) dominates(a, o *Entry) ([]string, bool) {
-	if len(b.Axes) == 0 {
+	if len(b.Axes) == 0 || !ranAll(a, o) {
 		return nil, false
 	}
 	var better []string
@@ -188,6 +190,25 @@ func (b *Board) dominates(a, o *Entry) ([]string, bool) {
 		}
 	}
 	return better, len(better) > 0
+}
+
+// ranAll reports whether a ran every scenario and level o ran.
+func ranAll(a, o *Entry) bool {
+	for i, r := range o.Scenarios {
+		ra := a.Scenarios[i]
+		switch {
+		case r.Stats.Attempted == 0:
+			continue // o did not run it
+		case ra.Stats.Attempted == 0:
+			return false
+		}
+		for _, l := range ra.Missing {
+			if !slices.Contains(r.Missing, l) {
+				return false // a missed a level o ran
+			}
+		}
+	}
+	return true
 }
 
 func notMeasuredWhy(ax Axis, b *Board) string {
