@@ -344,3 +344,20 @@ func TestBoardMissingLevel(t *testing.T) {
 	b.Text(&text, false)
 	assert.Contains(t, text.String(), "FAIL (2 levels not run)")
 }
+
+// TestBoardNotesNameMissedObjectives: text and markdown say which
+// objectives an endpoint missed, not only how many; the short board (after
+// bench's verdict table, which lists them) does not repeat them.
+func TestBoardNotesNameMissedObjectives(t *testing.T) {
+	b := board(t, 20, "", fast, slow, worse)
+	var text, md, short bytes.Buffer
+	b.Text(&text, false)
+	b.Markdown(&md)
+	b.Text(&short, true)
+	want := "fast missed 2 objectives: extraction concurrency=1: accuracy 60% < 90% (n=20); summary concurrency=1: accuracy 80% < 90% (n=20)"
+	assert.Contains(t, text.String(), want)
+	assert.Contains(t, md.String(), "- "+want)
+	assert.Contains(t, text.String(), "worse missed 4 objectives: batch concurrency=1: accuracy 80% < 90% (n=20); chat")
+	assert.Contains(t, text.String(), "; and 1 more (-format json lists every one)")
+	assert.NotContains(t, short.String(), "missed")
+}

@@ -120,7 +120,8 @@ func (b *Board) Markdown(w io.Writer) {
 }
 
 // Notes are the lines under the table: front, dominated endpoints,
-// rankings, cost basis, and (unless short) the violated objectives.
+// rankings (unless short), cost basis, and (unless short) per endpoint
+// the objectives it missed, the first NotesViolations of them.
 func (b *Board) Notes(short bool) []string {
 	var out []string
 	var front []string
@@ -159,7 +160,34 @@ func (b *Board) Notes(short bool) []string {
 			out = append(out, fmt.Sprintf("cost of %s: %s", e.Name, note))
 		}
 	}
+	if !short {
+		for _, e := range b.Endpoints {
+			if len(e.Violations) > 0 {
+				out = append(out, missed(e))
+			}
+		}
+	}
 	return out
+}
+
+// NotesViolations is how many of an endpoint's violated objectives the
+// notes name; the JSON lists every one.
+const NotesViolations = 3
+
+// missed is the note of what an endpoint missed: "fast missed 2 objectives:
+// extraction concurrency=1: accuracy 60% < 90% (n=20); summary …".
+func missed(e *Entry) string {
+	vs := e.Violations
+	more := ""
+	if len(vs) > NotesViolations {
+		more = fmt.Sprintf("; and %d more (-format json lists every one)", len(vs)-NotesViolations)
+		vs = vs[:NotesViolations]
+	}
+	short := make([]string, len(vs))
+	for i, v := range vs {
+		short[i] = strings.Replace(v, " endpoint="+e.Name, "", 1) // the line names it
+	}
+	return fmt.Sprintf("%s missed %s: %s%s", e.Name, plural(len(e.Violations), "objective"), strings.Join(short, "; "), more)
 }
 
 // Summary says what the board is over: "3 endpoints × 4 scenarios; each
