@@ -66,7 +66,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	}
 	b := newBoard(cfg, samples, report.Prefer(*prefer))
 	var buf bytes.Buffer
-	if err := write(&buf, b, samples); err != nil {
+	if err := write(&buf, b); err != nil {
 		fmt.Fprintf(stderr, "llmsla report: %v\n", err)
 		return 2
 	}
@@ -85,12 +85,12 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-var formats = map[string]func(io.Writer, *report.Board, []sample.Sample) error{
-	"text":     func(w io.Writer, b *report.Board, _ []sample.Sample) error { b.Text(w, false); return nil },
-	"markdown": func(w io.Writer, b *report.Board, _ []sample.Sample) error { b.Markdown(w); return nil },
-	"json":     func(w io.Writer, b *report.Board, _ []sample.Sample) error { return b.JSON(w) },
-	"csv":      func(w io.Writer, b *report.Board, _ []sample.Sample) error { return b.CSV(w) },
-	"html":     func(w io.Writer, b *report.Board, _ []sample.Sample) error { return html.Write(w, b) },
+var formats = map[string]func(io.Writer, *report.Board) error{
+	"text":     func(w io.Writer, b *report.Board) error { b.Text(w, false); return nil },
+	"markdown": func(w io.Writer, b *report.Board) error { b.Markdown(w); return nil },
+	"json":     func(w io.Writer, b *report.Board) error { return b.JSON(w) },
+	"csv":      func(w io.Writer, b *report.Board) error { return b.CSV(w) },
+	"html":     func(w io.Writer, b *report.Board) error { return html.Write(w, b) },
 }
 
 // newBoard judges samples against the configuration's objectives, as
