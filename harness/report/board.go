@@ -183,7 +183,8 @@ func (b *Board) entry(name string, samples []sample.Sample, vs []objective.Verdi
 	}
 	for _, sc := range b.Scenarios {
 		ss := byScenario[sc]
-		row := Row{Scenario: sc, Stats: stats.Summarize(ss, good), Cost: CostOf(ss, price), Meets: len(ss) > 0}
+		st := stats.Summarize(ss, good)
+		row := Row{Scenario: sc, Stats: st, Cost: CostOf(ss, st, price), Meets: len(ss) > 0}
 		row.Stats.Asked = len(row.Stats.Cases) // the row is the scenario's whole run: every level
 		if len(ss) == 0 {
 			e.Violations = append(e.Violations, sc+": not measured on this endpoint")
@@ -220,7 +221,7 @@ func (b *Board) entry(name string, samples []sample.Sample, vs []objective.Verdi
 	// Coverage is a figure of one fixture; over several scenarios (which
 	// may share case ids) it means nothing, so the overall row has none.
 	all.Scenario, all.Level, all.FixtureCases, all.Cases = "", "", 0, nil
-	e.Overall = Row{Stats: all, Cost: CostOf(samples, price), Meets: e.Meets}
+	e.Overall = Row{Stats: all, Cost: CostOf(samples, all, price), Meets: e.Meets}
 	for _, r := range e.Scenarios {
 		e.Overall.Failed += r.Failed
 	}

@@ -27,7 +27,8 @@ type Cost struct {
 	// unknown, or answers without a prompt token count).
 	Priced, Unpriced int
 	// Estimated is how many priced requests had their output tokens
-	// counted from the stream because the server sent no usage.
+	// counted from the stream because the server sent no usage (0 for a
+	// per-hour price, which reads no token count).
 	Estimated int
 	Why       string // why PerK is not measured
 
@@ -37,8 +38,10 @@ type Cost struct {
 }
 
 // CostOf prices the measured (warm, not warm-up) samples at p; p nil is
-// an endpoint without a price in the configuration.
-func CostOf(samples []sample.Sample, p *config.Price) Cost {
+// an endpoint without a price in the configuration. st is the samples'
+// summary, whose wall time and requests a per-hour price reads (nil: they
+// are summarised here).
+func CostOf(samples []sample.Sample, st *stats.Stats, p *config.Price) Cost {
 	c := Cost{PerK: math.NaN()}
 	if p == nil {
 		c.Why = "no price in the configuration"
@@ -46,7 +49,10 @@ func CostOf(samples []sample.Sample, p *config.Price) Cost {
 	}
 	c.Currency, c.Hourly = p.Currency, p.Hourly
 	if p.Hourly {
-		return hourly(c, samples, p.PerHour)
+		if st == nil {
+			st = stats.Summarize(samples, nil)
+		}
+		return hourly(c, samples, st, p.PerHour)
 	}
 	noPrompt := 0
 	var sum float64
@@ -84,11 +90,11 @@ func CostOf(samples []sample.Sample, p *config.Price) Cost {
 }
 
 // hourly prices the machine's time: per hour × the measured wall time /
-// requests. A request's own share, for the tests, is its duration divided
-// by the requests in flight beside it (its concurrency level): the shares
-// of a closed-loop run add up to about its wall time.
-func hourly(c Cost, samples []sample.Sample, perHour float64) Cost {
-	st := stats.Summarize(samples, nil)
+// requests (from st, the samples' summary). A request's own share, for
+// the tests, is its duration divided by the requests in flight beside it
+// (its concurrency level): the shares of a closed-loop run add up to about
+// its wall time. Token counts do not enter it, so none is estimated.
+func hourly(c Cost, samples []sample.Sample, st *stats.Stats, perHour float64) Cost {
 	if st.Attempted == 0 || st.Wall <= 0 {
 		c.Why = "no measured requests"
 		return c
@@ -102,9 +108,6 @@ func hourly(c Cost, samples []sample.Sample, perHour float64) Cost {
 		}
 		inFlight := max(1, float64(s.Level.Concurrency()))
 		c.perRequest = append(c.perRequest, perHour*s.Total.Hours()/inFlight)
-		if s.TokenSource == sample.TokensEstimated {
-			c.Estimated++
-		}
 	}
 	return c
 }

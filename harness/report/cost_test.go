@@ -33,7 +33,7 @@ func TestCostPerToken(t *testing.T) {
 		ok(200, 30, sample.TokensUsage),     // 30 + 18 = 48
 		ok(300, 50, sample.TokensEstimated), // 45 + 30 = 75
 	}
-	c := CostOf(samples, price)
+	c := CostOf(samples, nil, price)
 	want := 1000 * (21 + 48 + 75) / 3 / 1e6 // 0.048
 	assert.InDelta(t, want, c.PerK, 1e-12)
 	assert.Equal(t, 3, c.Priced, "cold and warm-up requests are not measured requests")
@@ -58,7 +58,7 @@ func TestCostNotMeasured(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			c := CostOf(tc.samples, tc.price)
+			c := CostOf(tc.samples, nil, tc.price)
 			assert.True(t, math.IsNaN(c.PerK), "a cost over nothing is not 0: %v", c.PerK)
 			assert.False(t, c.Measured())
 			assert.Equal(t, "–", c.String())
@@ -66,7 +66,7 @@ func TestCostNotMeasured(t *testing.T) {
 		})
 	}
 	// Output-only pricing needs no prompt counts.
-	c := CostOf(noPrompt, &config.Price{OutputPerMTok: 2, Currency: "EUR"})
+	c := CostOf(noPrompt, nil, &config.Price{OutputPerMTok: 2, Currency: "EUR"})
 	assert.InDelta(t, 1000*10*2/1e6, c.PerK, 1e-12)
 }
 
@@ -81,11 +81,20 @@ func TestCostPerHour(t *testing.T) {
 		s.Start, s.Total = t0.Add(time.Duration(i)*500*time.Millisecond), 500*time.Millisecond
 		samples = append(samples, s)
 	}
-	c := CostOf(samples, &config.Price{Hourly: true, PerHour: 3.6, Currency: "USD"})
+	c := CostOf(samples, nil, &config.Price{Hourly: true, PerHour: 3.6, Currency: "USD"})
 	assert.InDelta(t, 1000*3.6*(2.0/3600)/4, c.PerK, 1e-12) // 0.5 per 1k requests
 	assert.True(t, c.Hourly)
 	assert.Equal(t, 4, c.Priced)
 	assert.Contains(t, c.Note(), "per hour × measured wall time / requests")
+
+	// Tokens do not enter a price per hour: counts estimated from the
+	// stream make it no less exact.
+	for i := range samples {
+		samples[i].TokenSource = sample.TokensEstimated
+	}
+	c = CostOf(samples, nil, &config.Price{Hourly: true, PerHour: 3.6, Currency: "USD"})
+	assert.Equal(t, "0.500 USD", c.String())
+	assert.NotContains(t, c.Note(), "estimated")
 }
 
 func TestMoney(t *testing.T) {
