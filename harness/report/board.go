@@ -37,6 +37,10 @@ type Board struct {
 	// objective; Recommendation says why, in one sentence.
 	Recommended    string
 	Recommendation string
+	// Verdicts are the judged runs behind the rows, per scenario ×
+	// endpoint × level (capacity-search steps left out): the figures of
+	// each level, for plots against load.
+	Verdicts []objective.Verdict
 
 	levelsOf map[string][]sample.Level // per scenario, the levels any endpoint ran
 }
@@ -150,14 +154,14 @@ func NewBoard(samples []sample.Sample, o Options) *Board {
 	sort.Strings(b.Scenarios)
 	b.Levels = sortedLevels(levels)
 
-	verdicts := objective.Evaluate(judged, o.Objectives)
+	b.Verdicts = objective.Evaluate(judged, o.Objectives)
 	names := make([]string, 0, len(byEndpoint))
 	for name := range byEndpoint {
 		names = append(names, name)
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		b.Endpoints = append(b.Endpoints, b.entry(name, byEndpoint[name], verdicts, o))
+		b.Endpoints = append(b.Endpoints, b.entry(name, byEndpoint[name], b.Verdicts, o))
 	}
 	b.compare()
 	b.recommend()

@@ -276,7 +276,7 @@ func TestRecommendUnknownIsNotATie(t *testing.T) {
 	assert.Contains(t, b.Recommendation, "cost per 1k cannot be compared between euro (EUR) and priced (USD)")
 	var cost Ranking
 	for _, r := range b.Ranks {
-		if r.Axis.cost {
+		if r.Axis.Role == RoleCost {
 			cost = r
 		}
 	}

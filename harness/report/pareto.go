@@ -31,8 +31,26 @@ type Axis struct {
 	// when the tail and the center point the same way. nil: the figure
 	// is its own center (a mean, a rate).
 	Center func(*Entry) float64
+	Role   Role
+}
 
-	cost bool
+// Role is what an axis stands for in a choice: quality, latency or cost.
+type Role string
+
+const (
+	RoleQuality Role = "quality"
+	RoleLatency Role = "latency"
+	RoleCost    Role = "cost"
+)
+
+// Axis returns the board's axis of the role, if some endpoint measured it.
+func (b *Board) Axis(r Role) (Axis, bool) {
+	for _, ax := range b.Axes {
+		if ax.Role == r {
+			return ax, true
+		}
+	}
+	return Axis{}, false
 }
 
 // axes are quality (accuracy), latency (ttft p95) and cost per 1k
@@ -41,14 +59,14 @@ func axes() []Axis {
 	acc := metric.Fig{Metric: metric.ByName("accuracy")}
 	ttft := metric.Fig{Metric: metric.ByName("ttft"), P: 95}
 	return []Axis{
-		{Label: acc.Label(), Lower: acc.Lower, Format: acc.Format,
+		{Label: acc.Label(), Lower: acc.Lower, Format: acc.Format, Role: RoleQuality,
 			Value:  func(e *Entry) float64 { v, _ := acc.Of(e.Overall.Stats); return v },
 			Values: func(e *Entry) []float64 { return perRequest(e, matched) }},
-		{Label: ttft.Label(), Lower: ttft.Lower, Format: ttft.Format,
+		{Label: ttft.Label(), Lower: ttft.Lower, Format: ttft.Format, Role: RoleLatency,
 			Value:  func(e *Entry) float64 { v, _ := ttft.Of(e.Overall.Stats); return v },
 			Values: func(e *Entry) []float64 { return perRequest(e, ttft.PerRequest) },
 			Center: func(e *Entry) float64 { return e.Overall.Stats.TTFT.P50 }},
-		{Label: "cost per 1k", Lower: true, cost: true,
+		{Label: "cost per 1k", Lower: true, Role: RoleCost,
 			Format:     func(v float64) string { return Money(v) },
 			Value:      func(e *Entry) float64 { return e.Overall.Cost.PerK },
 			Values:     func(e *Entry) []float64 { return e.Overall.Cost.perRequest },
@@ -86,7 +104,7 @@ func perRequest(e *Entry, f func(*sample.Sample) (float64, bool)) []float64 {
 // Show is the endpoint's figure with its unit: "206 ms", "75%", "0.0123 USD".
 func (ax Axis) Show(e *Entry) string {
 	s := ax.Format(ax.Value(e))
-	if ax.cost {
+	if ax.Role == RoleCost {
 		s += " " + e.Overall.Cost.Currency
 	}
 	return s
@@ -212,7 +230,7 @@ func ranAll(a, o *Entry) bool {
 }
 
 func notMeasuredWhy(ax Axis, b *Board) string {
-	if ax.cost && len(b.Endpoints) > 0 {
+	if ax.Role == RoleCost && len(b.Endpoints) > 0 {
 		return "not compared (" + b.Endpoints[0].Overall.Cost.Why + ")"
 	}
 	return "not compared (no endpoint measured it)"

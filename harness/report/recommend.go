@@ -100,7 +100,7 @@ func unknownWhy(ax Axis, a, b *Entry) string {
 			continue
 		}
 		why := "not measured"
-		if ax.cost {
+		if ax.Role == RoleCost {
 			why = e.Overall.Cost.Why
 		}
 		missing = append(missing, e.Name+": "+why)
@@ -108,7 +108,7 @@ func unknownWhy(ax Axis, a, b *Entry) string {
 	if len(missing) > 0 {
 		return fmt.Sprintf("%s and %s (%s)", a.Name, b.Name, strings.Join(missing, "; "))
 	}
-	if ax.cost {
+	if ax.Role == RoleCost {
 		return fmt.Sprintf("%s (%s) and %s (%s)", a.Name, a.Overall.Cost.Currency, b.Name, b.Overall.Cost.Currency)
 	}
 	return a.Name + " and " + b.Name
@@ -116,7 +116,7 @@ func unknownWhy(ax Axis, a, b *Entry) string {
 
 // fix says what would let the axis be compared.
 func fix(ax Axis) string {
-	if ax.cost {
+	if ax.Role == RoleCost {
 		return "; price every endpoint, in one currency, or prefer latency"
 	}
 	return "; measure it on every endpoint"
@@ -130,12 +130,12 @@ func (b *Board) preference() ([]Axis, string) {
 	var cost, lat, quality *Axis
 	for i := range b.Axes {
 		ax := &b.Axes[i]
-		switch {
-		case ax.cost:
+		switch ax.Role {
+		case RoleCost:
 			cost = ax
-		case ax.Lower:
+		case RoleLatency:
 			lat = ax
-		default:
+		case RoleQuality:
 			quality = ax
 		}
 	}
@@ -215,10 +215,10 @@ func labels(axes []Axis) []string {
 
 // superlative is what being first on the axis is called.
 func superlative(ax Axis) string {
-	switch {
-	case ax.cost:
+	switch ax.Role {
+	case RoleCost:
 		return "cheapest"
-	case ax.Lower:
+	case RoleLatency:
 		return "fastest"
 	}
 	return "best on " + ax.Label

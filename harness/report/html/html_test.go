@@ -228,3 +228,28 @@ func args(as []*runtime.RemoteObject) string {
 	}
 	return strings.Join(parts, " ")
 }
+
+// TestLevelPanelsDoNotPoolLoads: a prompt-length sweep run at two
+// concurrency levels is drawn a line per endpoint and concurrency, from
+// the board's verdicts, not one line pooling both loads.
+func TestLevelPanelsDoNotPoolLoads(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	var samples []sample.Sample
+	for _, c := range []int{1, 4} {
+		for _, n := range []int{256, 1024} {
+			level := sample.NewLevel("concurrency", c).With("prompt_tokens", n)
+			for i := range 5 {
+				d := time.Duration(c*n) * time.Microsecond
+				samples = append(samples, sample.Sample{Scenario: "long-input", Endpoint: "hosted", Level: level, Run: string(level), Seq: i,
+					Start: t0.Add(time.Duration(i) * time.Second), TTFT: d, TTFA: d, Total: d, OutputTokens: 10, Finish: "stop"})
+			}
+		}
+	}
+	b := report.NewBoard(samples, report.Options{})
+	fig, err := ttftByInput(b)
+	require.NoError(t, err)
+	require.Empty(t, fig.Missing)
+	svg := string(fig.SVG)
+	assert.Contains(t, svg, ">hosted concurrency=1<")
+	assert.Contains(t, svg, ">hosted concurrency=4<")
+}

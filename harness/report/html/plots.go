@@ -19,7 +19,6 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
 
-	"github.com/llmsla/llmsla/harness/metric"
 	"github.com/llmsla/llmsla/harness/report"
 	"github.com/llmsla/llmsla/harness/sample"
 	"github.com/llmsla/llmsla/harness/stats"
@@ -158,8 +157,8 @@ func latencyCDF(id, name string, get func(*sample.Sample) time.Duration) func(*r
 // qualityLatency places each endpoint by accuracy and p95 TTFT, its marker
 // sized by cost per 1k requests, and joins the Pareto front.
 func qualityLatency(b *report.Board) (figure, error) {
-	acc := metric.Fig{Metric: metric.ByName("accuracy")}
-	ttft := metric.Fig{Metric: metric.ByName("ttft"), P: 95}
+	acc, hasAcc := b.Axis(report.RoleQuality)
+	ttft, hasTTFT := b.Axis(report.RoleLatency)
 	fig := figure{ID: "pareto", Title: "Quality vs latency",
 		Caption: "Accuracy against p95 TTFT per endpoint (up and left is better). Filled markers are on the Pareto front (no endpoint is at least as good on every figure and significantly better on one), joined by the line; hollow ones are dominated. Marker area is proportional to cost per 1k requests."}
 	type point struct {
@@ -169,8 +168,10 @@ func qualityLatency(b *report.Board) (figure, error) {
 	var pts []point
 	maxCost := 0.0
 	for _, e := range b.Endpoints {
-		x, _ := ttft.Of(e.Overall.Stats)
-		y, _ := acc.Of(e.Overall.Stats)
+		if !hasAcc || !hasTTFT {
+			break
+		}
+		x, y := ttft.Value(e), acc.Value(e)
 		if math.IsNaN(x) || math.IsNaN(y) {
 			continue
 		}
@@ -186,7 +187,7 @@ func qualityLatency(b *report.Board) (figure, error) {
 	if maxCost == 0 {
 		fig.Caption = strings.Replace(fig.Caption, "Marker area is proportional to cost per 1k requests.", "Cost was not measured (no price in the configuration), so markers are one size.", 1)
 	}
-	p := newPlot("", ttft.Label()+" (ms)", acc.Label()+" (%)")
+	p := newPlot("", ttft.Label+" (ms)", acc.Label+" (%)")
 	p.Legend.Top = false
 	var xys plotter.XYLabels
 	for _, pt := range pts {
@@ -285,18 +286,19 @@ func throughputByLoad(b *report.Board) (figure, error) {
 }
 
 // levelPanels makes one panel per scenario that ran at two or more values
-// of the level label key: f of the samples at each value, a line per
-// endpoint. Scenarios are not pooled: their answers differ in length, so
-// a pool would show the mix, not the load.
+// of the level label key: f of the board's verdict of each level, a line
+// per endpoint — per endpoint and the level's other labels, where the
+// levels cross key with another (prompt_tokens × concurrency), so that a
+// line shows one load, not a pool of several. Scenarios are not pooled
+// either: their answers differ in length, so a pool would show the mix,
+// not the load.
 func levelPanels(b *report.Board, key, xlabel, ylabel string, f func(*stats.Stats) float64) ([]*plot.Plot, error) {
 	var panels []*plot.Plot
 	for _, scenario := range b.Scenarios {
 		values := map[float64]bool{}
-		for _, e := range b.Endpoints {
-			for _, s := range e.Samples() {
-				if v, ok := s.Level.Float(key); ok && s.Scenario == scenario {
-					values[v] = true
-				}
+		for _, v := range b.Verdicts {
+			if x, ok := v.Level.Float(key); ok && v.Scenario == scenario {
+				values[x] = true
 			}
 		}
 		if len(values) < 2 {
@@ -305,34 +307,51 @@ func levelPanels(b *report.Board, key, xlabel, ylabel string, f func(*stats.Stat
 		p := newPlot(scenario, xlabel, ylabel)
 		p.Legend.Top, p.Legend.Left = true, true
 		for i, e := range b.Endpoints {
-			groups := map[float64][]sample.Sample{}
-			for _, s := range e.Samples() {
-				if v, ok := s.Level.Float(key); ok && s.Scenario == scenario {
-					groups[v] = append(groups[v], s)
+			lines := map[string]plotter.XYs{} // by the level's other labels
+			for _, v := range b.Verdicts {
+				x, ok := v.Level.Float(key)
+				if !ok || v.Scenario != scenario || v.Endpoint != e.Name {
+					continue
+				}
+				if y := f(v.Stats); !math.IsNaN(y) {
+					rest := otherLabels(v.Level, key)
+					lines[rest] = append(lines[rest], plotter.XY{X: x, Y: y})
 				}
 			}
-			var pts plotter.XYs
-			for v, ss := range groups {
-				if y := f(stats.Summarize(ss, nil)); !math.IsNaN(y) {
-					pts = append(pts, plotter.XY{X: v, Y: y})
+			rests := make([]string, 0, len(lines))
+			for r := range lines {
+				rests = append(rests, r)
+			}
+			sort.Strings(rests)
+			for j, rest := range rests {
+				pts := lines[rest]
+				sort.Slice(pts, func(i, j int) bool { return pts[i].X < pts[j].X })
+				l, dots, err := plotter.NewLinePoints(pts)
+				if err != nil {
+					return nil, err
 				}
+				l.Color, dots.Color, dots.Shape = plotutil.Color(i), plotutil.Color(i), draw.CircleGlyph{}
+				l.Dashes = plotutil.Dashes(j)
+				p.Add(l, dots)
+				p.Legend.Add(strings.TrimSpace(e.Name+" "+rest), l, dots)
 			}
-			if len(pts) == 0 {
-				continue
-			}
-			sort.Slice(pts, func(i, j int) bool { return pts[i].X < pts[j].X })
-			l, dots, err := plotter.NewLinePoints(pts)
-			if err != nil {
-				return nil, err
-			}
-			l.Color, dots.Color, dots.Shape = plotutil.Color(i), plotutil.Color(i), draw.CircleGlyph{}
-			p.Add(l, dots)
-			p.Legend.Add(e.Name, l, dots)
 		}
 		p.Y.Min = 0
 		panels = append(panels, p)
 	}
 	return panels, nil
+}
+
+// otherLabels is the level without its key label: "concurrency=4" of
+// "concurrency=4/prompt_tokens=1024" without prompt_tokens.
+func otherLabels(l sample.Level, key string) string {
+	var out []string
+	for _, lb := range l.Labels() {
+		if lb.Key != key {
+			out = append(out, lb.Key+"="+lb.Value)
+		}
+	}
+	return strings.Join(out, " ")
 }
 
 // drawPanels draws one panel as a plot of the usual size, several side
