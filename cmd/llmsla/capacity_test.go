@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/llmsla/llmsla/harness/config"
@@ -48,5 +49,23 @@ func TestCapacityCommand(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "latest.txt")); err == nil {
 		t.Error("a capacity search replaced results/latest.txt")
+	}
+}
+
+// TestCapacityWholeStart: a concurrency search runs whole requests in
+// flight, so -start 1.5 (which would run 1 and report 1.5) is refused
+// before any request, naming the value.
+func TestCapacityWholeStart(t *testing.T) {
+	simEnv(t, "")
+	t.Setenv(config.EnvCapacity, "") // restored after runCapacity sets it
+	t.Setenv(config.EnvEndpoints, "")
+	dir := t.TempDir()
+	var out, errOut bytes.Buffer
+	code := runCapacity([]string{"-by", "concurrency", "-start", "1.5", "-pkg", suites, "-out", dir}, &out, &errOut)
+	if code != 2 || !strings.Contains(errOut.String(), "start 1.5: want a whole number") {
+		t.Errorf("exit %d, stderr %q; want 2 naming start 1.5", code, errOut.String())
+	}
+	if files, _ := os.ReadDir(dir); len(files) > 0 {
+		t.Errorf("results written: %v", files)
 	}
 }

@@ -56,6 +56,12 @@ func (o Options) Validate() error {
 		return fmt.Errorf("start %v: want a level > 0", o.Start)
 	case !(o.Max >= o.Start):
 		return fmt.Errorf("max %v: want a level ≥ start %v", o.Max, o.Start)
+	// Whole levels (concurrency) run a whole number of requests in flight:
+	// start 1.5 would run 1 and report 1.5.
+	case o.Integer && o.Start != math.Trunc(o.Start):
+		return fmt.Errorf("start %v: want a whole number (levels are requests in flight)", o.Start)
+	case o.Integer && o.Max != math.Trunc(o.Max):
+		return fmt.Errorf("max %v: want a whole number (levels are requests in flight)", o.Max)
 	case !(o.Resolution > 0 && o.Resolution < 1):
 		return fmt.Errorf("resolution %v: want a fraction between 0 and 1 (0.1 = 10%%)", o.Resolution)
 	case o.Repeats < 1:
@@ -112,12 +118,8 @@ func Search(ctx context.Context, o Options, probe Probe) (Result, error) {
 			hi = mid
 		}
 	}
-	r.Limit, r.Beyond = lo, hi
-	for _, s := range r.Steps {
-		if s.Level == hi && !s.OK {
-			r.Why = s.Why
-		}
-	}
+	// try set Beyond and Why at each failure, and hi is the last of them.
+	r.Limit = lo
 	return r, ctx.Err()
 }
 

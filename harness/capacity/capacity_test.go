@@ -71,7 +71,8 @@ func TestSearchNeedsEveryRepeat(t *testing.T) {
 
 func TestOptionsErrors(t *testing.T) {
 	for _, o := range []Options{{Start: 0, Max: 1, Resolution: 0.1, Repeats: 1}, {Start: 2, Max: 1, Resolution: 0.1, Repeats: 1},
-		{Start: 1, Max: 2, Resolution: 0, Repeats: 1}, {Start: 1, Max: 2, Resolution: 0.1}} {
+		{Start: 1, Max: 2, Resolution: 0, Repeats: 1}, {Start: 1, Max: 2, Resolution: 0.1},
+		{Start: 1.5, Max: 8, Resolution: 0.1, Repeats: 1, Integer: true}, {Start: 1, Max: 8.5, Resolution: 0.1, Repeats: 1, Integer: true}} {
 		if _, err := Search(context.Background(), o, nil); err == nil {
 			t.Errorf("%+v: no error", o)
 		}
