@@ -99,7 +99,9 @@ func Evaluate(samples []sample.Sample, objectives Lookup) []Verdict {
 // every level together: it sets each verdict's Stats.Asked to the distinct
 // fixture cases asked over all levels of its scenario and endpoint, and
 // checks the whole-run objectives (coverage_min) once, adding a violation
-// to the last level of the run. It returns the violations it added.
+// to the last level of the run. The steps of a capacity search are no part
+// of it: they neither ask cases nor carry its violations, which Failed
+// would not count. It returns the violations it added.
 func CheckRuns(vs []Verdict) []Violation {
 	type run struct{ scenario, endpoint string }
 	asked := map[run]map[string]bool{}
@@ -107,6 +109,9 @@ func CheckRuns(vs []Verdict) []Violation {
 	lengths := map[run]map[string]bool{}
 	last := map[run]int{}
 	for i, v := range vs {
+		if v.Search() != "" {
+			continue // a capacity search's steps are judged apart (Failed)
+		}
 		r := run{v.Scenario, v.Endpoint}
 		if asked[r] == nil {
 			asked[r], lengths[r] = map[string]bool{}, map[string]bool{}
@@ -123,6 +128,9 @@ func CheckRuns(vs []Verdict) []Violation {
 	var added []Violation
 	for i := range vs {
 		v := &vs[i]
+		if v.Search() != "" {
+			continue
+		}
 		r := run{v.Scenario, v.Endpoint}
 		v.Stats.Asked = len(asked[r])
 		if len(lengths[r]) >= 2 {

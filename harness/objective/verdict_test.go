@@ -1,6 +1,7 @@
 package objective
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -128,4 +129,25 @@ func TestViolationDetails(t *testing.T) {
 	require.Len(t, got, 2)
 	assert.Equal(t, "error rate 5% > 1% (n=40; rate_limited=1 truncated=1)", got[0].String())
 	assert.Equal(t, "drift +200% > +50% (n=40; ttft p95 100 ms in slice 1, 300 ms in slices 2–3)", got[1].String())
+}
+
+// TestCoverageIgnoresSearchSteps: coverage is judged on the levels the SLA
+// judges. A capacity search's steps (sorted after them) neither carry the
+// violation, which Failed would not count, nor ask cases for them.
+func TestCoverageIgnoresSearchSteps(t *testing.T) {
+	now := time.Now()
+	mk := func(level sample.Level, c string, seq int) sample.Sample {
+		return sample.Sample{Scenario: "chat", Endpoint: "e", Level: level, Run: "r" + string(level), Seq: seq, Case: c, Start: now,
+			TTFT: time.Millisecond, Total: time.Millisecond, OutputTokens: 1, Finish: "stop", FixtureCases: 10}
+	}
+	var samples []sample.Sample
+	for i := range 3 {
+		samples = append(samples, mk("concurrency=1", fmt.Sprintf("c%d", i), i))
+	}
+	for i := range 10 {
+		samples = append(samples, mk("search=capacity/rate=40", fmt.Sprintf("c%d", i), i))
+	}
+	vs := Evaluate(samples, func(string, string) Objectives { return MustParse(map[string]float64{"coverage_min": 0.9}) })
+	require.Len(t, vs, 2)
+	assert.True(t, Failed(vs), "3 of 10 cases asked by the judged level passed coverage_min 0.9")
 }
