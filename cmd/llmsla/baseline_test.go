@@ -66,7 +66,7 @@ func TestRunBaselinePromotes(t *testing.T) {
 		fmt.Fprintf(&txt, "BenchmarkChat/endpoint=sim/concurrency=1-2\t20\t%d ttft-p95-ms\n", 20+run)
 		for i := range 20 {
 			d := time.Duration(20+i%5) * time.Millisecond
-			f.Write(&sample.Sample{Scenario: "chat", Endpoint: "sim", Level: "concurrency=1", Run: fmt.Sprintf("r%d", run), Seq: i,
+			f.Write(&sample.Sample{Scenario: "chat", Endpoint: "sim", Level: "concurrency=1", Run: fmt.Sprintf("r%d", run), Seq: i, Start: time.Now(),
 				TTFT: d, TTFA: d, Total: d + time.Millisecond, OutputTokens: 2, Finish: "stop"})
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -214,7 +215,7 @@ func TestReportUsage(t *testing.T) {
 func TestReportRefusesDoubleCounting(t *testing.T) {
 	reportEnv(t, "endpoints:\n  sim: {sim: \"\"}\n")
 	p := filepath.Join(t.TempDir(), "a.samples.jsonl")
-	line, err := json.Marshal(sample.Sample{Scenario: "chat", Endpoint: "sim", Run: "r1", Seq: 1, Finish: "stop"})
+	line, err := json.Marshal(sample.Sample{Scenario: "chat", Endpoint: "sim", Run: "r1", Seq: 1, Start: time.Now(), Finish: "stop"})
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(p, append(line, '\n'), 0o644))
 	var stdout, stderr bytes.Buffer
@@ -229,7 +230,7 @@ func TestReportRefusesDoubleCounting(t *testing.T) {
 func TestReportRefusesMisspeltScenario(t *testing.T) {
 	p := reportEnv(t, "endpoints:\n  sim: {sim: \"\"}\nscenarios: {chta: {sla: {ttft_p95_ms: 50}}}\n")
 	f := filepath.Join(t.TempDir(), "a.samples.jsonl")
-	line, err := json.Marshal(sample.Sample{Scenario: "chat", Endpoint: "sim", Run: "r1", Seq: 1, Finish: "stop"})
+	line, err := json.Marshal(sample.Sample{Scenario: "chat", Endpoint: "sim", Run: "r1", Seq: 1, Start: time.Now(), Finish: "stop"})
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(f, append(line, '\n'), 0o644))
 	var stdout, stderr bytes.Buffer

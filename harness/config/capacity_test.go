@@ -71,7 +71,7 @@ func TestCapacityErrors(t *testing.T) {
 		"env max infinite":         {"", "chat:max=inf", `LLMSLA_CAPACITY: max: "inf" is not a number`},
 		"env unknown key":          {"", "chat:step=2", `LLMSLA_CAPACITY: step: unknown key (allowed: by, start, max, resolution, repeats)`},
 		"env no value":             {"", "chat:max", `LLMSLA_CAPACITY: "max": want key=value`},
-		"file concurrency of 1.5":  {"{by: concurrency, start: 1.5}", "", `:5: scenarios.chat.capacity: 1.5: a concurrency is a whole number`},
+		"file concurrency of 1.5":  {"{by: concurrency, start: 1.5}", "", `:5: scenarios.chat.capacity: start 1.5: want a whole number`},
 		"env concurrency too high": {"", "chat:by=concurrency,max=1e9", `LLMSLA_CAPACITY: max 1e+09: want at most 100000`},
 	} {
 		t.Run(name, func(t *testing.T) {

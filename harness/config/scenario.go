@@ -116,9 +116,9 @@ func (c *Capacity) set(k, v string) error {
 	return nil
 }
 
-// check reports settings a search cannot use: capacity.Options.Validate's,
-// a concurrency that is not a whole number, a level beyond the bounds of
-// a scenario's own levels.
+// check reports settings a search cannot use: capacity.Options.Validate's
+// (which refuses a fractional concurrency), a level beyond the bounds of a
+// scenario's own levels.
 func (c Capacity) check() error {
 	if err := c.Validate(); err != nil {
 		return err
@@ -126,11 +126,6 @@ func (c Capacity) check() error {
 	top := float64(maxRate)
 	if c.Integer {
 		top = maxConcurrency
-		for _, x := range []float64{c.Start, c.Max} {
-			if x != math.Trunc(x) {
-				return fmt.Errorf("%v: a concurrency is a whole number", x)
-			}
-		}
 	}
 	if c.Max > top {
 		return fmt.Errorf("max %v: want at most %v", c.Max, top)
