@@ -3,6 +3,7 @@ package gate
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strconv"
@@ -241,4 +242,29 @@ func parseOne(t *testing.T, line string) *benchfmt.Result {
 	}
 	t.Fatalf("no result in %q", line)
 	return nil
+}
+
+// A benchmark with too few runs on a side, every figure in each of them,
+// is not a sparse figure: the candidate was measured too little, and the
+// gate cannot see its regression. It is unusable input, not "not judged"
+// (which let a candidate 9× slower on it pass).
+func TestGateTooFewRunsOfOneBenchmark(t *testing.T) {
+	var base, cand strings.Builder
+	for _, b := range []*strings.Builder{&base, &cand} {
+		b.WriteString("Unit ttft-p95-ms better=lower\n")
+	}
+	for i := range 10 {
+		fmt.Fprintf(&base, "BenchmarkA-2 20 %d ttft-p95-ms\nBenchmarkB-2 20 %d ttft-p95-ms\n", 100+i, 100+i)
+		fmt.Fprintf(&cand, "BenchmarkA-2 20 %d ttft-p95-ms\n", 100+i)
+	}
+	cand.WriteString("BenchmarkB-2 20 900 ttft-p95-ms\n")
+	rep, err := Gate(Stream("base", strings.NewReader(base.String())), Stream("new", strings.NewReader(cand.String())), Options{})
+	if !errors.Is(err, ErrUnusable) {
+		t.Fatalf("err = %v, report %+v; want ErrUnusable", err, rep)
+	}
+	for _, w := range []string{"B has 10 runs in base and 1 in new", "need ≥ 4 runs per side", "-count"} {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("message lacks %q:\n%v", w, err)
+		}
+	}
 }

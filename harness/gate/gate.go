@@ -119,8 +119,7 @@ type Report struct {
 	Warnings []string
 	Notes    []string
 
-	failSparse error
-	judged     []judged
+	judged []judged
 }
 
 // Failed reports whether any figure regressed or vanished.
@@ -168,7 +167,9 @@ func Gate(base, new Source, opts Options) (*Report, error) {
 	}
 	runs := &family{Family: Family{Name: FamilyRuns, Alpha: opts.alpha(FamilyRuns), Covers: "Mann-Whitney over runs, per (benchmark, unit) not judged on requests"}}
 	runs.tests = pair(rep, sides, units, opts.AllowMissing, covered)
-	runs.tests = dropSparse(rep, runs.tests)
+	if runs.tests, err = dropSparse(rep, sides, runs.tests); err != nil {
+		return nil, err
+	}
 	if err := checkRuns(rep, runs.tests); err != nil {
 		return nil, err
 	}

@@ -146,47 +146,50 @@ func pair(rep *Report, sides [2]*side, units benchfmt.UnitMetadataMap, allowMiss
 	return cmps
 }
 
-// dropSparse sets apart the figures with too few runs on a side for the
-// test ever to be significant: a figure a run does not always have (itl of
-// one-token answers, json-valid of a run with no JSON check) is listed as
-// not judged, by name, rather than compared blind or allowed to make the
-// whole comparison unusable. checkRuns still fails when nothing is left.
-func dropSparse(rep *Report, cmps []test) []test {
+// dropSparse sets apart the figures a run does not always have (itl of
+// one-token answers, json-valid of a run with no JSON check) when they have
+// too few runs on a side for the test ever to be significant: they are
+// listed as not judged, by name, rather than compared blind. A figure in
+// every run of a benchmark that has too few runs on a side is not sparse:
+// the benchmark was measured too little to see a regression, and that is
+// unusable input. So is a comparison in which every figure was set aside.
+func dropSparse(rep *Report, sides [2]*side, cmps []test) ([]test, error) {
 	kept := cmps[:0]
+	need := runsNeeded1(rep.Alpha)
 	for _, c := range cmps {
-		if minP1(c.N1, c.N2) > rep.Alpha {
+		if minP1(c.N1, c.N2) <= rep.Alpha {
+			kept = append(kept, c)
+			continue
+		}
+		runs := [2]int{sides[0].runs[c.Benchmark], sides[1].runs[c.Benchmark]}
+		if c.N1 < runs[0] || c.N2 < runs[1] {
 			rep.NotJudged = append(rep.NotJudged, c.Finding)
 			continue
 		}
-		kept = append(kept, c)
+		return nil, fmt.Errorf("%w: benchmark %s has %d runs in %s and %d in %s: the Mann-Whitney test at alpha %g can never flag its %s with so few: need ≥ %d runs per side; raise go test -count",
+			ErrUnusable, c.Benchmark, runs[0], rep.Base, runs[1], rep.New, rep.Alpha, c.Unit, need)
 	}
 	if len(kept) == 0 && len(rep.NotJudged) > 0 {
 		c := rep.NotJudged[0]
-		rep.failSparse = fmt.Errorf("%w: %s %s has %d runs in %s and %d in %s; the Mann-Whitney test at alpha %g can never be significant with so few: need ≥ %d runs per side; raise go test -count",
-			ErrUnusable, c.Benchmark, c.Unit, c.N1, rep.Base, c.N2, rep.New, rep.Alpha, runsNeeded1(rep.Alpha))
+		return nil, fmt.Errorf("%w: nothing left to judge over runs: %s %s is in %d runs in %s and %d in %s (missing from the others), and the Mann-Whitney test at alpha %g can never be significant with so few: need ≥ %d runs per side; raise go test -count",
+			ErrUnusable, c.Benchmark, c.Unit, c.N1, rep.Base, c.N2, rep.New, rep.Alpha, need)
 	}
-	return kept
+	return kept, nil
 }
 
-// checkRuns fails when the sample sizes make significance impossible, so a
-// gate that cannot see a regression does not pass quietly. Mann-Whitney's
-// smallest p-value depends only on the run counts; Holm's first step needs
-// p ≤ α/m.
+// checkRuns fails when the sample sizes make significance impossible
+// under Holm–Bonferroni, so a gate that cannot see a regression does not
+// pass quietly. Mann-Whitney's smallest p-value depends only on the run
+// counts; Holm's first step needs p ≤ α/m. dropSparse has removed the
+// figures that could not reach α at all.
 func checkRuns(rep *Report, cmps []test) error {
-	if rep.failSparse != nil {
-		return rep.failSparse
-	}
 	if len(cmps) == 0 {
 		return nil
 	}
 	m := float64(len(cmps))
-	needPlain, needHolm := runsNeeded1(rep.Alpha), runsNeeded1(rep.Alpha/m)
+	needHolm := runsNeeded1(rep.Alpha / m)
 	blindHolm := 0
 	for _, c := range cmps {
-		if minP1(c.N1, c.N2) > rep.Alpha {
-			return fmt.Errorf("%w: %s %s has %d runs in %s and %d in %s; the Mann-Whitney test at alpha %g can never be significant with so few: need ≥ %d runs per side (≥ %d for %d comparisons under Holm–Bonferroni); raise go test -count",
-				ErrUnusable, c.Benchmark, c.Unit, c.N1, rep.Base, c.N2, rep.New, rep.Alpha, needPlain, needHolm, len(cmps))
-		}
 		if minP1(c.N1, c.N2) > rep.Alpha/m {
 			blindHolm++
 		}
