@@ -2,6 +2,7 @@ package gate
 
 import (
 	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -137,4 +138,36 @@ func hasRegression(rep *Report, unit string) bool {
 		}
 	}
 	return false
+}
+
+// With one run a side the drift between runs cannot be measured, so no
+// latency can be judged on requests: that is unusable input, not a pass
+// with the latencies "not judged" (which let a candidate 3× slower pass).
+func TestGateRequestsOneRun(t *testing.T) {
+	cases, answers := abCases(t)
+	var log []string
+	var mu sync.Mutex
+	rng := rand.New(rand.NewPCG(9, 9))
+	// Each gets a different case wrong, so that the quality family has a
+	// test and does not make the comparison unusable on its own.
+	base := &fakeEndpoint{name: "prod", ttft: 100, wrong: map[string]bool{"sent-001": true}, answers: answers, mu: &mu, rng: rng, log: &log}
+	cand := &fakeEndpoint{name: "canary", ttft: 300, wrong: map[string]bool{"sent-002": true}, answers: answers, mu: &mu, rng: rng, log: &log}
+	o := ABOptions{Scenario: "chat", Cases: cases, Levels: []load.Pacer{load.Closed(1)}, Runs: 1, N: 40, MaxTokens: 16, Seed: 1}
+	bs, cs, err := AB(context.Background(), Arm{"prod", base}, Arm{"canary", cand}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := GateRequests("prod", "canary", bs, cs, Options{AcrossEndpoints: true})
+	if !errors.Is(err, ErrUnusable) {
+		var out strings.Builder
+		if rep != nil {
+			rep.WriteText(&out)
+		}
+		t.Fatalf("err = %v, want ErrUnusable; report:\n%s", err, out.String())
+	}
+	for _, w := range []string{"chat ttft-p", "drift between runs", "have 2", "-count"} {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("message lacks %q:\n%v", w, err)
+		}
+	}
 }

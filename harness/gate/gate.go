@@ -161,7 +161,10 @@ func Gate(base, new Source, opts Options) (*Report, error) {
 			return nil, err
 		}
 		if len(groups) > 0 {
-			lat, qual := perRequest(rep, groups, opts, covered)
+			lat, qual, err := perRequest(rep, groups, opts, covered)
+			if err != nil {
+				return nil, err
+			}
 			fams = append(fams, lat, qual)
 		}
 	}
@@ -212,9 +215,12 @@ func GateRequests(baseName, newName string, base, new []sample.Sample, opts Opti
 	if len(groups) == 0 {
 		return nil, fmt.Errorf("%w: %s and %s have no scenario and level in common", ErrUnusable, baseName, newName)
 	}
-	lat, qual := perRequest(rep, groups, opts, map[sampleKey]bool{})
+	lat, qual, err := perRequest(rep, groups, opts, map[sampleKey]bool{})
+	if err != nil {
+		return nil, err
+	}
 	if len(lat.tests)+len(qual.tests) == 0 {
-		return nil, fmt.Errorf("%w: nothing to compare: no latency or quality figure on both %s and %s (too few runs to measure drift?)", ErrUnusable, baseName, newName)
+		return nil, fmt.Errorf("%w: nothing to compare: no latency or quality figure that varies on both %s and %s (every request failed, or had the same value everywhere)", ErrUnusable, baseName, newName)
 	}
 	finish(rep, []*family{lat, qual}, opts)
 	return rep, nil

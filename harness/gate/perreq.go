@@ -90,8 +90,9 @@ func (gl groupLevel) has(unit string) bool { return gl.units == nil || gl.units[
 
 // perRequest builds the latency and quality families of groups. covered
 // receives every (benchmark, unit) judged here, which the run-level family
-// leaves out.
-func perRequest(rep *Report, groups []group, opts Options, covered map[sampleKey]bool) (lat, qual *family) {
+// leaves out. It fails when a latency can be judged neither here nor over
+// runs.
+func perRequest(rep *Report, groups []group, opts Options, covered map[sampleKey]bool) (lat, qual *family, err error) {
 	lat = &family{Family: Family{Name: FamilyLatency, Alpha: opts.alpha(FamilyLatency),
 		Covers: "per-request rank tests of the latency percentiles of each scenario × endpoint, its levels as strata, widened by the drift between runs"}}
 	qual = &family{Family: Family{Name: FamilyQuality, Alpha: opts.alpha(FamilyQuality),
@@ -110,7 +111,10 @@ func perRequest(rep *Report, groups []group, opts Options, covered map[sampleKey
 		var ts []*tailTest
 		first := len(lat.tests)
 		for gi := range groups {
-			t, ok := latencyTest(rep, &groups[gi], f, covered)
+			t, ok, err := latencyTest(rep, &groups[gi], f, covered)
+			if err != nil {
+				return nil, nil, err
+			}
 			if !ok {
 				continue
 			}
@@ -149,11 +153,12 @@ func perRequest(rep *Report, groups []group, opts Options, covered map[sampleKey
 			}
 		}
 	}
-	return lat, qual
+	return lat, qual, nil
 }
 
-// latencyTest runs the rank test of f on g's levels that have it.
-func latencyTest(rep *Report, g *group, f latencyFig, covered map[sampleKey]bool) (test, bool) {
+// latencyTest runs the rank test of f on g's levels that have it. It
+// fails when the test cannot be made and no runs family can judge f.
+func latencyTest(rep *Report, g *group, f latencyFig, covered map[sampleKey]bool) (test, bool, error) {
 	var levels []levelRuns
 	var benches []string
 	for _, gl := range g.levels {
@@ -180,27 +185,30 @@ func latencyTest(rep *Report, g *group, f latencyFig, covered map[sampleKey]bool
 		}
 	}
 	if len(levels) == 0 {
-		return test{}, false
+		return test{}, false, nil
 	}
 	if constant(levels) {
 		// The same value for every request on both sides (a TPOT the
 		// server paces exactly): no evidence either way, and no place in
 		// the family.
 		rep.Unchanged++
-		return test{}, false
+		return test{}, false, nil
 	}
 	tt := runTailTest(levels, f.p)
 	if math.IsNaN(tt.deff) {
 		// With one run a side the drift between runs cannot be measured,
 		// and a per-request test would take it for a change: the runs
 		// family judges the figure instead (and refuses too few runs).
-		what := "judged over runs only"
+		// Samples without benchmark files have no runs family to fall
+		// back on, and the latency cannot be judged at all: unusable.
+		why := fmt.Sprintf("%s %s: too few runs to measure the drift between runs (need %d in all, at least 2 on a side, have %d)",
+			g.label, f.unit, minDriftDF+2, tt.df+2)
 		if benches[0] == "" {
-			what = "not judged"
+			return test{}, false, fmt.Errorf("%w: %s, without which a per-request test would take the drift for a change: record ≥ 2 runs a side (llmsla ab -count, llmsla bench -count)",
+				ErrUnusable, why)
 		}
-		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s %s: too few runs a side to measure the drift between runs (need %d in all, have %d); %s",
-			g.label, f.unit, minDriftDF+2, tt.df+2, what))
-		return test{}, false
+		rep.Warnings = append(rep.Warnings, why+"; judged over runs only")
+		return test{}, false, nil
 	}
 	for _, b := range benches {
 		if b != "" {
@@ -209,7 +217,7 @@ func latencyTest(rep *Report, g *group, f latencyFig, covered map[sampleKey]bool
 	}
 	// P, Deff and the direction are set once the drift is pooled.
 	return test{better: -1, Finding: Finding{Benchmark: g.label, Unit: f.unit, Old: tt.Old, New: tt.New,
-		N1: tt.n[0], N2: tt.n[1], Requests: true, Levels: tt.Levels, tail: &tt, pct: f.p}}, true
+		N1: tt.n[0], N2: tt.n[1], Requests: true, Levels: tt.Levels, tail: &tt, pct: f.p}}, true, nil
 }
 
 // proportionTest runs the exact test of f on g.

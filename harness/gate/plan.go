@@ -61,7 +61,10 @@ func Plan(base Source, unit string, change Tolerance, opts Options) ([]PlanLine,
 		return nil, fmt.Errorf("%w: plan: %s", ErrUnusable, strings.Join(rep.Warnings, "; "))
 	}
 	opts.noSensitivity, opts.plan = true, true
-	lat, qual := perRequest(rep, groups, opts, map[sampleKey]bool{})
+	lat, qual, err := perRequest(rep, groups, opts, map[sampleKey]bool{})
+	if err != nil {
+		return nil, err
+	}
 	var out []PlanLine
 	for _, f := range []*family{lat, qual} {
 		z := zFirst(f.Alpha, len(f.tests))

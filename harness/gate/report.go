@@ -31,7 +31,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	for _, f := range r.Families {
 		covers := f.Covers
 		if f.Tests == 0 {
-			covers = "none: every request had the same outcome on both sides, or none was checked"
+			covers = noTests[f.Name]
 		}
 		fmt.Fprintf(&b, "  %-8s α=%-4g %3d tests: %s\n", f.Name, f.Alpha, f.Tests, covers)
 	}
@@ -69,6 +69,13 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// noTests says why a family can be empty.
+var noTests = map[string]string{
+	FamilyLatency: "none on requests: every latency was the same on both sides, no request succeeded on both, or it is judged over runs (the warnings say which)",
+	FamilyQuality: "none: every request had the same outcome on both sides, or none was checked",
+	FamilyRuns:    "none: every figure was the same in every run, or its direction is unknown (the warnings say which)",
 }
 
 // detail is a finding's evidence: p, n, how the test was made, tolerance.

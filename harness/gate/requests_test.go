@@ -2,11 +2,15 @@ package gate
 
 import (
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/llmsla/llmsla/harness/sample"
 )
 
 // The samples beside a run are checked as its benchmark lines are: a file
@@ -139,5 +143,39 @@ func TestGateProcs(t *testing.T) {
 	_, err = Gate(Stream("mixed", strings.NewReader(mixed)), base.source("base"), Options{})
 	if err == nil || !strings.Contains(err.Error(), "several GOMAXPROCS") {
 		t.Errorf("one benchmark at two GOMAXPROCS: err = %v, want a refusal", err)
+	}
+}
+
+// constSamples is one side of an A/B run on scenario chat: runs of n
+// requests, every latency the same, the i-th request failing when fail(i).
+func constSamples(side string, runs, n int, fail func(i int) bool) []sample.Sample {
+	var out []sample.Sample
+	for r := range runs {
+		for i := range n {
+			s := sample.Sample{Scenario: "chat", Endpoint: side, Level: sample.NewLevel("concurrency", 1),
+				Run: fmt.Sprintf("%s.%d", side, r), Seq: i, TTFT: 100 * time.Millisecond, TTFA: 100 * time.Millisecond,
+				Total: 200 * time.Millisecond, OutputTokens: 10, Chunks: 10, Finish: "stop"}
+			if fail(r*n + i) {
+				s.Fail(errors.New("boom"))
+			}
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// An empty latency family says why in its own terms: a latency has no
+// "outcome", which is what the quality family's reason speaks of.
+func TestGateEmptyLatencyFamily(t *testing.T) {
+	bs := constSamples("prod", 3, 20, func(i int) bool { return i%10 == 0 })
+	cs := constSamples("canary", 3, 20, func(i int) bool { return i%7 == 0 })
+	rep, err := GateRequests("prod", "canary", bs, cs, Options{AcrossEndpoints: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	rep.WriteText(&out)
+	if !strings.Contains(out.String(), "0 tests: none on requests: every latency was the same on both sides") {
+		t.Errorf("report:\n%s", out.String())
 	}
 }
