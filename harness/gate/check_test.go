@@ -268,3 +268,29 @@ func TestGateTooFewRunsOfOneBenchmark(t *testing.T) {
 		}
 	}
 }
+
+// Without "Unit … better=" lines, a unit's direction is the metric
+// table's: drift-% is lower-is-better (though a *-% unit), max-rps and
+// prefill-ms/ktok are known; only a unit of neither stays unknown.
+func TestGateDirectionFromMetricTable(t *testing.T) {
+	var base, cand strings.Builder
+	for i := range 10 {
+		fmt.Fprintf(&base, "BenchmarkSoak-2 1 %d drift-%% %d max-rps %d prefill-ms/ktok\n", 5+i%3, 100+i, 40+i)
+		fmt.Fprintf(&cand, "BenchmarkSoak-2 1 %d drift-%% %d max-rps %d prefill-ms/ktok\n", 50+i%3, 50+i, 80+i)
+	}
+	rep, err := Gate(Stream("base", strings.NewReader(base.String())), Stream("new", strings.NewReader(cand.String())), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := units(rep.Regressions); !sameSet(got, []string{"drift-%", "max-rps", "prefill-ms/ktok"}) {
+		t.Errorf("regressions %v, want drift-%%, max-rps and prefill-ms/ktok; warnings:\n%s", got, strings.Join(rep.Warnings, "\n"))
+	}
+	for _, u := range []struct {
+		unit string
+		want int
+	}{{"drift-%", -1}, {"max-rps", 1}, {"max-concurrency", 1}, {"prefill-ms/ktok", -1}, {"accuracy-%", 1}, {"err-%", -1}, {"widgets", 0}} {
+		if got := direction(nil, u.unit); got != u.want {
+			t.Errorf("direction(%s) = %d, want %d", u.unit, got, u.want)
+		}
+	}
+}

@@ -6,6 +6,8 @@ import (
 
 	"golang.org/x/perf/benchfmt"
 	"golang.org/x/perf/benchmath"
+
+	"github.com/llmsla/llmsla/harness/metric"
 )
 
 // The runs family: each (benchmark, unit) of the benchfmt files that is
@@ -205,10 +207,17 @@ func checkRuns(rep *Report, cmps []test) error {
 }
 
 // direction is +1 when higher is better, -1 when lower is, 0 if unknown.
-// Declared metadata wins; the fallbacks follow the project's unit names.
+// Declared metadata wins, then the metric table (drift-% is a *-% unit
+// where lower is better); the fallbacks follow the project's unit names.
 func direction(units benchfmt.UnitMetadataMap, unit string) int {
 	if units.Get(unit, "better") != nil {
 		return units.GetBetter(unit)
+	}
+	if f, ok := metric.ByUnit(unit); ok {
+		if f.Lower {
+			return -1
+		}
+		return 1
 	}
 	switch {
 	case strings.HasSuffix(unit, "-ms"), unit == "ns/op", unit == "sec/op":
