@@ -69,7 +69,6 @@ func (f *family) judge(rep *Report, opts Options) {
 		t.Tolerance = toleranceFor(t.Unit, opts.Tolerance)
 		beyond := t.Tolerance.exceeded(t.Old, t.New)
 		t.P, t.PAdj = t.pWorse, adjWorse[i]
-		rep.judged = append(rep.judged, judged{t.Finding, beyond && t.worse()})
 		switch {
 		case beyond && t.worse() && adjWorse[i] <= f.Alpha:
 			rep.Regressions = append(rep.Regressions, t.Finding)
@@ -87,11 +86,4 @@ func (f *family) judge(rep *Report, opts Options) {
 // what the minimal detectable effects are computed against.
 func zFirst(alpha float64, m int) float64 {
 	return normQuantile(1 - alpha/math.Max(1, float64(m)))
-}
-
-// judged is a test after Holm: whether it would be a regression at any α
-// its adjusted p-value clears (for measuring the gate at several levels).
-type judged struct {
-	Finding
-	worseBeyond bool
 }

@@ -118,8 +118,6 @@ type Report struct {
 	// figures were judged where that is not the usual way.
 	Warnings []string
 	Notes    []string
-
-	judged []judged
 }
 
 // Failed reports whether any figure regressed or vanished.

@@ -32,8 +32,6 @@ import (
 // power is the probability the MDEs are computed for.
 const power = 0.8
 
-var zPower = normQuantile(power)
-
 // Sensitivity is what the per-request tests of one scenario × endpoint can
 // see at these sample sizes.
 type Sensitivity struct {

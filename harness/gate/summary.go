@@ -32,12 +32,12 @@ func CompareSummary(w io.Writer, opts CompareOptions, srcs ...Source) error {
 		byUnit[t.unit] = t
 	}
 	type line struct {
-		row, unit, col   string
-		old, new, p      float64
-		n1, n2           int
-		mark             string
-		order            int
-		percent, relOnly bool
+		row, unit, col string
+		old, new, p    float64
+		n1, n2         int
+		mark           string
+		order          int
+		percent        bool
 	}
 	var lines []line
 	var cols []string
