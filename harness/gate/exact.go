@@ -2,6 +2,8 @@ package gate
 
 import (
 	"math"
+
+	mstats "github.com/aclements/go-moremath/stats"
 )
 
 // stratum is one 2×2 table of a proportion test: of n[i] requests on
@@ -71,13 +73,13 @@ func exactStratified(strata []stratum) exact {
 // hypergeometric returns P(X = lo+i) for X the failures among n draws
 // from total requests of which bad failed, and lo, X's smallest value.
 func hypergeometric(total, bad, n int) ([]float64, int) {
-	lo, hi := max(0, n-(total-bad)), min(n, bad)
-	h := make([]float64, hi-lo+1)
-	base := lchoose(total, n)
-	for x := lo; x <= hi; x++ {
-		h[x-lo] = math.Exp(lchoose(bad, x) + lchoose(total-bad, n-x) - base)
+	d := mstats.HypergeometicDist{N: total, K: bad, Draws: n}
+	lo, hi := d.Bounds()
+	h := make([]float64, int(hi-lo)+1)
+	for i := range h {
+		h[i] = d.PMF(lo + float64(i))
 	}
-	return h, lo
+	return h, int(lo)
 }
 
 func convolve(a, b []float64) []float64 {
@@ -93,15 +95,6 @@ func convolve(a, b []float64) []float64 {
 	return out
 }
 
-func lchoose(n, k int) float64 {
-	a, _ := math.Lgamma(float64(n + 1))
-	b, _ := math.Lgamma(float64(k + 1))
-	c, _ := math.Lgamma(float64(n - k + 1))
-	return a - b - c
-}
-
-// normCDF is Φ, the standard normal distribution function.
-func normCDF(z float64) float64 { return 0.5 * math.Erfc(-z/math.Sqrt2) }
-
-// normQuantile is Φ⁻¹.
-func normQuantile(p float64) float64 { return math.Sqrt2 * math.Erfinv(2*p-1) }
+// normCDF is Φ, the standard normal distribution function, and
+// normQuantile Φ⁻¹.
+var normCDF, normQuantile = mstats.StdNormal.CDF, mstats.StdNormal.InvCDF

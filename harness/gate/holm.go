@@ -3,6 +3,8 @@ package gate
 import (
 	"math"
 	"sort"
+
+	"github.com/aclements/go-moremath/mathx"
 )
 
 // HolmAdjust returns Holm–Bonferroni adjusted p-values, in the order of p.
@@ -33,13 +35,9 @@ func HolmAdjust(p []float64) []float64 {
 // give for samples of n1 and n2 values without ties: the two most extreme
 // of the C(n1+n2, n1) equally likely orderings.
 func minP(n1, n2 int) float64 {
-	// C(n1+n2, n1) as a running product: exact for the small counts that
-	// matter, and +Inf (p = 0) long after any alpha is reachable.
-	c := 1.0
-	for i := 1; i <= n1; i++ {
-		c = c * float64(n2+i) / float64(i)
-	}
-	return math.Min(1, 2/c)
+	// C(n1+n2, n1) is exact for the small counts that matter, and +Inf
+	// (p = 0) long after any alpha is reachable.
+	return math.Min(1, 2/mathx.Choose(n1+n2, n1))
 }
 
 // runsNeeded is the smallest equal number of runs per side with which the

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/aclements/go-moremath/mathx"
+
 	"github.com/llmsla/llmsla/harness/sample"
 )
 
@@ -355,7 +357,9 @@ func (t tailTest) effectiveDF() float64 {
 	return math.Min(1e6, float64(t.nu)*r*r)
 }
 
-// studentTail is P(T > x) for T of Student's t with nu degrees of freedom.
+// studentTail is P(T > x), x ≥ 0, for T of Student's t with nu degrees of
+// freedom. stats.TDist.CDF computes the same as 1 − (1 − P), which rounds
+// every p below about 1e-16 to 0.
 func studentTail(x, nu float64) float64 {
-	return 0.5 * regIncBeta(nu/2, 0.5, nu/(nu+x*x))
+	return 0.5 * mathx.BetaInc(nu/(nu+x*x), nu/2, 0.5)
 }
