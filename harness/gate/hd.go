@@ -13,10 +13,11 @@ import (
 // with the weights of a Beta(q(n+1), (1−q)(n+1)) distribution (Harrell and
 // Davis, 1982). A percentile by interpolation between the two nearest
 // ranks, as a run's report gives it, rests on two requests; this rests on
-// the dozens around them, so it moves less from one sample to the next
-// (at the p95 of 200 lognormal latencies, by about a tenth), which is what
-// a comparison of two sides needs. BenchmarkDotNet compares benchmark
-// distributions with it for the same reason.
+// the dozens around them. The gain is small: at the p95 of 200 lognormal
+// latencies its spread from one sample to the next, measured over 20,000
+// samples, is 4% smaller than the interpolated percentile's at σ 0.2, 2%
+// smaller at σ 0.5 and 2% larger at σ 1, where the long tail it weighs
+// moves it. BenchmarkDotNet estimates quantiles with it too.
 func harrellDavis(sorted []float64, q float64) float64 {
 	n := len(sorted)
 	switch {

@@ -10,9 +10,10 @@ import (
 // (MDE) as the smallest change the gate flags with 80% probability at its
 // α for the sample sizes at hand. A test flags a change when it clears
 // Holm's bar — for a lone change among unchanged figures, the first step,
-// α/m two-sided for a family of m tests — and when the estimated change
-// exceeds the tolerance; the MDE accounts for both, and Stat is the MDE of
-// the statistics alone, to show when the tolerance is what limits.
+// p ≤ α/m for a family of m one-sided tests (zFirst) — and when the
+// estimated change exceeds the tolerance; the MDE accounts for both, and
+// Stat is the MDE of the statistics alone, to show when the tolerance is
+// what limits.
 //
 // The answer depends on the shape of the change, so each kind of figure
 // states the one it assumes:

@@ -22,9 +22,9 @@ type Tolerance struct {
 // measured over a fixture set moves in whole points. A latency must also move
 // by more than 1 ms: the client's own reading of an event is off by up to
 // about 1 ms at p95 on a shared 2-core machine (BenchmarkMeasurementError in
-// harness), so a smaller move is below what the instrument resolves — and the
-// p95 of 2 ms inter-token gaps on the simulator moves by 0.8 ms between two
-// unchanged runs.
+// harness/stream), so a smaller move is below what the instrument resolves
+// — and the p95 of 2 ms inter-token gaps on the simulator moves by 0.8 ms
+// between two unchanged runs.
 var DefaultTolerances = map[string]Tolerance{
 	"*-ms": {Rel: 0.10, Abs: 1},
 	// A p99 rests on the slowest 1% of requests: two of a run of 200, and
