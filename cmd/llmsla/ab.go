@@ -78,10 +78,7 @@ Exit codes as llmsla gate: 0 pass, 1 the candidate is worse, 2 unusable.
 		fmt.Fprintf(stderr, "llmsla ab: %v\n", err)
 		return 2
 	}
-	if err := configure(); err != nil {
-		fmt.Fprintf(stderr, "llmsla ab: %v\n", err)
-		return 2
-	}
+	configure(cfg.Gate) // the SLA file's gate: section, read once with the rest
 	stdout, stderr, sec, done := redacting(cfg, stdout, stderr)
 	defer done()
 	path := *fixture

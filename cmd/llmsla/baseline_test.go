@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/perf/benchfmt"
+
 	"github.com/llmsla/llmsla/harness/gate"
 	"github.com/llmsla/llmsla/harness/sample"
 )
@@ -100,4 +102,26 @@ func TestRunBaselinePromotes(t *testing.T) {
 	if _, err := os.Stat(to2); err == nil {
 		t.Errorf("%s written", to2)
 	}
+}
+
+// runCounts counts the results of each benchmark in a benchfmt file, and
+// fails on a line that does not parse (bench_test.go reads an interrupted
+// run's results with it).
+func runCounts(path string) (map[string]int, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	counts := map[string]int{}
+	r := benchfmt.NewReader(f, path)
+	for r.Scan() {
+		switch rec := r.Result().(type) {
+		case *benchfmt.Result:
+			counts[string(rec.Name.Full())]++
+		case *benchfmt.SyntaxError:
+			return nil, rec
+		}
+	}
+	return counts, r.Err()
 }

@@ -58,15 +58,16 @@ the SLA file is broken; the message says why and what to do.
 		fs.Usage()
 		return 2
 	}
-	if err := configure(); err != nil {
+	g, err := gateConfig()
+	if err != nil {
 		fmt.Fprintf(stderr, "llmsla gate: %v\n", err)
 		return 2
 	}
+	configure(g)
 	if *plan != "" {
 		return runPlan(*plan, fs.Arg(0), opts, stdout, stderr)
 	}
 	var rep *gate.Report
-	var err error
 	if isDir(fs.Arg(0)) || isDir(fs.Arg(1)) {
 		rep, err = gateShards(fs.Arg(0), fs.Arg(1), opts)
 	} else {
@@ -106,9 +107,9 @@ func gateConfig() (config.Gate, error) {
 }
 
 // decisionFlags declares on fs the flags of the decision, -alpha and
-// -tolerance, and returns what, once fs is parsed, puts them over the
-// gate: section of the SLA file into opts.
-func decisionFlags(fs *flag.FlagSet, opts *gate.Options) (configure func() error) {
+// -tolerance, and returns what, once fs is parsed, puts them over g, the
+// gate: section of the SLA file, into opts.
+func decisionFlags(fs *flag.FlagSet, opts *gate.Options) (configure func(g config.Gate)) {
 	flagTol := map[string]gate.Tolerance{}
 	fs.Func("alpha", "family-wise significance `level` of every family, or family=level for one (latency, quality, runs); repeatable; default gate.alpha of the SLA file, else latency=0.05 quality=0.005 runs=0.025", func(s string) error {
 		return parseAlpha(s, opts)
@@ -120,11 +121,7 @@ func decisionFlags(fs *flag.FlagSet, opts *gate.Options) (configure func() error
 		}
 		return err
 	})
-	return func() error {
-		g, err := gateConfig()
-		if err != nil {
-			return err
-		}
+	return func(g config.Gate) {
 		flagged := opts.Alpha != 0 // -alpha 0.01 sets every family, over the file
 		if !flagged && g.Alpha != 0 {
 			opts.Alpha = g.Alpha
@@ -144,7 +141,6 @@ func decisionFlags(fs *flag.FlagSet, opts *gate.Options) (configure func() error
 		for unit, t := range flagTol {
 			opts.Tolerance[unit] = t
 		}
-		return nil
 	}
 }
 

@@ -154,9 +154,15 @@ func Gate(base, new Source, opts Options) (*Report, error) {
 	covered := map[sampleKey]bool{}
 	var fams []*family
 	if !opts.RunsOnly {
-		groups, err := benchGroups(rep, base, new, sides)
+		rqs, err := sourceRequests(rep, base, new)
 		if err != nil {
 			return nil, err
+		}
+		var groups []group
+		if rqs != nil {
+			if groups, err = benchGroups(rep, [2]*requests{rqs[0], rqs[1]}, sides); err != nil {
+				return nil, err
+			}
 		}
 		if len(groups) > 0 {
 			lat, qual, err := perRequest(rep, groups, opts, covered)
@@ -179,6 +185,44 @@ func Gate(base, new Source, opts Options) (*Report, error) {
 	}
 	finish(rep, fams, opts)
 	return rep, nil
+}
+
+// Check reads src as Gate reads a side — its benchmark lines, and its
+// samples when it has some — and returns the number of runs of each
+// benchmark (named as the gate keys it), or the error that would make Gate
+// refuse src on its own: a corrupt or cut line, runs recorded twice, a
+// benchmark at two GOMAXPROCS, samples not recorded with the benchmarks.
+// It compares nothing; a source it accepts may still be too little for a
+// comparison (too few runs), which Gate says.
+func Check(src Source, opts Options) (runs map[string]int, err error) {
+	s, _, err := selfGroups(newReport(src.Name, src.Name, opts), src, opts)
+	if err != nil {
+		return nil, err
+	}
+	return s.runs, nil
+}
+
+// selfGroups reads src once and matches its samples with its benchmarks,
+// as both sides of a comparison with itself: what Plan and Check need.
+func selfGroups(rep *Report, src Source, opts Options) (*side, []group, error) {
+	filter, err := parseFilter(opts.Filter)
+	if err != nil {
+		return nil, nil, err
+	}
+	s := newSide(opts.MatchProcs)
+	if _, err := readAll([]Source{src}, filter, func(_ int, res *benchfmt.Result) { s.add(res) }); err != nil {
+		return nil, nil, err
+	}
+	sides := [2]*side{s, s}
+	if err := checkProcs(rep, sides); err != nil {
+		return nil, nil, err
+	}
+	rqs, err := sourceRequests(rep, src)
+	if err != nil || rqs == nil {
+		return s, nil, err
+	}
+	groups, err := benchGroups(rep, [2]*requests{rqs[0], rqs[0]}, sides)
+	return s, groups, err
 }
 
 // GateRequests compares two sets of per-request samples — the two endpoints

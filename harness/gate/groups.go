@@ -6,15 +6,12 @@ import (
 	"strings"
 )
 
-// benchGroups reads both sources' samples and matches them with the
-// benchmarks both files hold, grouped by scenario × endpoint. Without
-// samples on a side it returns no group, and the report says that every
-// figure is judged over runs. Samples that contradict their benchfmt file
-// (another number of runs of a benchmark) are unusable: the two were not
-// recorded together.
-func benchGroups(rep *Report, base, new Source, sides [2]*side) ([]group, error) {
-	var rqs [2]*requests
-	for i, src := range []Source{base, new} {
+// sourceRequests reads the samples of each source. Without samples on a
+// source it returns nil, and the report says that every figure is judged
+// over runs.
+func sourceRequests(rep *Report, srcs ...Source) ([]*requests, error) {
+	rqs := make([]*requests, len(srcs))
+	for i, src := range srcs {
 		rq, err := src.requests()
 		if err != nil {
 			return nil, err
@@ -30,6 +27,14 @@ func benchGroups(rep *Report, base, new Source, sides [2]*side) ([]group, error)
 		}
 		rqs[i] = rq
 	}
+	return rqs, nil
+}
+
+// benchGroups matches both sides' samples with the benchmarks both files
+// hold, grouped by scenario × endpoint. Samples that contradict their
+// benchfmt file (another number of runs of a benchmark) are unusable: the
+// two were not recorded together.
+func benchGroups(rep *Report, rqs [2]*requests, sides [2]*side) ([]group, error) {
 	var index [2]map[string]reqKey
 	for i, rq := range rqs {
 		index[i] = map[string]reqKey{}

@@ -1,14 +1,11 @@
 package gate
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"math"
 	"strings"
 	"text/tabwriter"
-
-	"golang.org/x/perf/benchfmt"
 )
 
 // Planning: how many requests a side the gate needs to see a given change,
@@ -34,26 +31,14 @@ type PlanLine struct {
 // Plan answers, for each scenario × endpoint of base that has unit, how
 // many requests a side the gate needs to flag a change of unit as large as
 // change (Rel: relative, 0.10 for 10%; Abs: in the unit, points for a
-// proportion). base must be a file with its samples beside it: it is read
-// twice.
+// proportion). base must have samples.
 func Plan(base Source, unit string, change Tolerance, opts Options) ([]PlanLine, error) {
 	opts, err := defaults(opts)
 	if err != nil {
 		return nil, err
 	}
-	if base.R != nil {
-		return nil, errors.New("plan: the base must be a file, not a stream")
-	}
-	filter, err := parseFilter(opts.Filter)
-	if err != nil {
-		return nil, err
-	}
-	sides := [2]*side{newSide(opts.MatchProcs), newSide(opts.MatchProcs)}
-	if _, err := readAll([]Source{base, base}, filter, func(i int, res *benchfmt.Result) { sides[i].add(res) }); err != nil {
-		return nil, err
-	}
 	rep := newReport(base.Name, base.Name, opts)
-	groups, err := benchGroups(rep, base, base, sides)
+	_, groups, err := selfGroups(rep, base, opts)
 	if err != nil {
 		return nil, err
 	}

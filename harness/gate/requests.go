@@ -38,33 +38,26 @@ type requests struct {
 	order []reqKey
 }
 
-// readRequests reads a samples file with sample.Read after the checks that
-// make a gate fail closed: a cut last line, which sample.Read would skip as
-// the mark of an interrupted run, is a corrupt file here, as are negative
-// durations and a request recorded twice. A file that does not exist is
-// (nil, nil): the caller falls back to run-level figures and says so.
+// readRequests reads a samples file for a gate, which fails closed: a cut
+// last line (sample.ErrCut), which a verdict may take as the end of an
+// interrupted run, is a corrupt file here, as are negative durations and a
+// request recorded twice. A file that does not exist is (nil, nil): the
+// caller falls back to run-level figures and says so.
 func readRequests(path string) (*requests, error) {
-	b, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("%w: cannot read %s: %v", ErrUnusable, path, err)
-	}
-	if len(b) > 0 && b[len(b)-1] != '\n' {
-		return nil, fmt.Errorf("%w: %s:%d: the last line has no newline: the file was cut short (an interrupted run or copy); re-record it",
-			ErrUnusable, path, bytes.Count(b, []byte("\n"))+1)
-	}
 	ss, err := sample.Read(path)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrUnusable, err)
-	}
-	if len(ss) == 0 {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, nil
+	case errors.Is(err, sample.ErrCut):
+		return nil, fmt.Errorf("%w: %v: re-record it; the gate does not judge part of a run", ErrUnusable, err)
+	case err != nil:
+		return nil, fmt.Errorf("%w: cannot read samples: %v", ErrUnusable, err)
+	case len(ss) == 0:
 		return nil, fmt.Errorf("%w: %s holds no samples", ErrUnusable, path)
 	}
 	rq, bad := groupRequests(path, ss)
 	if bad >= 0 {
-		return nil, fmt.Errorf("%w: %s:%d: %s", ErrUnusable, path, lineOf(b, bad), rq.problem(ss[bad]))
+		return nil, fmt.Errorf("%w: %s:%d: %s", ErrUnusable, path, lineOf(path, bad), rq.problem(ss[bad]))
 	}
 	return rq, nil
 }
@@ -119,8 +112,13 @@ func (rq *requests) problem(s sample.Sample) string {
 		s.Seq, s.Run)
 }
 
-// lineOf is the line of the i-th sample: sample.Read skips blank lines.
-func lineOf(b []byte, i int) int {
+// lineOf is the line of the i-th sample of the file at path: sample.Read
+// skips blank lines. It reads the file again, on the way to an error only.
+func lineOf(path string, i int) int {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
 	for n, l := range bytes.SplitAfter(b, []byte("\n")) {
 		if len(bytes.TrimSpace(l)) == 0 {
 			continue

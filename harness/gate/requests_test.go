@@ -55,7 +55,7 @@ func TestGateSamplesFiles(t *testing.T) {
 	}{
 		"cut short": {
 			new:  variant("cut", func(s string) string { return s[:len(s)-40] }),
-			want: []string{"cut.samples.jsonl:", "the last line has no newline"},
+			want: []string{"cut.samples.jsonl:", "cut short: its last line has no end", "re-record"},
 		},
 		"negative time": {
 			new: variant("negative", func(s string) string {
@@ -143,6 +143,19 @@ func TestGateProcs(t *testing.T) {
 	_, err = Gate(Stream("mixed", strings.NewReader(mixed)), base.source("base"), Options{})
 	if err == nil || !strings.Contains(err.Error(), "several GOMAXPROCS") {
 		t.Errorf("one benchmark at two GOMAXPROCS: err = %v, want a refusal", err)
+	}
+	// Plan and Check read one recording as Gate reads a side.
+	src := Stream("mixed", strings.NewReader(mixed)).WithSamples(base.samples)
+	if _, err := Plan(src, "ttft-p95-ms", Tolerance{Rel: 0.1}, Options{}); err == nil || !strings.Contains(err.Error(), "several GOMAXPROCS") {
+		t.Errorf("Plan of one benchmark at two GOMAXPROCS: err = %v, want a refusal", err)
+	}
+	src = Stream("mixed", strings.NewReader(mixed)).WithSamples(base.samples)
+	if _, err := Check(src, Options{}); err == nil || !strings.Contains(err.Error(), "several GOMAXPROCS") {
+		t.Errorf("Check of one benchmark at two GOMAXPROCS: err = %v, want a refusal", err)
+	}
+	runs, err := Check(base.source("base"), Options{})
+	if err != nil || len(runs) != 10 || runs["Chat/endpoint=sim/concurrency=5"] != 10 {
+		t.Errorf("Check: runs %v, err %v; want 10 benchmarks of 10 runs", runs, err)
 	}
 }
 
