@@ -12,23 +12,31 @@ import (
 // for the shapes of change they assume) and what they are computed from.
 
 // latencyMDE solves, for a relative slowdown e^θ − 1 of every request,
-// P(flag) = P(test clears z) · P(estimate beyond the tolerance) = 80%.
+// latencyPower = 80%.
 func latencyMDE(f Finding, z float64, tol Tolerance) MDE {
-	t := f.tail
-	se := t.seLog(f.pct)
-	tolTheta := tolLog(tol, f.Old)
+	se := f.tail.seLog(f.pct)
 	at := func(tolTheta float64) func(theta float64) float64 {
-		return func(theta float64) float64 {
-			p := normCDF(t.expectedZ(theta) - z)
-			if tolTheta > 0 {
-				p *= normCDF((theta - tolTheta) / se)
-			}
-			return p
-		}
+		return func(theta float64) float64 { return latencyPower(f.tail.expectedZ(theta), se, z, theta, tolTheta, 1) }
 	}
 	return MDE{Unit: f.Unit, Relative: true,
-		Change: math.Expm1(solve(at(tolTheta), math.Log(20))),
+		Change: math.Expm1(solve(at(tolLog(tol, f.Old)), math.Log(20))),
 		Stat:   math.Expm1(solve(at(0), math.Log(20)))}
+}
+
+// latencyPower is the probability of flagging a slowdown e^θ − 1 of every
+// request with s times the requests a side: the test, of expected z ez
+// and estimate of standard error se, clears z0, and the estimate is beyond
+// the tolerance (tolTheta, a log ratio). P(flag) = P(test clears) ·
+// P(estimate beyond) treats the two as independent; with no tolerance the
+// estimate need only be worse at all, which it is when the test clears,
+// and the second factor is left out.
+func latencyPower(ez, se, z0, theta, tolTheta, s float64) float64 {
+	r := math.Sqrt(s)
+	p := normCDF(ez*r - z0)
+	if tolTheta > 0 {
+		p *= normCDF((theta - tolTheta) * r / se)
+	}
+	return p
 }
 
 // tolLog is the tolerance as a log ratio of the base value old.
@@ -61,17 +69,22 @@ func proportionMDE(f Finding, better int, z float64, tol Tolerance) MDE {
 	}
 	n0, n1 := float64(f.N1), float64(f.N2)
 	at := func(tp float64) func(d float64) float64 {
-		return func(d float64) float64 {
-			pbar := p0 + d*n1/(n0+n1)
-			p := normCDF(d/math.Sqrt(pbar*(1-pbar)*(1/n0+1/n1)) - z)
-			if tp > 0 {
-				se := math.Sqrt(p0*(1-p0)/n0 + (p0+d)*(1-p0-d)/n1)
-				p *= normCDF((d - tp) / se)
-			}
-			return p
-		}
+		return func(d float64) float64 { return proportionPower(p0, d, tp, n0, n1, z) }
 	}
 	return MDE{Unit: f.Unit, Change: 100 * solve(at(tp), 1-p0-1e-9), Stat: 100 * solve(at(0), 1-p0-1e-9)}
+}
+
+// proportionPower is the probability of flagging a failure probability
+// raised from p0 by d on every request, with n0 and n1 requests: the test
+// clears z and the estimate is beyond the tolerance tp (as latencyPower).
+func proportionPower(p0, d, tp, n0, n1, z float64) float64 {
+	pbar := p0 + d*n1/(n0+n1)
+	p := normCDF(d/math.Sqrt(pbar*(1-pbar)*(1/n0+1/n1)) - z)
+	if tp > 0 {
+		se := math.Sqrt(p0*(1-p0)/n0 + (p0+d)*(1-p0-d)/n1)
+		p *= normCDF((d - tp) / se)
+	}
+	return p
 }
 
 // casesMDE is the number of cases that must flip from always passing to
@@ -80,29 +93,16 @@ func proportionMDE(f Finding, better int, z float64, tol Tolerance) MDE {
 // noise of the cases that vary on their own (the test's variance under no
 // change).
 func casesMDE(f Finding, z, tp float64) (MDE, bool) {
-	var r0s, r1s []int
-	for _, c := range f.caseCounts {
-		if c.Bad1 == 0 && c.Bad2 == 0 {
-			r0s, r1s = append(r0s, c.N1), append(r1s, c.N2)
-		}
-	}
-	if len(r0s) == 0 {
+	r0, r1, cases := alwaysPassing(f)
+	if cases == 0 {
 		return MDE{}, false
 	}
-	r0, r1 := float64(median(r0s)), float64(median(r1s))
-	vNoise := f.exact.Var
 	flag, stat := math.Inf(1), math.Inf(1)
-	for k := 1; k <= len(r0s); k++ {
-		p := casesPower(k, r0, r1, vNoise, z)
-		drop := float64(k) * r1 / float64(f.N2)
-		if math.IsInf(stat, 1) && p >= power {
+	for k := 1; k <= cases; k++ {
+		if math.IsInf(stat, 1) && casesFlagged(k, r0, r1, f.exact.Var, float64(f.N2), z, 0) >= power {
 			stat = float64(k)
 		}
-		se := math.Sqrt(vNoise) / float64(f.N2)
-		if tp > 0 {
-			p *= normCDF((drop - tp) / math.Max(se, 1e-9))
-		}
-		if p >= power {
+		if casesFlagged(k, r0, r1, f.exact.Var, float64(f.N2), z, tp) >= power {
 			flag = float64(k)
 			break
 		}
@@ -115,14 +115,36 @@ func casesMDE(f Finding, z, tp float64) (MDE, bool) {
 	return m, true
 }
 
-// casesPower is the power of the paired test when k cases asked r0 and r1
-// times flip, over noise of variance vNoise.
-func casesPower(k int, r0, r1, vNoise, z float64) float64 {
+// alwaysPassing returns the typical number of requests a side of the cases
+// that passed every time on both sides, and how many there are.
+func alwaysPassing(f Finding) (r0, r1 float64, cases int) {
+	var n0, n1 []int
+	for _, c := range f.caseCounts {
+		if c.Bad1 == 0 && c.Bad2 == 0 {
+			n0, n1 = append(n0, c.N1), append(n1, c.N2)
+		}
+	}
+	if len(n0) == 0 {
+		return 0, 0, 0
+	}
+	return float64(median(n0)), float64(median(n1)), len(n0)
+}
+
+// casesFlagged is the probability of flagging k cases asked r0 and r1
+// times that flip, over noise of variance vNoise, n2 requests on the new
+// side: the paired test clears z and the drop is beyond the tolerance tp
+// (as latencyPower).
+func casesFlagged(k int, r0, r1, vNoise, n2, z, tp float64) float64 {
 	n := r0 + r1
 	mu := r0 * r1 / n
 	v := r0 * r1 * r1 * r0 / (n * n * (n - 1))
 	kf := float64(k)
-	return normCDF(kf*mu/math.Sqrt(vNoise+kf*v) - z)
+	p := normCDF(kf*mu/math.Sqrt(vNoise+kf*v) - z)
+	if tp > 0 {
+		se := math.Sqrt(vNoise) / n2
+		p *= normCDF((kf*r1/n2 - tp) / math.Max(se, 1e-9))
+	}
+	return p
 }
 
 func median(xs []int) int {

@@ -89,11 +89,7 @@ func planLatency(f Finding, z float64, tol Tolerance, change Tolerance) PlanLine
 		return PlanLine{Have: have, Never: fmt.Sprintf("a change of %+.3g%% is within the tolerance (%s), which the gate never flags; lower it with -tolerance %s=…", 100*rel, tol, f.Unit)}
 	}
 	ez, se := t.expectedZ(theta), t.seLog(f.pct)
-	power := func(n float64) float64 {
-		r := math.Sqrt(n / float64(have))
-		return normCDF(ez*r-z) * normCDF((theta-tolTheta)*r/se)
-	}
-	return planN(have, power)
+	return planN(have, func(n float64) float64 { return latencyPower(ez, se, z, theta, tolTheta, n/float64(have)) })
 }
 
 // planProportion scales the model of the proportion's MDE to n requests a
@@ -119,7 +115,7 @@ func planProportion(f Finding, better int, z float64, tol Tolerance, change Tole
 	}
 	var power func(n float64) float64
 	var as string
-	if r0, r1, ok := alwaysPassing(f); ok && f.Paired {
+	if r0, r1, cases := alwaysPassing(f); cases > 0 && f.Paired {
 		// k whole cases of r1 requests each make the change.
 		k := math.Max(1, math.Round(d*float64(f.N2)/r1))
 		as = fmt.Sprintf("as %.0f whole case(s) of %.0f failing: %.3g points", k, float64(f.N2)/r1, 100*k*r1/float64(f.N2))
@@ -128,36 +124,14 @@ func planProportion(f Finding, better int, z float64, tol Tolerance, change Tole
 			if r0*s < 1 || r1*s < 1 {
 				return 0 // fewer requests than cases: not every case is asked
 			}
-			p := casesPower(int(k), r0*s, r1*s, f.exact.Var*s, z)
-			se := math.Sqrt(f.exact.Var*s) / (float64(f.N2) * s)
-			return p * normCDF((k*r1/float64(f.N2)-tp)/math.Max(se, 1e-9))
+			return casesFlagged(int(k), r0*s, r1*s, f.exact.Var*s, float64(f.N2)*s, z, tp)
 		}
 	} else {
-		power = func(n float64) float64 {
-			pbar := p0 + d/2
-			p := normCDF(d/math.Sqrt(pbar*(1-pbar)*2/n) - z)
-			se := math.Sqrt((p0*(1-p0) + (p0+d)*(1-p0-d)) / n)
-			return p * normCDF((d-tp)/se)
-		}
+		power = func(n float64) float64 { return proportionPower(p0, d, tp, n, n, z) }
 	}
 	line := planN(have, power)
 	line.As = as
 	return line
-}
-
-// alwaysPassing returns the typical number of requests a side of the cases
-// that passed every time on both sides.
-func alwaysPassing(f Finding) (r0, r1 float64, ok bool) {
-	var n0, n1 []int
-	for _, c := range f.caseCounts {
-		if c.Bad1 == 0 && c.Bad2 == 0 {
-			n0, n1 = append(n0, c.N1), append(n1, c.N2)
-		}
-	}
-	if len(n0) == 0 {
-		return 0, 0, false
-	}
-	return float64(median(n0)), float64(median(n1)), true
 }
 
 // planN finds the fewest requests a side with power(n) ≥ 80%, power

@@ -67,6 +67,29 @@ func TestPlan(t *testing.T) {
 			t.Errorf("twice the MDE of the statistics alone needs %d requests a side, have %d: want about a quarter", l.Need, l.Have)
 		}
 	}
+	// Plan and the MDEs share their model of power: with no tolerance, a
+	// change of the printed MDE needs the requests there are, to one.
+	noTol := Options{Tolerance: map[string]Tolerance{"*": {}}}
+	rep, err = Gate(base, base, noTol)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range rep.Sensitivity {
+		for _, m := range s.MDE {
+			if !m.Relative || math.IsInf(m.Change, 1) {
+				continue
+			}
+			lines, err := Plan(base, m.Unit, Tolerance{Rel: m.Change}, noTol)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, l := range lines {
+				if l.Group == s.Group && (l.Never != "" || l.Need < l.Have-1 || l.Need > l.Have+1) {
+					t.Errorf("%s %s without tolerance: a change of the MDE (%s) needs %d requests a side (%s), have %d", s.Group, m.Unit, m, l.Need, l.Never, l.Have)
+				}
+			}
+		}
+	}
 	// Within the tolerance: never.
 	if l := plan("ttft-p95-ms", Tolerance{Rel: 0.05}); l.Never == "" || !strings.Contains(l.Never, "within the tolerance") {
 		t.Errorf("+5%% on ttft-p95-ms: %+v, want never, within the tolerance", l)
