@@ -265,7 +265,13 @@ func (t *table) write(w io.Writer, grid [][]string) error {
 		}
 		b.WriteString("\n")
 	}
-	for _, l := range strings.SplitAfter(b.String(), "\n") {
+	return writeTrimmed(w, b.String())
+}
+
+// writeTrimmed writes s to w without the spaces that end its lines, which
+// padded columns leave.
+func writeTrimmed(w io.Writer, s string) error {
+	for _, l := range strings.SplitAfter(s, "\n") {
 		if _, err := io.WriteString(w, strings.TrimRight(l, " \n")+strings.Repeat("\n", strings.Count(l, "\n"))); err != nil {
 			return err
 		}

@@ -2,6 +2,7 @@ package gate
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"golang.org/x/perf/benchfmt"
@@ -129,14 +130,11 @@ func pair(rep *Report, sides [2]*side, units benchfmt.UnitMetadataMap, allowMiss
 	for i := range cmps {
 		c := &cmps[i]
 		k := sampleKey{c.Benchmark, c.Unit}
-		thr := &benchmath.Thresholds{CompareAlpha: 2 * rep.Alpha}
-		s1 := benchmath.NewSample(append([]float64(nil), sides[0].vals[k]...), thr)
-		s2 := benchmath.NewSample(append([]float64(nil), sides[1].vals[k]...), thr)
-		c.Old = benchmath.AssumeNothing.Summary(s1, 0.95).Center
-		c.New = benchmath.AssumeNothing.Summary(s2, 0.95).Center
+		var p float64
+		c.Old, c.New, p = medianTest(sides[0].vals[k], sides[1].vals[k])
 		// benchmath's p is two-sided; the U test is symmetric under no
 		// change, so each direction's is half of it, or one minus that.
-		p := benchmath.AssumeNothing.Compare(s1, s2).P / 2
+		p /= 2
 		c.pWorse, c.pBetter = p, p
 		switch {
 		case c.worse():
@@ -228,6 +226,16 @@ func direction(units benchfmt.UnitMetadataMap, unit string) int {
 		return 1
 	}
 	return units.GetBetter(unit)
+}
+
+// medianTest returns the medians of a and b and the two-sided p of the
+// Mann-Whitney U test between them, as benchstat computes them.
+func medianTest(a, b []float64) (medA, medB, p float64) {
+	thr := benchmath.DefaultThresholds
+	s1 := benchmath.NewSample(slices.Clone(a), &thr) // NewSample sorts in place
+	s2 := benchmath.NewSample(slices.Clone(b), &thr)
+	return benchmath.AssumeNothing.Summary(s1, 0.95).Center, benchmath.AssumeNothing.Summary(s2, 0.95).Center,
+		benchmath.AssumeNothing.Compare(s1, s2).P
 }
 
 func allEqual(a, b []float64) bool {

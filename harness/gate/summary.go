@@ -7,8 +7,6 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"golang.org/x/perf/benchmath"
-
 	"github.com/llmsla/llmsla/harness/metric"
 )
 
@@ -42,7 +40,6 @@ func CompareSummary(w io.Writer, opts CompareOptions, srcs ...Source) error {
 	var lines []line
 	var cols []string
 	constant := map[string]int{} // unit → lines not shown, equal everywhere
-	thr := &benchmath.Thresholds{CompareAlpha: opts.Alpha}
 	for _, fig := range metric.Columns() {
 		t := byUnit[fig.Unit()]
 		if t == nil {
@@ -62,12 +59,9 @@ func CompareSummary(w io.Writer, opts CompareOptions, srcs ...Source) error {
 					constant[t.unit]++
 					continue
 				}
-				s1 := benchmath.NewSample(append([]float64(nil), base...), thr)
-				s2 := benchmath.NewSample(append([]float64(nil), xs...), thr)
 				l := line{row: row.StringValues(), unit: t.unit, col: col.StringValues(),
-					old: benchmath.AssumeNothing.Summary(s1, 0.95).Center, new: benchmath.AssumeNothing.Summary(s2, 0.95).Center,
-					p: benchmath.AssumeNothing.Compare(s1, s2).P, n1: len(base), n2: len(xs), order: len(lines),
-					percent: fig.Kind == metric.Fraction}
+					n1: len(base), n2: len(xs), order: len(lines), percent: fig.Kind == metric.Fraction}
+				l.old, l.new, l.p = medianTest(base, xs)
 				if l.p < opts.Alpha && l.new != l.old {
 					l.mark = "better"
 					if (l.new > l.old) == fig.Lower {
@@ -128,12 +122,7 @@ func CompareSummary(w io.Writer, opts CompareOptions, srcs ...Source) error {
 		}
 		fmt.Fprintf(&b, "not shown, the same in every run on both sides: %s\n", strings.Join(parts, ", "))
 	}
-	for _, l := range strings.SplitAfter(b.String(), "\n") {
-		if _, err := io.WriteString(w, strings.TrimRight(l, " \n")+strings.Repeat("\n", strings.Count(l, "\n"))); err != nil {
-			return err
-		}
-	}
-	return nil
+	return writeTrimmed(w, b.String())
 }
 
 // keyUnits are the units CompareSummary shows.
