@@ -2,7 +2,6 @@ package gate
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 )
 
@@ -42,14 +41,13 @@ func benchGroups(rep *Report, rqs [2]*requests, sides [2]*side) ([]group, error)
 			index[i][k.benchKey()] = k
 		}
 	}
-	byGroup := map[string]*group{}
-	var groups []*group
+	var gs grouper
 	var unmatched []string
 	for _, bench := range sides[0].benchOrder {
 		if !sides[1].benches[bench] {
 			continue
 		}
-		key := benchKey(procsSuffix.ReplaceAllString(bench, ""))
+		key := benchKey(sides[0].plain[bench])
 		var gl groupLevel
 		gl.bench = bench
 		found := true
@@ -77,25 +75,13 @@ func benchGroups(rep *Report, rqs [2]*requests, sides [2]*side) ([]group, error)
 				gl.units[k.unit] = true
 			}
 		}
-		ck := index[0][key]
-		label := groupLabel(ck.scenario, ck.endpoint)
-		g := byGroup[label]
-		if g == nil {
-			g = &group{label: label}
-			byGroup[label] = g
-			groups = append(groups, g)
-		}
-		g.levels = append(g.levels, gl)
+		gs.add(index[0][key], gl)
 	}
 	if len(unmatched) > 0 {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("no samples of %s on both sides (a benchmark named otherwise than scenario/endpoint=…/level?); judged over runs",
 			strings.Join(unmatched, ", ")))
 	}
-	out := make([]group, len(groups))
-	for i, g := range groups {
-		out[i] = *g
-	}
-	return out, nil
+	return gs.groups(), nil
 }
 
 // requestGroups matches the cells of two sets of samples by scenario,
@@ -103,8 +89,7 @@ func benchGroups(rep *Report, rqs [2]*requests, sides [2]*side) ([]group, error)
 // the new side lacks is an error — a candidate that skipped a level or a
 // scenario must not pass — unless allowMissing, when it is a warning.
 func requestGroups(rep *Report, rqs [2]*requests, allowMissing bool) ([]group, error) {
-	byGroup := map[string]*group{}
-	var groups []*group
+	var gs grouper
 	var missing []string
 	for _, k := range rqs[0].order {
 		c1, ok := rqs[1].cells[k]
@@ -112,14 +97,7 @@ func requestGroups(rep *Report, rqs [2]*requests, allowMissing bool) ([]group, e
 			missing = append(missing, fmt.Sprintf("%s %s", groupLabel(k.scenario, k.endpoint), k.level))
 			continue
 		}
-		label := groupLabel(k.scenario, k.endpoint)
-		g := byGroup[label]
-		if g == nil {
-			g = &group{label: label}
-			byGroup[label] = g
-			groups = append(groups, g)
-		}
-		g.levels = append(g.levels, groupLevel{level: k.level, cells: [2]*cell{rqs[0].cells[k], c1}})
+		gs.add(k, groupLevel{level: k.level, cells: [2]*cell{rqs[0].cells[k], c1}})
 	}
 	for _, k := range rqs[1].order {
 		if _, ok := rqs[0].cells[k]; !ok {
@@ -133,12 +111,34 @@ func requestGroups(rep *Report, rqs [2]*requests, allowMissing bool) ([]group, e
 	for _, m := range missing {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s: only in %s; not compared (-allow-missing)", m, rqs[0].name))
 	}
-	out := make([]group, len(groups))
-	for i, g := range groups {
-		out[i] = *g
-	}
-	return out, nil
+	return gs.groups(), nil
 }
 
-// procsSuffix is the -N GOMAXPROCS suffix of a benchmark name.
-var procsSuffix = regexp.MustCompile(`-(\d+)$`)
+// grouper gathers levels into groups by scenario × endpoint, in
+// first-seen order.
+type grouper struct {
+	by    map[string]*group
+	order []*group
+}
+
+func (gs *grouper) add(k reqKey, gl groupLevel) {
+	label := groupLabel(k.scenario, k.endpoint)
+	g := gs.by[label]
+	if g == nil {
+		if gs.by == nil {
+			gs.by = map[string]*group{}
+		}
+		g = &group{label: label}
+		gs.by[label] = g
+		gs.order = append(gs.order, g)
+	}
+	g.levels = append(g.levels, gl)
+}
+
+func (gs *grouper) groups() []group {
+	out := make([]group, len(gs.order))
+	for i, g := range gs.order {
+		out[i] = *g
+	}
+	return out
+}

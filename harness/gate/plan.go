@@ -69,8 +69,12 @@ func Plan(base Source, unit string, change Tolerance, opts Options) ([]PlanLine,
 		}
 	}
 	if len(out) == 0 {
+		var props []string
+		for _, f := range proportionFigs() {
+			props = append(props, f.unit)
+		}
 		return nil, fmt.Errorf("%w: plan: no scenario of %s has %s judged on requests (units judged on requests: latency percentiles and %s)",
-			ErrUnusable, base.Name, unit, "err-%, json-valid-%, schema-valid-%, accuracy-%")
+			ErrUnusable, base.Name, unit, strings.Join(props, ", "))
 	}
 	return out, nil
 }

@@ -138,6 +138,12 @@ func TestGateProcs(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "no benchmark in common") {
 		t.Errorf("MatchProcs: err = %v, want no benchmark in common", err)
 	}
+	// With names kept whole, samples (named without the suffix) still
+	// meet their benchmarks.
+	rep, err = Gate(base.source("base"), base.source("base"), Options{MatchProcs: true})
+	if err != nil || len(rep.Families) != 3 {
+		t.Errorf("MatchProcs, same GOMAXPROCS: err %v, families %+v; want latency, quality and runs", err, rep.Families)
+	}
 	// One run of batch recorded at GOMAXPROCS 4 among runs at 2.
 	mixed := strings.Replace(base.txt, "concurrency=16-2\t", "concurrency=16-4\t", 1)
 	_, err = Gate(Stream("mixed", strings.NewReader(mixed)), base.source("base"), Options{})

@@ -31,11 +31,14 @@ type side struct {
 	procs      map[string]string
 	matchProcs bool
 	mixed      []string
+	// plain is each benchmark's name without the -N suffix, which is how
+	// its samples are named, when matchProcs keys it with the suffix.
+	plain map[string]string
 }
 
 func newSide(matchProcs bool) *side {
 	return &side{vals: map[sampleKey][]float64{}, benches: map[string]bool{}, iters: map[string]int{}, runs: map[string]int{},
-		procs: map[string]string{}, matchProcs: matchProcs}
+		procs: map[string]string{}, matchProcs: matchProcs, plain: map[string]string{}}
 }
 
 // benchName is a result's benchmark name as the gate keys it: without the
@@ -70,6 +73,10 @@ func (s *side) add(res *benchfmt.Result) {
 		s.benches[bench] = true
 		s.benchOrder = append(s.benchOrder, bench)
 		s.iters[bench] = res.Iters
+		s.plain[bench] = bench
+		if s.matchProcs {
+			s.plain[bench], _ = benchName(res, false)
+		}
 	}
 	s.runs[bench]++
 	for _, v := range res.Values {
