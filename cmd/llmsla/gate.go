@@ -69,6 +69,12 @@ the SLA file is broken; the message says why and what to do.
 	}
 	var rep *gate.Report
 	if isDir(fs.Arg(0)) || isDir(fs.Arg(1)) {
+		// A directory of shards is judged on its pooled requests only:
+		// a flag about benchmark lines would be ignored, so it is refused.
+		if opts.RunsOnly || opts.Filter != "*" {
+			fmt.Fprintf(stderr, "llmsla gate: -runs-only and -filter choose among benchmark lines, and a directory of shards is judged on its pooled requests only: drop the flag, or gate the shards' merged .txt files\n")
+			return 2
+		}
 		rep, err = gateShards(fs.Arg(0), fs.Arg(1), opts)
 	} else {
 		rep, err = gate.Gate(gate.File(fs.Arg(0)), gate.File(fs.Arg(1)), opts)
@@ -153,6 +159,10 @@ func parseAlpha(s string, opts *gate.Options) error {
 	a, err := strconv.ParseFloat(val, 64)
 	if err != nil {
 		return fmt.Errorf("%q is not a number: want a level such as 0.05, or family=level (latency, quality, runs)", val)
+	}
+	// 0 is checked here: in Options it means "the default".
+	if err := gate.CheckAlpha(a); err != nil {
+		return err
 	}
 	if !one {
 		opts.Alpha = a

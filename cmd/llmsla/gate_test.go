@@ -116,7 +116,17 @@ func TestRunGate(t *testing.T) {
 			args: []string{"-alpha", "speed=0.01", testdata + "base.txt", testdata + "new.txt"}, wantCode: 2,
 			wantStderr: []string{`"speed": no such family`},
 		},
-		"alpha NaN":     {args: []string{"-alpha", "NaN", testdata + "base.txt", testdata + "new.txt"}, wantCode: 2, wantStderr: []string{"not a significance level"}},
+		"alpha NaN": {args: []string{"-alpha", "NaN", testdata + "base.txt", testdata + "new.txt"}, wantCode: 2, wantStderr: []string{"not a significance level"}},
+		"runs-only with shards": {
+			args: []string{"-runs-only", dir, testdata + "new.txt"}, wantCode: 2,
+			wantStderr: []string{"a directory of shards is judged on its pooled requests only"},
+		},
+		"filter with shards": {
+			args: []string{"-filter", "/endpoint:prod", testdata + "base.txt", dir}, wantCode: 2,
+			wantStderr: []string{"a directory of shards is judged on its pooled requests only"},
+		},
+		"alpha 0":       {args: []string{"-alpha", "0", testdata + "base.txt", testdata + "new.txt"}, wantCode: 2, wantStderr: []string{"not a significance level"}},
+		"alpha runs=0":  {args: []string{"-alpha", "runs=0", testdata + "base.txt", testdata + "new.txt"}, wantCode: 2, wantStderr: []string{"not a significance level"}},
 		"alpha 0.999":   {args: []string{"-alpha", "0.999", testdata + "base.txt", testdata + "new.txt"}, wantCode: 2, wantStderr: []string{"not a significance level"}},
 		"one file":      {args: []string{testdata + "base.txt"}, wantCode: 2, wantStderr: []string{"usage: llmsla gate"}},
 		"bad tolerance": {args: []string{"-tolerance", "ttft", "a", "b"}, wantCode: 2, wantStderr: []string{"unit=10%"}},

@@ -296,7 +296,7 @@ func (o Options) alpha(f string) float64 {
 
 func defaults(opts Options) (Options, error) {
 	if opts.Alpha != 0 {
-		if err := checkAlpha(opts.Alpha); err != nil {
+		if err := CheckAlpha(opts.Alpha); err != nil {
 			return opts, err
 		}
 	}
@@ -304,7 +304,7 @@ func defaults(opts Options) (Options, error) {
 		if _, ok := DefaultAlpha[f]; !ok {
 			return opts, fmt.Errorf("alpha for %q: no such family (have %s, %s, %s)", f, FamilyLatency, FamilyQuality, FamilyRuns)
 		}
-		if err := checkAlpha(a); err != nil {
+		if err := CheckAlpha(a); err != nil {
 			return opts, fmt.Errorf("%s: %w", f, err)
 		}
 	}
@@ -367,11 +367,11 @@ func checkProcs(rep *Report, sides [2]*side) error {
 	return nil
 }
 
-// checkAlpha rejects a level that is no significance level: NaN (which
+// CheckAlpha rejects a level that is no significance level: NaN (which
 // every comparison would let through), and 0.5 or more, at which the gate
 // blocks unchanged candidates more often than not. The SLA file's
 // gate.alpha has the same bounds.
-func checkAlpha(alpha float64) error {
+func CheckAlpha(alpha float64) error {
 	if !(alpha > 0 && alpha < 0.5) {
 		return fmt.Errorf("alpha %g is not a significance level: want 0 < alpha < 0.5 (e.g. 0.05); it is the probability of blocking an unchanged candidate", alpha)
 	}
