@@ -130,6 +130,28 @@ func writeObjectives(w io.Writer, vs []objective.Verdict) {
 			fmt.Fprintln(w, line)
 		}
 	}
+	writeUncovered(w, vs)
+}
+
+// writeUncovered names the runs that asked only part of their fixture with
+// no coverage objective: their "ok" speaks for the cases asked only.
+func writeUncovered(w io.Writer, vs []objective.Verdict) {
+	seen := map[string]bool{}
+	for _, v := range vs {
+		st := v.Stats
+		run := v.Scenario + " endpoint=" + v.Endpoint
+		if v.Search() != "" || st.FixtureCases == 0 || st.Asked >= st.FixtureCases || seen[run] {
+			continue
+		}
+		seen[run] = true
+		required := false
+		for _, th := range v.Objectives {
+			required = required || th.Key() == "coverage_min"
+		}
+		if !required {
+			fmt.Fprintf(w, "coverage (%s): %d of %d fixture cases asked, not required: its quality figures speak for those only (more requests, or coverage_min: 1 to require every case)\n", run, st.Asked, st.FixtureCases)
+		}
+	}
 }
 
 // levelColumn shows levels compactly: when every level is one label with
