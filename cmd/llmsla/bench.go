@@ -18,6 +18,7 @@ import (
 	"golang.org/x/perf/benchfmt"
 
 	"github.com/llmsla/llmsla/harness"
+	"github.com/llmsla/llmsla/harness/atomicfile"
 	"github.com/llmsla/llmsla/harness/config"
 	"github.com/llmsla/llmsla/harness/secret"
 )
@@ -179,25 +180,7 @@ func stage(src, dir string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	f, err := os.CreateTemp(dir, ".latest.tmp*")
-	if err != nil {
-		return "", err
-	}
-	_, err = f.Write(b)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(f.Name(), 0o644)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		return "", err
-	}
-	return f.Name(), nil
+	return atomicfile.Stage(dir, filepath.Base(src), b)
 }
 
 // record runs go test, writing each complete output line to path as it

@@ -15,11 +15,22 @@ func Write(path string, data []byte) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	tmp, err := Stage(dir, filepath.Base(path), data)
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name()) // a no-op once renamed
+	defer os.Remove(tmp) // a no-op once renamed
+	return os.Rename(tmp, path)
+}
+
+// Stage writes data to a synced temporary file in dir, named after name,
+// and returns its path, for the caller to rename when several files must
+// be replaced together. Nothing is left behind on error.
+func Stage(dir, name string, data []byte) (string, error) {
+	tmp, err := os.CreateTemp(dir, "."+name+".tmp*")
+	if err != nil {
+		return "", err
+	}
 	_, err = tmp.Write(data)
 	if err == nil {
 		err = tmp.Sync()
@@ -31,7 +42,8 @@ func Write(path string, data []byte) error {
 		err = os.Chmod(tmp.Name(), 0o644)
 	}
 	if err != nil {
-		return err
+		os.Remove(tmp.Name())
+		return "", err
 	}
-	return os.Rename(tmp.Name(), path)
+	return tmp.Name(), nil
 }
