@@ -41,6 +41,7 @@ type Session struct {
 
 	startOnce sync.Once
 	startLag  time.Duration
+	slots     int    // measured runs given a slot so far (-level-every)
 	synthRuns uint64 // synthetic-prompt runs so far, to seed each apart
 
 	mu         sync.Mutex
@@ -147,7 +148,7 @@ func (s *Session) run(ctx context.Context, scenario string, ep stream.Endpoint, 
 		// capacity search may step to.
 		return nil, fmt.Errorf("shard %s: %s: %w", shard, lv.Label(), err)
 	}
-	startLag := s.waitStart()
+	startLag := s.waitStart(probe)
 	// A run is one scenario on one endpoint (METRICS.md): its first request
 	// is its cold start, and its warm-up is sent once, before the first level.
 	key := scenario + "/" + ep.Name
@@ -237,9 +238,15 @@ func (s *Session) synthSeed(seed uint64, shard load.Shard) uint64 {
 // waitStart holds the first request until the start the shards agreed on
 // (-start-at), so that their measured windows overlap, and returns how late
 // this process got there (0 when it was early, or there is no agreement).
-// Durations are measured on each machine's monotonic clock; only this
-// alignment uses the wall clock.
-func (s *Session) waitStart() time.Duration {
+// With a slot per run (-level-every), it holds the k-th measured run until
+// StartAt + (k+1)·LevelEvery, and returns how late that run is: every
+// shard runs the same runs in the same order, so the k-th slot of each is
+// the same level, and a run that overran its slot makes the next one late,
+// not every one after it. go test's probe runs wait for the start only:
+// the first slot holds the first probe, the cold request and the warm-up,
+// and each slot the probe of the run after it. Durations are measured on each machine's monotonic clock;
+// only this alignment uses the wall clock.
+func (s *Session) waitStart(probe bool) time.Duration {
 	s.startOnce.Do(func() {
 		if s.cfg.StartAt.IsZero() {
 			return
@@ -250,5 +257,17 @@ func (s *Session) waitStart() time.Duration {
 		}
 		s.startLag = time.Since(s.cfg.StartAt)
 	})
-	return s.startLag
+	if s.cfg.LevelEvery == 0 || probe {
+		return s.startLag
+	}
+	s.mu.Lock()
+	k := s.slots
+	s.slots++
+	s.mu.Unlock()
+	slot := s.cfg.StartAt.Add(time.Duration(k+1) * s.cfg.LevelEvery)
+	if d := time.Until(slot); d > 0 {
+		time.Sleep(d)
+		return 0
+	}
+	return time.Since(slot)
 }

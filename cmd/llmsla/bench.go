@@ -44,12 +44,13 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	quiet := fs.Bool("q", false, "no progress lines on stderr")
 	shard := fs.String("shard", "", "`I/N`: send this machine's share of a run sent by N (also $LLMSLA_SHARD, or $JOB_COMPLETION_INDEX with $LLMSLA_SHARDS)")
 	startAt := fs.String("start-at", "", "wall-clock `time` (RFC 3339) at which the shards start measuring together (also $LLMSLA_START_AT)")
+	levelEvery := fs.String("level-every", "", "`duration` of each measured run's slot after -start-at: the k-th run starts at start + (k+1)·duration on every shard, so that shards stay together through levels and -count repetitions (also $LLMSLA_LEVEL_EVERY)")
 	if err := fs.Parse(args); err != nil {
 		return parseFailed(err)
 	}
 	// The test binary reads these from its environment, with the rest of
 	// the configuration.
-	for env, v := range map[string]string{config.EnvShard: *shard, config.EnvStartAt: *startAt} {
+	for env, v := range map[string]string{config.EnvShard: *shard, config.EnvStartAt: *startAt, config.EnvLevelEvery: *levelEvery} {
 		if v != "" {
 			os.Setenv(env, v)
 		}

@@ -150,3 +150,80 @@ func TestShardedRun(t *testing.T) {
 		t.Errorf("gate with shard 1 gone: exit %d, stderr %q; want 2 naming shard 1/3", code, errOut.String())
 	}
 }
+
+// TestShardsKeepTogether: shards started together drift apart when one
+// takes longer over the first run (here a warm-up of 6 requests that the
+// other shard does not send, as a slower connect or a busier machine
+// would): without slots every later run of the late shard starts 600 ms
+// after the other's, and runs of 400 ms do not overlap. With -level-every
+// every measured run starts at its slot on both shards, and they overlap.
+func TestShardsKeepTogether(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds llmsla and runs four benches")
+	}
+	srv := httptest.NewServer(sim.New(sim.Config{TTFT: 100 * time.Millisecond, TPOT: 2 * time.Millisecond, OutputTokens: 4, Seed: 9}))
+	defer srv.Close()
+	cfg := func(warmup int) string {
+		p := filepath.Join(t.TempDir(), "sla.yaml")
+		yaml := fmt.Sprintf("endpoints:\n  shared: {base_url: %q, model: sim}\n"+
+			"scenarios:\n  chat:\n    concurrency: 2\n    warmup: %d\n    sla: {accuracy_min: 0}\n", srv.URL+"/v1", warmup)
+		if err := os.WriteFile(p, []byte(yaml), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	configs := []string{cfg(0), cfg(6)}
+	simEnv(t, "")
+	t.Setenv(config.EnvShard, "")
+	t.Setenv(config.EnvStartAt, "")
+	t.Setenv(config.EnvLevelEvery, "")
+	bin := filepath.Join(t.TempDir(), "llmsla")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	if out, err := exec.Command("go", "test", "-count=1", "-run", "^$", suites).CombinedOutput(); err != nil {
+		t.Fatalf("go test: %v\n%s", err, out)
+	}
+	sharded := func(slots ...string) []objective.Verdict {
+		start := time.Now().Add(8 * time.Second).UTC().Format(time.RFC3339)
+		dirs := make([]string, 2)
+		var wg sync.WaitGroup
+		for i := range dirs {
+			dirs[i] = t.TempDir()
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				args := append([]string{"bench", "-pkg", suites, "-bench", "Chat", "-count", "3", "-n", "8", "-q", "-out", dirs[i],
+					"-shard", fmt.Sprintf("%d/2", i), "-start-at", start}, slots...)
+				cmd := exec.Command(bin, args...)
+				cmd.Env = append(os.Environ(), config.EnvConfig+"="+configs[i])
+				if out, err := cmd.CombinedOutput(); err != nil {
+					t.Errorf("llmsla %v: %v\n%s", args, err, out)
+				}
+			}()
+		}
+		wg.Wait()
+		merged, _, err := sample.ReadAll(dirs, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		vs := objective.Evaluate(merged, func(string, string) objective.Objectives { return nil })
+		if len(vs) != 1 {
+			t.Fatalf("%d levels, want 1", len(vs))
+		}
+		return vs
+	}
+	apart := sharded()[0].Stats
+	together := sharded("-level-every", "2s")[0].Stats
+	t.Logf("without slots: overlap %.2f, started %v apart, %.1f req/s; with: overlap %.2f, %v apart, %.1f req/s, latest start %v late",
+		apart.Overlap, apart.StartSpread, apart.ReqPerSec, together.Overlap, together.StartSpread, together.ReqPerSec, together.StartLag)
+	if apart.Overlap > 0.3 || apart.StartSpread < 400*time.Millisecond {
+		t.Errorf("without slots: overlap %.2f, started %v apart; want the 600 ms warm-up to keep them apart (the test lost its drift)", apart.Overlap, apart.StartSpread)
+	}
+	if together.Overlap < 0.75 || together.StartSpread > 100*time.Millisecond {
+		t.Errorf("with -level-every 2s: overlap %.2f, started %v apart; want ≥ 0.75 and ≤ 100 ms", together.Overlap, together.StartSpread)
+	}
+	if together.StartLag > 100*time.Millisecond {
+		t.Errorf("with -level-every 2s: shard %s started a run %v after its slot; the slots of 2 s hold runs of 400 ms", together.LateShard, together.StartLag)
+	}
+}

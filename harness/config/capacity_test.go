@@ -14,7 +14,7 @@ func loadEnv(t *testing.T, file, capacitySpec, shard string) (*Config, error) {
 	t.Helper()
 	t.Setenv(EnvConfig, writeConfig(t, file))
 	for k, v := range map[string]string{EnvEndpoints: "", EnvCapacity: capacitySpec, EnvShard: shard, EnvShards: "",
-		"JOB_COMPLETION_INDEX": "", EnvStartAt: ""} {
+		"JOB_COMPLETION_INDEX": "", EnvStartAt: "", EnvLevelEvery: ""} {
 		t.Setenv(k, v)
 	}
 	return Load()

@@ -40,8 +40,14 @@ type Config struct {
 	// ($LLMSLA_SHARD=I/N, or a Kubernetes Indexed Job's
 	// $JOB_COMPLETION_INDEX with $LLMSLA_SHARDS=N); StartAt is the wall-clock
 	// instant the shards agreed to start at ($LLMSLA_START_AT, RFC 3339).
-	Shard   load.Shard
-	StartAt time.Time
+	// LevelEvery, when set ($LLMSLA_LEVEL_EVERY), gives every measured run
+	// a slot: the k-th starts at StartAt + (k+1)·LevelEvery on every shard
+	// (the first slot holds go test's probe and the warm-up), so
+	// that the shards stay together through the levels and -count
+	// repetitions instead of drifting apart after the first.
+	Shard      load.Shard
+	StartAt    time.Time
+	LevelEvery time.Duration
 	// CapacityOnly names the scenario whose capacity search alone is run
 	// ($LLMSLA_CAPACITY, set by llmsla capacity); "" for a normal run.
 	CapacityOnly string
@@ -142,6 +148,8 @@ const (
 	EnvShard   = "LLMSLA_SHARD"
 	EnvShards  = "LLMSLA_SHARDS"
 	EnvStartAt = "LLMSLA_START_AT"
+	// EnvLevelEvery is the slot of each measured run after the start.
+	EnvLevelEvery = "LLMSLA_LEVEL_EVERY"
 )
 
 // Load finds and loads the configuration: $LLMSLA_CONFIG, else sla.yaml at

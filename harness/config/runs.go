@@ -14,8 +14,9 @@ import (
 // or as a capacity search of one scenario — both read from the environment
 // llmsla bench and llmsla capacity set for the test binary.
 
-// sharding reads the shard of this process and the agreed start from the
-// environment, and checks that every level of every scenario can be split.
+// sharding reads the shard of this process, the agreed start and the
+// length of a run's slot from the environment, and checks that every
+// level of every scenario can be split.
 func (c *Config) sharding() error {
 	spec := os.Getenv(EnvShard)
 	if idx := os.Getenv("JOB_COMPLETION_INDEX"); spec == "" && idx != "" && os.Getenv(EnvShards) != "" {
@@ -34,6 +35,16 @@ func (c *Config) sharding() error {
 			return fmt.Errorf("%s: %q is not an RFC 3339 time (e.g. 2026-12-01T10:00:00Z)", EnvStartAt, at)
 		}
 		c.StartAt = t
+	}
+	if every := os.Getenv(EnvLevelEvery); every != "" {
+		d, err := time.ParseDuration(every)
+		switch {
+		case err != nil || d <= 0:
+			return fmt.Errorf("%s: %q is not a duration > 0 (e.g. 30s)", EnvLevelEvery, every)
+		case c.StartAt.IsZero():
+			return fmt.Errorf("%s=%s: the slots count from the agreed start: set %s (-start-at) too", EnvLevelEvery, every, EnvStartAt)
+		}
+		c.LevelEvery = d
 	}
 	if !c.Shard.On() {
 		return nil

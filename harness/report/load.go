@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"strings"
+	"time"
 
 	"github.com/llmsla/llmsla/harness/metric"
 	"github.com/llmsla/llmsla/harness/objective"
@@ -54,11 +55,30 @@ func Load(w io.Writer, vs []objective.Verdict) {
 			}
 		}
 	}
+	var longest time.Duration
+	apart := false
 	for _, v := range vs {
-		if o := v.Stats.Overlap; o < 0.9 {
-			fmt.Fprintf(w, "WARNING (%s): the shards' measured windows overlap %s only: they did not send together, and throughput over their union understates what they sent at once (start them with -start-at)\n",
-				where(v), metric.Pct(o))
+		st := v.Stats
+		longest = max(longest, st.LongestRun)
+		if o := st.Overlap; o < 0.9 {
+			why := fmt.Sprintf("they started %s apart", st.StartSpread.Round(time.Millisecond))
+			if st.StartSpread <= LateStart(st.LongestRun) {
+				why = "they started together and ended apart (runs of few requests differ in length; more requests a run even them out)"
+			} else {
+				apart = true
+			}
+			fmt.Fprintf(w, "WARNING (%s): the shards' measured windows overlap %s only: %s, and throughput over their union understates what they sent at once\n",
+				where(v), metric.Pct(o), why)
 		}
+		if st.LateShard != "" && st.StartLag > LateStart(st.LongestRun) {
+			apart = true
+			fmt.Fprintf(w, "WARNING (%s): shard %s started a run %s after the instant agreed for it (-start-at, -level-every), and sent alone for that long\n",
+				where(v), st.LateShard, st.StartLag.Round(time.Millisecond))
+		}
+	}
+	if apart {
+		fmt.Fprintf(w, "to keep shards together: start them with -start-at a time they all reach, and give each run a slot with -level-every %s or more (the longest run took %s; a slot also holds go test's probe and the warm-up)\n",
+			slotFor(longest), longest.Round(time.Millisecond))
 	}
 	seen := map[string]bool{}
 	for _, v := range vs {
@@ -85,4 +105,17 @@ func Slices(w io.Writer, v objective.Verdict) {
 			metric.Num(s.TTFT.P50), metric.Num(s.TTFT.P95), metric.Pct(s.ErrorRate()))
 	}
 	fmt.Fprintln(w, b.String())
+}
+
+// LateStart is how late a shard may start a run of the given length
+// before the report warns: 5% of it, at least 50 ms (a process's start-up
+// and a clock's skew).
+func LateStart(run time.Duration) time.Duration {
+	return max(50*time.Millisecond, run/20)
+}
+
+// slotFor is a -level-every that fits a run of length d with a margin
+// for go test's probe and the warm-up: 1.5 d, rounded up to a second.
+func slotFor(d time.Duration) time.Duration {
+	return (d + d/2 + time.Second - 1).Truncate(time.Second)
 }

@@ -3,6 +3,7 @@ package report
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/llmsla/llmsla/harness/objective"
 	"github.com/llmsla/llmsla/harness/stats"
@@ -32,6 +33,36 @@ func TestVerdictsNameUncoveredRuns(t *testing.T) {
 	for _, not := range []string{"coverage (chat", "coverage (summary"} {
 		if strings.Contains(got, not) {
 			t.Errorf("output has %q (every case asked, or coverage required):\n%s", not, got)
+		}
+	}
+}
+
+// Shards whose windows overlap little are told apart: started apart (the
+// advice names a -level-every that fits the longest run) or started
+// together and ended apart (no slot would help); a shard late for its
+// run is named.
+func TestVerdictsShardsApart(t *testing.T) {
+	verdict := func(st stats.Stats) objective.Verdict {
+		st.Scenario, st.Endpoint, st.Level = "chat", "prod", "concurrency=12"
+		return objective.Verdict{Scenario: "chat", Endpoint: "prod", Level: "concurrency=12", Stats: &st}
+	}
+	var out strings.Builder
+	Verdicts(&out, []objective.Verdict{verdict(stats.Stats{Overlap: 0.41, StartSpread: 300 * time.Millisecond, LongestRun: 900 * time.Millisecond})})
+	for _, want := range []string{"overlap 41% only: they started 300ms apart", "-level-every 2s or more (the longest run took 900ms"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("started apart: output lacks %q:\n%s", want, &out)
+		}
+	}
+	out.Reset()
+	Verdicts(&out, []objective.Verdict{verdict(stats.Stats{Overlap: 0.85, StartSpread: 10 * time.Millisecond, LongestRun: 900 * time.Millisecond})})
+	if got := out.String(); !strings.Contains(got, "they started together and ended apart") || strings.Contains(got, "-level-every") {
+		t.Errorf("ended apart: want the reason and no slot advice:\n%s", got)
+	}
+	out.Reset()
+	Verdicts(&out, []objective.Verdict{verdict(stats.Stats{Overlap: 0.95, StartLag: time.Second, LateShard: "2/3", LongestRun: 900 * time.Millisecond})})
+	for _, want := range []string{"shard 2/3 started a run 1s after the instant agreed for it", "-level-every 2s or more"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("late shard: output lacks %q:\n%s", want, &out)
 		}
 	}
 }

@@ -40,7 +40,8 @@ type Sample struct {
 	FixtureCases int `json:"fixture_cases,omitempty"`
 	// Shard is "I/N" when the run was sent by N machines together, this
 	// sample by the I-th; StartLag is how late that machine started after
-	// the start they agreed on (-start-at).
+	// the start they agreed on (-start-at), or with a slot per run
+	// (-level-every) how late this run started after its slot.
 	Shard    string        `json:"shard,omitempty"`
 	StartLag time.Duration `json:"start_lag_ns,omitempty"`
 

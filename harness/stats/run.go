@@ -40,7 +40,18 @@ type Stats struct {
 	// measured windows overlap: the shortest intersection / union over the
 	// runs (1: perfectly together); NaN when not sharded. Throughput over
 	// shards only adds up when they sent at the same time.
-	Overlap      float64
+	Overlap float64
+	// StartSpread is how far apart the shards started the run that
+	// overlapped least: small when they started together and only ended
+	// apart (runs of different lengths).
+	StartSpread time.Duration
+	// LongestRun is the longest measured window of one run (one shard's,
+	// in a sharded run): the least slot -level-every could give each run.
+	// StartLag is the latest a shard started a run after the instant
+	// agreed for it (-start-at, -level-every), and LateShard that shard.
+	LongestRun   time.Duration
+	StartLag     time.Duration
+	LateShard    string
 	ReqPerSec    float64 // completed requests / wall
 	OutTokPerSec float64 // Σ output tokens / wall
 
@@ -162,6 +173,9 @@ func Summarize(samples []sample.Sample, good func(*sample.Sample) bool) *Stats {
 			st.addCase(s)
 		}
 		st.FixtureCases = max(st.FixtureCases, s.FixtureCases)
+		if s.StartLag > st.StartLag {
+			st.StartLag, st.LateShard = s.StartLag, s.Shard
+		}
 		r := runs[s.Run]
 		if r == nil {
 			r = &run{group: runGroup(s)}
@@ -211,7 +225,10 @@ func Summarize(samples []sample.Sample, good func(*sample.Sample) bool) *Stats {
 	st.TPOT, st.ITL = Describe(tpot), DescribeHist(&itl)
 	st.Open, st.Slices = open.summary(runs), slices.slices()
 	st.PromptTokens = Describe(prompt)
-	st.Wall, st.Overlap = wall(runs)
+	st.Wall, st.Overlap, st.StartSpread = wall(runs)
+	for _, r := range runs {
+		st.LongestRun = max(st.LongestRun, r.last.Sub(r.first))
+	}
 	st.PeakInFlight = peakInFlight(spans)
 	st.loadWarnings(runs)
 	if secs := st.Wall.Seconds(); secs > 0 {
@@ -278,14 +295,14 @@ type window struct{ first, last time.Time }
 // single machine would have had, and their requests over it the load they
 // sent at once. When they did not, the union is longer than any one
 // window and the throughput understated, never overstated; Overlap (the
-// shards' common window over their union) says so.
-func wall(runs map[string]*run) (time.Duration, float64) {
+// shards' common window over their union) says so, and spread how far
+// apart the shards started that least overlapping run.
+func wall(runs map[string]*run) (total time.Duration, overlap float64, spread time.Duration) {
 	groups := map[string][]window{}
 	for _, r := range runs {
 		groups[r.group] = append(groups[r.group], r.window)
 	}
-	var total time.Duration
-	overlap := math.NaN()
+	overlap = math.NaN()
 	for _, ws := range groups {
 		u, in := ws[0], ws[0]
 		for _, w := range ws[1:] {
@@ -302,11 +319,11 @@ func wall(runs map[string]*run) (time.Duration, float64) {
 		if len(ws) > 1 && span > 0 {
 			o := max(0, float64(in.last.Sub(in.first))/float64(span))
 			if math.IsNaN(overlap) || o < overlap {
-				overlap = o
+				overlap, spread = o, in.first.Sub(u.first)
 			}
 		}
 	}
-	return total, overlap
+	return total, overlap, spread
 }
 
 // runGroup is the window group of a sample's run: the run itself, or for
