@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"runtime"
 	"sync"
 	"time"
 
@@ -110,10 +109,6 @@ func gamma(r *rand.Rand, k float64) float64 {
 	}
 }
 
-// spinWindow is how long before a request's instant the pacer stops
-// sleeping and yields instead.
-const spinWindow = 2 * time.Millisecond
-
 // Pace sends request i at its scheduled instant, each on its own
 // goroutine, the dispatcher never waiting for a response (only for a slot
 // under MaxConcurrency). Lateness does not accumulate: every instant is
@@ -132,20 +127,8 @@ func (o Open) Pace(ctx context.Context, n int, send func(i int, sched time.Time)
 	start := time.Now()
 	for i, off := range sched {
 		at := start.Add(off)
-		// Sleep to within two milliseconds, then yield until the instant:
-		// the runtime's timers wake up to a millisecond late (its poller
-		// waits in whole milliseconds), which would make every request late
-		// by half that on average.
-		if d := time.Until(at); d > spinWindow {
-			timer.Reset(d - spinWindow)
-			select {
-			case <-ctx.Done():
-				return
-			case <-timer.C:
-			}
-		}
-		for time.Now().Before(at) {
-			runtime.Gosched()
+		if !waitUntil(ctx, timer, at) {
+			return
 		}
 		if slots != nil {
 			select {

@@ -152,15 +152,84 @@ func BenchmarkOpenLoopPacer(b *testing.B) {
 		return sample.Sample{Start: time.Now(), Finish: "stop"}
 	})
 	src := load.SourceFunc(func(int) load.Prompt { return load.Prompt{} })
-	for _, rate := range []float64{1000, 5000, 10000, 20000, 50000} {
-		b.Run(fmt.Sprintf("rate=%g", rate), func(b *testing.B) {
-			o := load.Open{Rate: rate, Arrival: load.Poisson, Seed: 1}
-			samples := load.NewRunner().Run(context.Background(), noop, src, o, b.N)
+	// wait=yield is the pacer without a thread sleep (yields through the
+	// last 2 ms before each instant); wait=sleep the default, side by side.
+	waits := []struct {
+		name  string
+		sleep func(time.Duration)
+	}{{"sleep", load.ThreadSleep()}, {"yield", nil}}
+	for _, rate := range []float64{200, 1000, 5000, 10000, 20000, 50000} {
+		for _, w := range waits {
+			if w.name == "sleep" && w.sleep == nil {
+				continue // no thread sleep on this platform
+			}
+			b.Run(fmt.Sprintf("rate=%g/wait=%s", rate, w.name), func(b *testing.B) {
+				defer load.SetThreadSleep(w.sleep)()
+				o := load.Open{Rate: rate, Arrival: load.Poisson, Seed: 1}
+				cpu0, t0 := cpuTime(), time.Now()
+				samples := load.NewRunner().Run(context.Background(), noop, src, o, b.N)
+				cpu, wall := cpuTime()-cpu0, time.Since(t0)
+				st := stats.Summarize(samples, nil)
+				b.ReportMetric(0, "ns/op")
+				b.ReportMetric(1000*st.Open.Lag.P50, "lag-p50-us")
+				b.ReportMetric(1000*st.Open.Lag.P99, "lag-p99-us")
+				b.ReportMetric(st.Open.Achieved/rate, "achieved/requested")
+				b.ReportMetric(100*cpu.Seconds()/wall.Seconds(), "cpu-%")
+			})
+		}
+	}
+}
+
+// BenchmarkPacerMeasurementError: what the pacer's wait costs the
+// measurement. An open loop at 400 req/s of streams against the in-process
+// simulator, the last stretch before each instant slept (wait=sleep, the
+// default) or yielded (wait=yield, a core held), side by side; reported:
+// how far the client's first and last token readings are from the instants
+// the simulator wrote them, the schedule lag, and the CPU used.
+//
+//	go test -run '^$' -bench PacerMeasurementError -benchtime 2000x -count 5 ./harness/load/
+func BenchmarkPacerMeasurementError(b *testing.B) {
+	cfg := sim.Config{TTFT: 50 * time.Millisecond, TTFTJitter: 0.3, TPOT: 5 * time.Millisecond, TPOTJitter: 0.3, OutputTokens: 16, Seed: 3}
+	for _, w := range []struct {
+		name  string
+		sleep func(time.Duration)
+	}{{"sleep", load.ThreadSleep()}, {"yield", nil}} {
+		if w.name == "sleep" && w.sleep == nil {
+			continue
+		}
+		b.Run("wait="+w.name, func(b *testing.B) {
+			defer load.SetThreadSleep(w.sleep)()
+			srv, url := sim.Start(b, cfg)
+			c := stream.NewClient(stream.Endpoint{Name: "sim", BaseURL: url, Model: "m"})
+			defer c.CloseIdle()
+			load.NewRunner().Run(context.Background(), c, hello(), load.Closed(64), 64) // fill the pool
+			srv.Reset()
+			o := load.Open{Rate: 400, Arrival: load.Poisson, Seed: 1}
+			cpu0, t0 := cpuTime(), time.Now()
+			samples := load.NewRunner().Run(context.Background(), c, hello(), o, b.N)
+			cpu, wall := cpuTime()-cpu0, time.Since(t0)
+			truth := map[string]sim.Truth{}
+			for _, tr := range srv.Truth() {
+				truth[tr.ID] = tr
+			}
+			var ttftErr, totalErr []float64
+			for _, s := range samples {
+				tr, ok := truth[s.ID]
+				if !s.OK() || !ok {
+					b.Fatalf("sample %d: %s (truth found: %v)", s.Seq, s.Err, ok)
+				}
+				us := func(got, want time.Time) float64 { return math.Abs(float64(got.Sub(want)) / 1e3) }
+				ttftErr = append(ttftErr, us(s.Start.Add(s.TTFT), tr.FirstToken))
+				totalErr = append(totalErr, us(s.Start.Add(s.Total), tr.Last))
+			}
+			te, to := stats.Describe(ttftErr), stats.Describe(totalErr)
 			st := stats.Summarize(samples, nil)
 			b.ReportMetric(0, "ns/op")
-			b.ReportMetric(1000*st.Open.Lag.P50, "lag-p50-us")
+			b.ReportMetric(te.P50, "ttft-err-p50-us")
+			b.ReportMetric(te.P95, "ttft-err-p95-us")
+			b.ReportMetric(to.P95, "total-err-p95-us")
 			b.ReportMetric(1000*st.Open.Lag.P99, "lag-p99-us")
-			b.ReportMetric(st.Open.Achieved/rate, "achieved/requested")
+			b.ReportMetric(100*cpu.Seconds()/wall.Seconds(), "cpu-%")
 		})
 	}
 }
