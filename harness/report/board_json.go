@@ -16,6 +16,7 @@ type boardJSON struct {
 	Scenarios      []string       `json:"scenarios"`
 	Levels         []string       `json:"levels"`
 	Alpha          float64        `json:"alpha"`
+	PairAlpha      float64        `json:"pair_alpha"` // alpha over the pairs of endpoints (Bonferroni)
 	Prefer         Prefer         `json:"prefer"`
 	Compared       []string       `json:"compared"`
 	NotCompared    []string       `json:"not_compared"`
@@ -69,7 +70,7 @@ type recommendJSON struct {
 
 // JSON writes the board as one indented JSON document.
 func (b *Board) JSON(w io.Writer) error {
-	out := boardJSON{Scenarios: b.Scenarios, Levels: make([]string, len(b.Levels)), Alpha: b.Alpha, Prefer: b.Prefer,
+	out := boardJSON{Scenarios: b.Scenarios, Levels: make([]string, len(b.Levels)), Alpha: b.Alpha, PairAlpha: b.PairAlpha(), Prefer: b.Prefer,
 		Compared: labels(b.Axes), NotCompared: b.NotCompared, Recommendation: recommendJSON{Reason: b.Recommendation}}
 	if out.NotCompared == nil {
 		out.NotCompared = []string{}

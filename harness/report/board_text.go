@@ -150,7 +150,7 @@ func (b *Board) Notes(short bool) []string {
 				unknown = "; ?: not comparable, e.g. costs in two currencies"
 			}
 		}
-		out = append(out, fmt.Sprintf("Rankings, best first (≈: difference not significant at α=%g, Mann-Whitney U on the per-request values%s):", b.Alpha, unknown))
+		out = append(out, fmt.Sprintf("Rankings, best first (≈: difference not significant at %s, Mann-Whitney U on the per-request values%s):", b.alphaText(), unknown))
 		for _, r := range b.Ranks {
 			out = append(out, "  "+r.String())
 		}

@@ -200,7 +200,7 @@ func (b *Board) dominates(a, o *Entry) ([]string, bool) {
 	}
 	var better []string
 	for _, ax := range b.Axes {
-		switch ax.Compare(a, o, b.Alpha) {
+		switch ax.Compare(a, o, b.PairAlpha()) {
 		case Unknown, Worse:
 			return nil, false
 		case Better:
@@ -265,7 +265,7 @@ func (b *Board) rank(ax Axis) Ranking {
 		return vi > vj
 	})
 	for i := 0; i+1 < len(r.Order); i++ {
-		out := ax.Compare(r.Order[i], r.Order[i+1], b.Alpha)
+		out := ax.Compare(r.Order[i], r.Order[i+1], b.PairAlpha())
 		r.Tied = append(r.Tied, out == Tied || out == Worse)
 		r.Unknown = append(r.Unknown, out == Unknown)
 	}
@@ -307,4 +307,24 @@ func joinAnd(xs []string) string {
 		return xs[0]
 	}
 	return strings.Join(xs[:len(xs)-1], ", ") + " and " + xs[len(xs)-1]
+}
+
+// PairAlpha is the level each comparison of two endpoints is made at:
+// Alpha over the pairs of endpoints (Bonferroni), so that the chance of
+// calling any endpoint better than another when none differs stays under
+// Alpha on each figure, however many endpoints there are.
+func (b *Board) PairAlpha() float64 {
+	n := len(b.Endpoints)
+	return b.Alpha / float64(max(1, n*(n-1)/2))
+}
+
+// alphaText says at which level differences are significant: "α=0.05"
+// with two endpoints, "α=0.05 over the 3 pairs of endpoints (0.0167 a
+// pair, Bonferroni)" with more.
+func (b *Board) alphaText() string {
+	n := len(b.Endpoints)
+	if pairs := n * (n - 1) / 2; pairs > 1 {
+		return fmt.Sprintf("α=%g over the %d pairs of endpoints (%.3g a pair, Bonferroni)", b.Alpha, pairs, b.PairAlpha())
+	}
+	return fmt.Sprintf("α=%g", b.Alpha)
 }

@@ -53,7 +53,7 @@ func (b *Board) recommend() {
 		best := cands[0]
 		tied := []*Entry{best}
 		for _, c := range cands[1:] {
-			switch ax.Compare(best, c, b.Alpha) {
+			switch ax.Compare(best, c, b.PairAlpha()) {
 			case Unknown:
 				b.Recommendation = fmt.Sprintf("%s meet every objective of every scenario, but %s cannot be compared between %s: no endpoint is chosen%s.",
 					joinAnd(names(ok)), ax.Label, unknownWhy(ax, best, c), fix(ax))
@@ -83,12 +83,12 @@ func (b *Board) recommend() {
 	}
 	sort.SliceStable(cands, func(i, j int) bool { return cands[i].Name < cands[j].Name })
 	if len(cands) == len(ok) && len(ok) == 2 {
-		b.Recommendation = fmt.Sprintf("%s meet every objective of every scenario and are tied: no difference in %s is significant at α=%g; either will do, or measure more requests%s.",
-			joinAnd(names(cands)), joinAnd(labels(order)), b.Alpha, note)
+		b.Recommendation = fmt.Sprintf("%s meet every objective of every scenario and are tied: no difference in %s is significant at %s; either will do, or measure more requests%s.",
+			joinAnd(names(cands)), joinAnd(labels(order)), b.alphaText(), note)
 		return
 	}
-	b.Recommendation = fmt.Sprintf("Of the %d endpoints that meet every objective of every scenario, %s are tied: none differs significantly from the best on %s at α=%g; any of them will do, or measure more requests%s.",
-		len(ok), joinAnd(names(cands)), joinAnd(labels(order)), b.Alpha, note)
+	b.Recommendation = fmt.Sprintf("Of the %d endpoints that meet every objective of every scenario, %s are tied: none differs significantly from the best on %s at %s; any of them will do, or measure more requests%s.",
+		len(ok), joinAnd(names(cands)), joinAnd(labels(order)), b.alphaText(), note)
 }
 
 // unknownWhy says why two endpoints cannot be compared on the axis: "a and
