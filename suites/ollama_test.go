@@ -241,7 +241,9 @@ func TestOllamaExtraction(t *testing.T) {
 // tokens the second string had still not closed. A random-weight model
 // picks the closing quote about as rarely as any other token, and the
 // grammar bounds nothing else. So: no JSON objective here, only errors and
-// latency, and the figures are logged.
+// latency; and what the harness makes of a cut answer is checked: every
+// answer checked for JSON and against the schema, a JSON prefix cut at
+// max_tokens counted invalid for both, and no cut answer passing.
 func TestOllamaExtractionFullSchema(t *testing.T) {
 	srv := ollamatest.Shared(t)
 	cfg := ollamaConfig(t, srv)
@@ -260,6 +262,18 @@ func TestOllamaExtractionFullSchema(t *testing.T) {
 		q := v.Stats.Quality
 		t.Logf("full invoice schema, max_tokens %d: %d answers, %d cut at max_tokens, json valid %d, schema valid %d",
 			c.MaxTokens, q.Responses, q.Truncated, q.JSONValid, q.SchemaValid)
+		if q.Responses == 0 || q.JSONChecked != q.Responses || q.SchemaChecked != q.Responses {
+			t.Errorf("%d answers, %d checked for JSON, %d against the schema: want every one", q.Responses, q.JSONChecked, q.SchemaChecked)
+		}
+		if q.Truncated == 0 {
+			t.Errorf("no answer cut at max_tokens %d: the full invoice no longer runs past it, and this test checks nothing", c.MaxTokens)
+		}
+		// The cut answers are JSON prefixes (the model, at temperature 0,
+		// never closes the invoice in 32 tokens): only uncut ones may pass.
+		if uncut := q.Responses - q.Truncated; q.JSONValid > uncut || q.SchemaValid > uncut || q.Passed > uncut {
+			t.Errorf("%d of %d answers cut, yet json valid %d, schema valid %d, passed %d: a JSON prefix counted as an answer",
+				q.Truncated, q.Responses, q.JSONValid, q.SchemaValid, q.Passed)
+		}
 	}
 }
 
