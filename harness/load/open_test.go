@@ -208,19 +208,9 @@ func BenchmarkPacerMeasurementError(b *testing.B) {
 			cpu0, t0 := cpuTime(), time.Now()
 			samples := load.NewRunner().Run(context.Background(), c, hello(), o, b.N)
 			cpu, wall := cpuTime()-cpu0, time.Since(t0)
-			truth := map[string]sim.Truth{}
-			for _, tr := range srv.Truth() {
-				truth[tr.ID] = tr
-			}
-			var ttftErr, totalErr []float64
-			for _, s := range samples {
-				tr, ok := truth[s.ID]
-				if !s.OK() || !ok {
-					b.Fatalf("sample %d: %s (truth found: %v)", s.Seq, s.Err, ok)
-				}
-				us := func(got, want time.Time) float64 { return math.Abs(float64(got.Sub(want)) / 1e3) }
-				ttftErr = append(ttftErr, us(s.Start.Add(s.TTFT), tr.FirstToken))
-				totalErr = append(totalErr, us(s.Start.Add(s.Total), tr.Last))
+			ttftErr, totalErr, err := srv.ReadingErrors(samples)
+			if err != nil {
+				b.Fatal(err)
 			}
 			te, to := stats.Describe(ttftErr), stats.Describe(totalErr)
 			st := stats.Summarize(samples, nil)

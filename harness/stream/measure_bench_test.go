@@ -2,7 +2,6 @@ package stream_test
 
 import (
 	"context"
-	"math"
 	"testing"
 	"time"
 
@@ -29,19 +28,9 @@ func BenchmarkMeasurementError(b *testing.B) {
 	b.ResetTimer()
 	samples := load.NewRunner().Run(context.Background(), c, hello(), load.Closed(conc), b.N)
 	b.StopTimer()
-	truth := map[string]sim.Truth{}
-	for _, tr := range srv.Truth() {
-		truth[tr.ID] = tr
-	}
-	var ttftErr, totalErr []float64
-	for _, s := range samples {
-		tr, ok := truth[s.ID]
-		if !s.OK() || !ok {
-			b.Fatalf("sample %d: %s (truth found: %v)", s.Seq, s.Err, ok)
-		}
-		us := func(got time.Time, want time.Time) float64 { return math.Abs(float64(got.Sub(want)) / 1e3) }
-		ttftErr = append(ttftErr, us(s.Start.Add(s.TTFT), tr.FirstToken))
-		totalErr = append(totalErr, us(s.Start.Add(s.Total), tr.Last))
+	ttftErr, totalErr, err := srv.ReadingErrors(samples)
+	if err != nil {
+		b.Fatal(err)
 	}
 	te, to := stats.Describe(ttftErr), stats.Describe(totalErr)
 	b.ReportMetric(0, "ns/op")
