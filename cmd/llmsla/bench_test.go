@@ -117,10 +117,7 @@ func TestBenchInterrupted(t *testing.T) {
 		t.Skip("no SIGINT to send")
 	}
 	simEnv(t, "ttft=100ms,tpot=1ms,jitter=0")
-	bin := filepath.Join(t.TempDir(), "llmsla")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildLlmsla(t, false)
 	dir := t.TempDir()
 	// A previous run's latest.txt, which the interrupted run must keep.
 	if err := os.WriteFile(filepath.Join(dir, "latest.txt"), []byte("previous\n"), 0o644); err != nil {

@@ -35,10 +35,7 @@ func TestBenchKilledTakesItsChildren(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv(config.EnvConfig, yaml)
-	bin := filepath.Join(t.TempDir(), "llmsla")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildLlmsla(t, false)
 	// 1000 requests a run: a minute in which go test writes nothing, so
 	// that no broken pipe kills it either.
 	cmd := exec.Command(bin, "bench", "-pkg", suites, "-bench", "Chat", "-count", "10", "-n", "1000", "-out", t.TempDir())

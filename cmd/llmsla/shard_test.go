@@ -44,14 +44,7 @@ func TestShardedRun(t *testing.T) {
 	t.Setenv(config.EnvConfig, cfgPath)
 	t.Setenv(config.EnvShard, "")
 	t.Setenv(config.EnvStartAt, "")
-	bin := filepath.Join(t.TempDir(), "llmsla")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	// Warm go test's build cache, so that the shards start together.
-	if out, err := exec.Command("go", "test", "-count=1", "-run", "^$", suites).CombinedOutput(); err != nil {
-		t.Fatalf("go test: %v\n%s", err, out)
-	}
+	bin := buildLlmsla(t, true)
 	run := func(dir string, args ...string) {
 		cmd := exec.Command(bin, append([]string{"bench", "-pkg", suites, "-bench", "Chat", "-count", "1", "-n", "36", "-q", "-out", dir}, args...)...)
 		var out bytes.Buffer
@@ -177,13 +170,7 @@ func TestShardsKeepTogether(t *testing.T) {
 	t.Setenv(config.EnvShard, "")
 	t.Setenv(config.EnvStartAt, "")
 	t.Setenv(config.EnvLevelEvery, "")
-	bin := filepath.Join(t.TempDir(), "llmsla")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	if out, err := exec.Command("go", "test", "-count=1", "-run", "^$", suites).CombinedOutput(); err != nil {
-		t.Fatalf("go test: %v\n%s", err, out)
-	}
+	bin := buildLlmsla(t, true)
 	sharded := func(slots ...string) []objective.Verdict {
 		start := time.Now().Add(8 * time.Second).UTC().Format(time.RFC3339)
 		dirs := make([]string, 2)
@@ -226,4 +213,22 @@ func TestShardsKeepTogether(t *testing.T) {
 	if together.StartLag > 100*time.Millisecond {
 		t.Errorf("with -level-every 2s: shard %s started a run %v after its slot; the slots of 2 s hold runs of 400 ms", together.LateShard, together.StartLag)
 	}
+}
+
+// buildLlmsla builds the command into a temporary directory and returns
+// its path; warm also compiles the suites' test binary into go test's
+// cache, so that processes started together (shards) start together.
+func buildLlmsla(t *testing.T, warm bool) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "llmsla")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	if !warm {
+		return bin
+	}
+	if out, err := exec.Command("go", "test", "-count=1", "-run", "^$", suites).CombinedOutput(); err != nil {
+		t.Fatalf("go test: %v\n%s", err, out)
+	}
+	return bin
 }
