@@ -72,7 +72,7 @@ the SLA file is broken; the message says why and what to do.
 		// A directory of shards is judged on its pooled requests only:
 		// a flag about benchmark lines would be ignored, so it is refused.
 		if opts.RunsOnly || opts.Filter != "*" {
-			fmt.Fprintf(stderr, "llmsla gate: -runs-only and -filter choose among benchmark lines, and a directory of shards is judged on its pooled requests only: drop the flag, or gate the shards' merged .txt files\n")
+			fmt.Fprintf(stderr, "llmsla gate: -runs-only and -filter choose among benchmark lines, and a directory of shards is judged on its pooled requests only: drop the flag\n")
 			return 2
 		}
 		rep, err = gateShards(fs.Arg(0), fs.Arg(1), opts)
