@@ -223,3 +223,33 @@ func BenchmarkPacerMeasurementError(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkOpenLoopPacerHTTP is the pacer's limit with real requests: an
+// open loop of streams against the in-process simulator answering at once
+// (no TTFT, one token), the client and server sharing the machine. The
+// highest rate whose lag p99 stays within 1 ms is the most this client
+// sends on time here.
+//
+//	go test -run '^$' -bench OpenLoopPacerHTTP -benchtime 5000x ./harness/load/
+func BenchmarkOpenLoopPacerHTTP(b *testing.B) {
+	for _, rate := range []float64{500, 1000, 2000, 5000, 10000, 20000} {
+		b.Run(fmt.Sprintf("rate=%g", rate), func(b *testing.B) {
+			srv, url := sim.Start(b, sim.Config{OutputTokens: 1, Seed: 1})
+			c := stream.NewClient(stream.Endpoint{Name: "sim", BaseURL: url, Model: "m"})
+			defer c.CloseIdle()
+			load.NewRunner().Run(context.Background(), c, hello(), load.Closed(32), 32) // fill the pool
+			srv.Reset()
+			o := load.Open{Rate: rate, Arrival: load.Poisson, Seed: 1}
+			cpu0, t0 := cpuTime(), time.Now()
+			samples := load.NewRunner().Run(context.Background(), c, hello(), o, b.N)
+			cpu, wall := cpuTime()-cpu0, time.Since(t0)
+			st := stats.Summarize(samples, nil)
+			b.ReportMetric(0, "ns/op")
+			b.ReportMetric(1000*st.Open.Lag.P50, "lag-p50-us")
+			b.ReportMetric(1000*st.Open.Lag.P99, "lag-p99-us")
+			b.ReportMetric(st.Open.Achieved/rate, "achieved/requested")
+			b.ReportMetric(100*float64(st.Failed)/float64(max(1, st.Attempted)), "err-%")
+			b.ReportMetric(100*cpu.Seconds()/wall.Seconds(), "cpu-%")
+		})
+	}
+}
