@@ -172,7 +172,7 @@ func TestShardsKeepTogether(t *testing.T) {
 	t.Setenv(config.EnvLevelEvery, "")
 	bin := buildLlmsla(t, true)
 	sharded := func(slots ...string) []objective.Verdict {
-		start := time.Now().Add(8 * time.Second).UTC().Format(time.RFC3339)
+		start := time.Now().Add(12 * time.Second).UTC().Format(time.RFC3339)
 		dirs := make([]string, 2)
 		var wg sync.WaitGroup
 		for i := range dirs {
