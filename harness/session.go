@@ -41,10 +41,10 @@ type Session struct {
 
 	startOnce sync.Once
 	startLag  time.Duration
-	slots     int    // measured runs given a slot so far (-level-every)
 	synthRuns uint64 // synthetic-prompt runs so far, to seed each apart
 
 	mu         sync.Mutex
+	slots      int                       // measured runs given a slot so far (-level-every)
 	started    map[string]bool           // scenario/endpoint → cold request and warm-up sent
 	next       map[string]int            // scenario/endpoint → the fixture position the next run starts at
 	breakdowns map[string]ollama.Summary // scenario/endpoint → what Run measured (Ollama)
@@ -244,8 +244,8 @@ func (s *Session) synthSeed(seed uint64, shard load.Shard) uint64 {
 // the same level, and a run that overran its slot makes the next one late,
 // not every one after it. go test's probe runs wait for the start only:
 // the first slot holds the first probe, the cold request and the warm-up,
-// and each slot the probe of the run after it. Durations are measured on each machine's monotonic clock;
-// only this alignment uses the wall clock.
+// and each slot the probe of the run after it. Durations are measured on
+// each machine's monotonic clock; only this alignment uses the wall clock.
 func (s *Session) waitStart(probe bool) time.Duration {
 	s.startOnce.Do(func() {
 		if s.cfg.StartAt.IsZero() {
