@@ -131,6 +131,19 @@ func writeObjectives(w io.Writer, vs []objective.Verdict) {
 		}
 	}
 	writeUncovered(w, vs)
+	writeLenient(w, vs)
+}
+
+// writeLenient names the levels whose answers were JSON only once a fence
+// or the prose around it was stripped: counted invalid, which a reader of
+// "json 0%" would otherwise take for answers that are not JSON at all.
+func writeLenient(w io.Writer, vs []objective.Verdict) {
+	for _, v := range vs {
+		if q := v.Stats.Quality; q.JSONLenient > 0 {
+			fmt.Fprintf(w, "json (%s): %d of %d answers parse as JSON only once a ``` fence or the prose around it is stripped; counted invalid (ask for bare JSON, or use response_format)\n",
+				where(v), q.JSONLenient, q.JSONChecked)
+		}
+	}
 }
 
 // writeUncovered names the runs that asked only part of their fixture with

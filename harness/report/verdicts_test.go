@@ -66,3 +66,15 @@ func TestVerdictsShardsApart(t *testing.T) {
 		}
 	}
 }
+
+// Answers that are JSON only inside a fence are counted invalid; the table
+// says how many were, so that "json 0%" is not read as no JSON at all.
+func TestVerdictsNameLenientJSON(t *testing.T) {
+	st := &stats.Stats{Scenario: "extraction", Endpoint: "prod", Level: "concurrency=1"}
+	st.Quality.JSONChecked, st.Quality.JSONLenient = 20, 18
+	var out strings.Builder
+	Verdicts(&out, []objective.Verdict{{Scenario: "extraction", Endpoint: "prod", Level: "concurrency=1", Stats: st}})
+	if want := "json (extraction endpoint=prod concurrency=1): 18 of 20 answers parse as JSON only once a ``` fence"; !strings.Contains(out.String(), want) {
+		t.Errorf("output lacks %q:\n%s", want, &out)
+	}
+}
