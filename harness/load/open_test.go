@@ -165,16 +165,7 @@ func BenchmarkOpenLoopPacer(b *testing.B) {
 			}
 			b.Run(fmt.Sprintf("rate=%g/wait=%s", rate, w.name), func(b *testing.B) {
 				defer load.SetThreadSleep(w.sleep)()
-				o := load.Open{Rate: rate, Arrival: load.Poisson, Seed: 1}
-				cpu0, t0 := cpuTime(), time.Now()
-				samples := load.NewRunner().Run(context.Background(), noop, src, o, b.N)
-				cpu, wall := cpuTime()-cpu0, time.Since(t0)
-				st := stats.Summarize(samples, nil)
-				b.ReportMetric(0, "ns/op")
-				b.ReportMetric(1000*st.Open.Lag.P50, "lag-p50-us")
-				b.ReportMetric(1000*st.Open.Lag.P99, "lag-p99-us")
-				b.ReportMetric(st.Open.Achieved/rate, "achieved/requested")
-				b.ReportMetric(100*cpu.Seconds()/wall.Seconds(), "cpu-%")
+				paced(b, noop, src, rate)
 			})
 		}
 	}
@@ -204,22 +195,15 @@ func BenchmarkPacerMeasurementError(b *testing.B) {
 			defer c.CloseIdle()
 			load.NewRunner().Run(context.Background(), c, hello(), load.Closed(64), 64) // fill the pool
 			srv.Reset()
-			o := load.Open{Rate: 400, Arrival: load.Poisson, Seed: 1}
-			cpu0, t0 := cpuTime(), time.Now()
-			samples := load.NewRunner().Run(context.Background(), c, hello(), o, b.N)
-			cpu, wall := cpuTime()-cpu0, time.Since(t0)
+			samples, _ := paced(b, c, hello(), 400)
 			ttftErr, totalErr, err := srv.ReadingErrors(samples)
 			if err != nil {
 				b.Fatal(err)
 			}
 			te, to := stats.Describe(ttftErr), stats.Describe(totalErr)
-			st := stats.Summarize(samples, nil)
-			b.ReportMetric(0, "ns/op")
 			b.ReportMetric(te.P50, "ttft-err-p50-us")
 			b.ReportMetric(te.P95, "ttft-err-p95-us")
 			b.ReportMetric(to.P95, "total-err-p95-us")
-			b.ReportMetric(1000*st.Open.Lag.P99, "lag-p99-us")
-			b.ReportMetric(100*cpu.Seconds()/wall.Seconds(), "cpu-%")
 		})
 	}
 }
@@ -239,17 +223,25 @@ func BenchmarkOpenLoopPacerHTTP(b *testing.B) {
 			defer c.CloseIdle()
 			load.NewRunner().Run(context.Background(), c, hello(), load.Closed(32), 32) // fill the pool
 			srv.Reset()
-			o := load.Open{Rate: rate, Arrival: load.Poisson, Seed: 1}
-			cpu0, t0 := cpuTime(), time.Now()
-			samples := load.NewRunner().Run(context.Background(), c, hello(), o, b.N)
-			cpu, wall := cpuTime()-cpu0, time.Since(t0)
-			st := stats.Summarize(samples, nil)
-			b.ReportMetric(0, "ns/op")
-			b.ReportMetric(1000*st.Open.Lag.P50, "lag-p50-us")
-			b.ReportMetric(1000*st.Open.Lag.P99, "lag-p99-us")
-			b.ReportMetric(st.Open.Achieved/rate, "achieved/requested")
+			_, st := paced(b, c, hello(), rate)
 			b.ReportMetric(100*float64(st.Failed)/float64(max(1, st.Attempted)), "err-%")
-			b.ReportMetric(100*cpu.Seconds()/wall.Seconds(), "cpu-%")
 		})
 	}
+}
+
+// paced sends b.N requests through d in an open loop at rate (Poisson,
+// seeded) and reports the schedule lag, the achieved share of the rate
+// and the CPU the process used over the run.
+func paced(b *testing.B, d load.Doer, src load.Source, rate float64) ([]sample.Sample, *stats.Stats) {
+	o := load.Open{Rate: rate, Arrival: load.Poisson, Seed: 1}
+	cpu0, t0 := cpuTime(), time.Now()
+	samples := load.NewRunner().Run(context.Background(), d, src, o, b.N)
+	cpu, wall := cpuTime()-cpu0, time.Since(t0)
+	st := stats.Summarize(samples, nil)
+	b.ReportMetric(0, "ns/op")
+	b.ReportMetric(1000*st.Open.Lag.P50, "lag-p50-us")
+	b.ReportMetric(1000*st.Open.Lag.P99, "lag-p99-us")
+	b.ReportMetric(st.Open.Achieved/rate, "achieved/requested")
+	b.ReportMetric(100*cpu.Seconds()/wall.Seconds(), "cpu-%")
+	return samples, st
 }
