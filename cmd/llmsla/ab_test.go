@@ -2,11 +2,7 @@ package main
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
 	"testing"
-
-	"github.com/llmsla/llmsla/harness/config"
 )
 
 // TestRunAB runs llmsla ab on simulator endpoints of an sla.yaml written
@@ -19,15 +15,11 @@ func TestRunAB(t *testing.T) {
 		t.Skip("sends a few hundred requests to simulators")
 	}
 	const spec = `ttft=40ms,tpot=1ms,tokens=4,jitter=0.05`
-	p := filepath.Join(t.TempDir(), "sla.yaml")
 	yaml := "endpoints:\n" +
 		"  prod: {sim: \"" + spec + "\"}\n" +
 		"  twin: {sim: \"" + spec + "\"}\n" +
 		"  slow: {sim: \"" + spec + ",scale=1.2\"}\n"
-	if err := os.WriteFile(p, []byte(yaml), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv(config.EnvConfig, p)
+	useConfig(t, yaml)
 	out := t.TempDir()
 	ab := func(t *testing.T, base, cand string) (int, string) {
 		t.Helper()

@@ -52,13 +52,6 @@ func TestBenchExitCodes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go test on the suites")
 	}
-	writeConfig := func(t *testing.T, yaml string) string {
-		p := filepath.Join(t.TempDir(), "sla.yaml")
-		if err := os.WriteFile(p, []byte(yaml), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
 	t.Run("no configuration measures the simulator, exit 0", func(t *testing.T) {
 		simEnv(t, "ttft=5ms,tpot=1ms")
 		code, stdout, stderr, _ := bench(t, "-count", "1", "-n", "3")

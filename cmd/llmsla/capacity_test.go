@@ -22,13 +22,9 @@ func TestCapacityCommand(t *testing.T) {
 		t.Skip("runs go test on the suites")
 	}
 	simEnv(t, "")
-	p := filepath.Join(t.TempDir(), "sla.yaml")
 	yaml := "endpoints:\n  sim: {sim: \"slots=4,ttft=50ms,tpot=0s,jitter=0\"}\n" +
 		"scenarios:\n  chat:\n    samples: 80\n    arrival: constant\n    sla: {ttft_p95_ms: 100}\n"
-	if err := os.WriteFile(p, []byte(yaml), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv(config.EnvConfig, p)
+	useConfig(t, yaml)
 	t.Setenv(config.EnvCapacity, "") // restored after runCapacity sets it
 	dir := t.TempDir()
 	var out, errOut bytes.Buffer

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/llmsla/llmsla/harness/config"
 	"github.com/llmsla/llmsla/harness/sample"
 )
 
@@ -64,11 +63,7 @@ func TestMisspeltScenarioStopsBeforeAnyRequest(t *testing.T) {
 		t.Skip("runs go test on the suites")
 	}
 	simEnv(t, "")
-	p := filepath.Join(t.TempDir(), "sla.yaml")
-	if err := os.WriteFile(p, []byte("endpoints:\n  sim: {sim: \"\"}\nscenarios:\n  chta: {samples: 5}\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv(config.EnvConfig, p)
+	p := useConfig(t, "endpoints:\n  sim: {sim: \"\"}\nscenarios:\n  chta: {samples: 5}\n")
 	code, stdout, stderr, dir := bench(t, "-count", "1", "-n", "3")
 	if code != 2 {
 		t.Fatalf("exit = %d, want 2\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
@@ -133,11 +128,7 @@ func TestGoldenFirstContact(t *testing.T) {
 		t.Skip("runs go test on the suites")
 	}
 	simEnv(t, "")
-	p := filepath.Join(t.TempDir(), "sla.yaml")
-	if err := os.WriteFile(p, []byte("endpoints:\n  fresh: {sim: \"ttft=1ms,tpot=0s\"}\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv(config.EnvConfig, p)
+	useConfig(t, "endpoints:\n  fresh: {sim: \"ttft=1ms,tpot=0s\"}\n")
 	t.Setenv("CI", "")
 	out, err := exec.Command("go", "test", "-count=1", "-v", "-run", "^TestGolden$", suites).CombinedOutput()
 	if err != nil {

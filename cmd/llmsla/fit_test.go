@@ -6,8 +6,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/llmsla/llmsla/harness/config"
 )
 
 // TestFitPerRepetition: with -count 3, each repetition of a prompt-length
@@ -19,13 +17,9 @@ func TestFitPerRepetition(t *testing.T) {
 		t.Skip("runs go test on the suites")
 	}
 	simEnv(t, "")
-	p := filepath.Join(t.TempDir(), "sla.yaml")
 	yaml := "endpoints:\n  sim: {sim: \"ttft=5ms,tpot=1ms,prefill=0.02ms,jitter=0.3\"}\n" +
 		"scenarios:\n  chat: {concurrency: [1], prompt_tokens: [64, 512, 2048], max_tokens: 4, sla: {}}\n"
-	if err := os.WriteFile(p, []byte(yaml), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv(config.EnvConfig, p)
+	useConfig(t, yaml)
 	code, stdout, stderr, dir := bench(t, "-count", "3", "-n", "6")
 	if code != 0 {
 		t.Fatalf("exit = %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)

@@ -19,11 +19,25 @@ const testdata = "../../harness/gate/testdata/"
 // the given extra YAML, so that no sla.yaml of the developer's is read.
 func slaFile(t *testing.T, extra string) string {
 	t.Helper()
+	return useConfig(t, "endpoints:\n  sim: {sim: \"\"}\n"+extra)
+}
+
+// useConfig writes yaml to a fresh sla.yaml, points LLMSLA_CONFIG at it
+// for the test, and returns its path.
+func useConfig(t *testing.T, yaml string) string {
+	t.Helper()
+	p := writeConfig(t, yaml)
+	t.Setenv(config.EnvConfig, p)
+	return p
+}
+
+// writeConfig writes yaml to a fresh sla.yaml and returns its path.
+func writeConfig(t *testing.T, yaml string) string {
+	t.Helper()
 	p := filepath.Join(t.TempDir(), "sla.yaml")
-	if err := os.WriteFile(p, []byte("endpoints:\n  sim: {sim: \"\"}\n"+extra), 0o644); err != nil {
+	if err := os.WriteFile(p, []byte(yaml), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv(config.EnvConfig, p)
 	return p
 }
 

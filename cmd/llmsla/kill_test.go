@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -14,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/llmsla/llmsla/harness/config"
 	"github.com/llmsla/llmsla/harness/sim"
 )
 
@@ -30,11 +28,7 @@ func TestBenchKilledTakesItsChildren(t *testing.T) {
 	cfg.TTFT = 100 * time.Millisecond
 	srv, base := sim.Start(t, cfg)
 	simEnv(t, "")
-	yaml := filepath.Join(t.TempDir(), "sla.yaml")
-	if err := os.WriteFile(yaml, []byte(fmt.Sprintf("endpoints:\n  slow: {base_url: %q, model: sim}\nscenarios:\n  chat: {concurrency: [2]}\n", base)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv(config.EnvConfig, yaml)
+	useConfig(t, fmt.Sprintf("endpoints:\n  slow: {base_url: %q, model: sim}\nscenarios:\n  chat: {concurrency: [2]}\n", base))
 	bin := buildLlmsla(t, false)
 	// 1000 requests a run: a minute in which go test writes nothing, so
 	// that no broken pipe kills it either.

@@ -39,10 +39,7 @@ func reportEnv(t *testing.T, text string) string {
 	for _, k := range []string{config.EnvEndpoints, config.EnvSim, harness.EnvSamples, "OPENAI_BASE_URL"} {
 		t.Setenv(k, "")
 	}
-	p := filepath.Join(t.TempDir(), "sla.yaml")
-	require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
-	t.Setenv(config.EnvConfig, p)
-	return p
+	return useConfig(t, text)
 }
 
 // selectionJSON is the part of `llmsla report -format json` this test reads.

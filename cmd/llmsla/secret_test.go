@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/llmsla/llmsla/harness"
-	"github.com/llmsla/llmsla/harness/config"
 	"github.com/llmsla/llmsla/harness/sim"
 )
 
@@ -37,8 +36,7 @@ func TestSecretsNeverWritten(t *testing.T) {
 	srv, base := sim.Start(t, cfg)
 	simEnv(t, "")
 	t.Setenv("LLMSLA_TEST_ECHO_KEY", echoKey)
-	yaml := filepath.Join(t.TempDir(), "sla.yaml")
-	if err := os.WriteFile(yaml, []byte(fmt.Sprintf(`endpoints:
+	useConfig(t, fmt.Sprintf(`endpoints:
   echo:
     base_url: %s?api-version=2024-10-21&api-key=%s
     model: sim
@@ -48,10 +46,7 @@ scenarios:
   chat:
     concurrency: [1]
     samples: 6
-`, base, url.QueryEscape(echoQuery), echoHeader)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv(config.EnvConfig, yaml)
+`, base, url.QueryEscape(echoQuery), echoHeader))
 
 	code, stdout, stderr, dir := bench(t, "-count", "1", "-n", "4")
 	// The echoed answers fail the chat accuracy minimum: exit 1, the run

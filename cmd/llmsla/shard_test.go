@@ -33,15 +33,11 @@ func TestShardedRun(t *testing.T) {
 	}
 	srv := httptest.NewServer(sim.New(sim.Config{TTFT: 100 * time.Millisecond, TPOT: 2 * time.Millisecond, OutputTokens: 4, Seed: 9}))
 	defer srv.Close()
-	cfgPath := filepath.Join(t.TempDir(), "sla.yaml")
 	yaml := fmt.Sprintf("endpoints:\n  shared: {base_url: %q, model: sim}\n"+
 		"scenarios:\n  chat:\n    concurrency: 12\n    rate: 30\n    arrival: constant\n    warmup: 0\n"+
 		"    sla: {accuracy_min: 0}\n", srv.URL+"/v1") // the external simulator knows no fixture answers
-	if err := os.WriteFile(cfgPath, []byte(yaml), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	simEnv(t, "")
-	t.Setenv(config.EnvConfig, cfgPath)
+	useConfig(t, yaml)
 	t.Setenv(config.EnvShard, "")
 	t.Setenv(config.EnvStartAt, "")
 	bin := buildLlmsla(t, true)
@@ -157,13 +153,9 @@ func TestShardsKeepTogether(t *testing.T) {
 	srv := httptest.NewServer(sim.New(sim.Config{TTFT: 100 * time.Millisecond, TPOT: 2 * time.Millisecond, OutputTokens: 4, Seed: 9}))
 	defer srv.Close()
 	cfg := func(warmup int) string {
-		p := filepath.Join(t.TempDir(), "sla.yaml")
 		yaml := fmt.Sprintf("endpoints:\n  shared: {base_url: %q, model: sim}\n"+
 			"scenarios:\n  chat:\n    concurrency: 2\n    warmup: %d\n    sla: {accuracy_min: 0}\n", srv.URL+"/v1", warmup)
-		if err := os.WriteFile(p, []byte(yaml), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
+		return writeConfig(t, yaml)
 	}
 	configs := []string{cfg(0), cfg(6)}
 	simEnv(t, "")
