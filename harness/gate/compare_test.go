@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,14 +14,20 @@ import (
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden")
 
+// TestCompareGolden: the full tables (compare-*.golden) and the summary
+// (summary-*.golden) of the recorded runs.
 func TestCompareGolden(t *testing.T) {
+	type write func(io.Writer, CompareOptions, ...Source) error
 	cases := map[string]struct {
+		write write
 		opts  CompareOptions
 		files []string
 	}{
-		"files":     {files: []string{"base.txt", "new.txt"}},
-		"endpoints": {opts: CompareOptions{Col: "/endpoint"}, files: []string{"new.txt"}},
-		"filtered":  {opts: CompareOptions{Col: "/endpoint", Filter: ".unit:(ttft-p95-ms OR out-tok/s)"}, files: []string{"new.txt"}},
+		"compare-files":     {write: Compare, files: []string{"base.txt", "new.txt"}},
+		"compare-endpoints": {write: Compare, opts: CompareOptions{Col: "/endpoint"}, files: []string{"new.txt"}},
+		"compare-filtered":  {write: Compare, opts: CompareOptions{Col: "/endpoint", Filter: ".unit:(ttft-p95-ms OR out-tok/s)"}, files: []string{"new.txt"}},
+		"summary-files":     {write: CompareSummary, files: []string{"base.txt", "new.txt"}},
+		"summary-endpoints": {write: CompareSummary, opts: CompareOptions{Col: "/endpoint"}, files: []string{"new.txt"}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -30,33 +37,10 @@ func TestCompareGolden(t *testing.T) {
 				srcs = append(srcs, Source{Name: f, Path: filepath.Join("testdata", f)})
 			}
 			var got bytes.Buffer
-			if err := Compare(&got, tc.opts, srcs...); err != nil {
+			if err := tc.write(&got, tc.opts, srcs...); err != nil {
 				t.Fatal(err)
 			}
-			golden(t, filepath.Join("testdata", "compare-"+name+".golden"), got.Bytes())
-		})
-	}
-}
-
-func TestCompareSummaryGolden(t *testing.T) {
-	cases := map[string]struct {
-		opts  CompareOptions
-		files []string
-	}{
-		"files":     {files: []string{"base.txt", "new.txt"}},
-		"endpoints": {opts: CompareOptions{Col: "/endpoint"}, files: []string{"new.txt"}},
-	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			var srcs []Source
-			for _, f := range tc.files {
-				srcs = append(srcs, Source{Name: f, Path: filepath.Join("testdata", f)})
-			}
-			var got bytes.Buffer
-			if err := CompareSummary(&got, tc.opts, srcs...); err != nil {
-				t.Fatal(err)
-			}
-			golden(t, filepath.Join("testdata", "summary-"+name+".golden"), got.Bytes())
+			golden(t, filepath.Join("testdata", name+".golden"), got.Bytes())
 		})
 	}
 }
