@@ -30,18 +30,26 @@ func simSession(t *testing.T, spec string) (*Session, *config.Config) {
 	return s, cfg
 }
 
-// TestSoakDriftFails: a soak against a simulator that turns 4× slower
-// halfway fails its drift objective, naming the slices it compared.
-func TestSoakDriftFails(t *testing.T) {
-	s, cfg := simSession(t, "ttft=50ms,tpot=1ms,tokens=4,jitter=0.05,slow_after=2s,slow_factor=4")
+// soak runs chat's first level of conf, a soak in 1 s slices with a
+// drift_max of 50%, on the simulator of spec, and judges it.
+func soak(t *testing.T, spec string, conf config.Scenario) objective.Verdict {
+	t.Helper()
+	s, cfg := simSession(t, spec)
 	src, err := s.source(Scenario{Name: "chat", Fixture: "fixtures/classify.jsonl"})
 	require.NoError(t, err)
-	conf := config.Scenario{Duration: 4 * time.Second, Slice: time.Second, MaxTokens: 16, Rates: []float64{30},
-		Objectives: objective.MustParse(map[string]float64{"drift_max": 0.5})}
+	conf.Slice, conf.MaxTokens = time.Second, 16
+	conf.Objectives = objective.MustParse(map[string]float64{"drift_max": 0.5})
 	lv := conf.Levels()[0]
 	samples, err := s.run(context.Background(), "chat", cfg.Endpoints[0], conf, lv, conf.Requests(lv), src, false)
 	require.NoError(t, err)
-	v := objective.Judge(samples, conf.Objectives)
+	return objective.Judge(samples, conf.Objectives)
+}
+
+// TestSoakDriftFails: a soak against a simulator that turns 4× slower
+// halfway fails its drift objective, naming the slices it compared.
+func TestSoakDriftFails(t *testing.T) {
+	v := soak(t, "ttft=50ms,tpot=1ms,tokens=4,jitter=0.05,slow_after=2s,slow_factor=4",
+		config.Scenario{Duration: 4 * time.Second, Rates: []float64{30}})
 	st := v.Stats
 	require.GreaterOrEqual(t, len(st.Slices), 3, "4 s in 1 s slices: %+v", st.Slices)
 	t.Logf("drift %+.0f%% over %d slices", 100*st.Drift(), len(st.Slices))
@@ -69,15 +77,7 @@ func TestSoakDriftFails(t *testing.T) {
 func TestSoakWithoutDriftPasses(t *testing.T) {
 	// 100 ms TTFTs, 40 requests a slice: a stall of a busy machine moves a
 	// slice's p95 by much less than the objective's 50%.
-	s, cfg := simSession(t, "ttft=100ms,tpot=1ms,tokens=4,jitter=0.05")
-	src, err := s.source(Scenario{Name: "chat", Fixture: "fixtures/classify.jsonl"})
-	require.NoError(t, err)
-	conf := config.Scenario{Duration: 3 * time.Second, Slice: time.Second, MaxTokens: 16, Concurrency: []int{4},
-		Objectives: objective.MustParse(map[string]float64{"drift_max": 0.5})}
-	lv := conf.Levels()[0]
-	samples, err := s.run(context.Background(), "chat", cfg.Endpoints[0], conf, lv, conf.Requests(lv), src, false)
-	require.NoError(t, err)
-	v := objective.Judge(samples, conf.Objectives)
+	v := soak(t, "ttft=100ms,tpot=1ms,tokens=4,jitter=0.05", config.Scenario{Duration: 3 * time.Second, Concurrency: []int{4}})
 	assert.True(t, v.OK(), "violations: %v", v.Violations)
 	assert.GreaterOrEqual(t, len(v.Stats.Slices), 2)
 }
