@@ -162,20 +162,7 @@ func TestSlotsNoLeak(t *testing.T) {
 	cfg := fast()
 	cfg.Slots = 1
 	srv, url := Start(t, cfg)
-	client := &http.Client{Timeout: 60 * time.Millisecond}
-	defer client.CloseIdleConnections()
-	var wg sync.WaitGroup
-	for _, f := range append([]string{"", "none"}, FaultKinds...) {
-		for range 3 {
-			wg.Go(func() {
-				resp, err := post(t, client, url, streamBody, f)
-				if err == nil {
-					rawBody(t, resp, 4<<20)
-				}
-			})
-		}
-	}
-	wg.Wait()
+	abandon(t, url, 60*time.Millisecond, append([]string{"", "none"}, FaultKinds...), 3)
 	if !srv.WaitIdle(2 * time.Second) {
 		t.Fatalf("%d requests still in flight after their clients left", srv.InFlight())
 	}

@@ -200,21 +200,8 @@ func TestNoLeaks(t *testing.T) {
 	before := runtime.NumGoroutine()
 	func() {
 		srv, url := Start(t, fast())
-		client := &http.Client{Timeout: 50 * time.Millisecond}
-		defer client.CloseIdleConnections()
-		var wg sync.WaitGroup
-		for _, f := range []string{FaultTimeoutHeaders, FaultTimeoutIdle, FaultTimeoutTotal, FaultProtocolLongLine,
-			FaultStallMidline, FaultFlood, ""} {
-			for range 20 {
-				wg.Go(func() {
-					resp, err := post(t, client, url, streamBody, f)
-					if err == nil {
-						rawBody(t, resp, 4<<20)
-					}
-				})
-			}
-		}
-		wg.Wait()
+		abandon(t, url, 50*time.Millisecond, []string{FaultTimeoutHeaders, FaultTimeoutIdle, FaultTimeoutTotal, FaultProtocolLongLine,
+			FaultStallMidline, FaultFlood, ""}, 20)
 		if !srv.WaitIdle(2 * time.Second) {
 			t.Errorf("%d requests still in flight after their clients left", srv.InFlight())
 		}
@@ -226,4 +213,24 @@ func TestNoLeaks(t *testing.T) {
 	if n := runtime.NumGoroutine(); n > before+2 {
 		t.Errorf("%d goroutines before, %d after", before, n)
 	}
+}
+
+// abandon sends each fault n times at once, streaming, from a client that
+// gives up after timeout, reading what arrives before then.
+func abandon(t *testing.T, url string, timeout time.Duration, faults []string, n int) {
+	t.Helper()
+	client := &http.Client{Timeout: timeout}
+	defer client.CloseIdleConnections()
+	var wg sync.WaitGroup
+	for _, f := range faults {
+		for range n {
+			wg.Go(func() {
+				resp, err := post(t, client, url, streamBody, f)
+				if err == nil {
+					rawBody(t, resp, 4<<20)
+				}
+			})
+		}
+	}
+	wg.Wait()
 }
