@@ -208,14 +208,14 @@ func BenchmarkPacerMeasurementError(b *testing.B) {
 	}
 }
 
-// BenchmarkOpenLoopPacerHTTP is the pacer's limit with real requests: an
+// BenchmarkPacerHTTP is the pacer's limit with real requests: an
 // open loop of streams against the in-process simulator answering at once
 // (no TTFT, one token), the client and server sharing the machine. The
 // highest rate whose lag p99 stays within 1 ms is the most this client
 // sends on time here.
 //
-//	go test -run '^$' -bench OpenLoopPacerHTTP -benchtime 5000x ./harness/load/
-func BenchmarkOpenLoopPacerHTTP(b *testing.B) {
+//	go test -run '^$' -bench PacerHTTP -benchtime 5000x ./harness/load/
+func BenchmarkPacerHTTP(b *testing.B) {
 	for _, rate := range []float64{500, 1000, 2000, 5000, 10000, 20000} {
 		b.Run(fmt.Sprintf("rate=%g", rate), func(b *testing.B) {
 			srv, url := sim.Start(b, sim.Config{OutputTokens: 1, Seed: 1})
