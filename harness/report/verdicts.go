@@ -153,7 +153,8 @@ func writeUncovered(w io.Writer, vs []objective.Verdict) {
 	for _, v := range vs {
 		st := v.Stats
 		run := v.Scenario + " endpoint=" + v.Endpoint
-		if v.Search() != "" || st.FixtureCases == 0 || st.Asked >= st.FixtureCases || seen[run] {
+		// Asked is 0 until objective.CheckRuns has seen every level.
+		if v.Search() != "" || st.FixtureCases == 0 || st.Asked == 0 || st.Asked >= st.FixtureCases || seen[run] {
 			continue
 		}
 		seen[run] = true
