@@ -11,7 +11,6 @@ import (
 
 	"github.com/llmsla/llmsla/harness/metric"
 	"github.com/llmsla/llmsla/harness/objective"
-	"github.com/llmsla/llmsla/harness/quality"
 	"github.com/llmsla/llmsla/harness/sample"
 )
 
@@ -229,7 +228,7 @@ func (w *synthWorld) request(rng *rand.Rand, o synthSide, sc synthScenario, li i
 	}
 	s.Total = ms(total)
 	s.OutputTokens, s.Chunks, s.TokenSource = sc.tokens, sc.tokens, sample.TokensUsage
-	q := &quality.Result{Case: s.Case, MatchChecked: true}
+	q := &sample.Quality{Case: s.Case, MatchChecked: true}
 	kind := w.kind[sc.name][caseIdx]
 	if ch.on(sc.name) && kind == 'r' && brokenCase(w.kind[sc.name], caseIdx, ch.broken) {
 		kind = 'w'

@@ -5,8 +5,6 @@ import (
 	"math"
 	"time"
 
-	qualityPkg "github.com/llmsla/llmsla/harness/quality"
-
 	"github.com/llmsla/llmsla/harness/sample"
 	"github.com/llmsla/llmsla/harness/stats"
 )
@@ -59,15 +57,15 @@ var Table = []*Metric{
 	{Name: "json_valid", Kind: Fraction, BenchUnit: "json-valid-%", Bench: true, Column: "json", Threshold: true,
 		Value:   func(st *stats.Stats) (float64, int) { return st.Quality.JSONValidRate(), st.Quality.JSONChecked },
 		PerCase: true,
-		Outcome: quality(func(q *qualityResult) (bool, bool) { return q.JSONChecked, q.JSONValid && !q.JSONLenient })},
+		Outcome: quality(func(q *sample.Quality) (bool, bool) { return q.JSONChecked, q.JSONValid && !q.JSONLenient })},
 	{Name: "schema_valid", Kind: Fraction, BenchUnit: "schema-valid-%", Bench: true, Column: "schema", Threshold: true,
 		Value:   func(st *stats.Stats) (float64, int) { return st.Quality.SchemaValidRate(), st.Quality.SchemaChecked },
 		PerCase: true,
-		Outcome: quality(func(q *qualityResult) (bool, bool) { return q.SchemaChecked, q.SchemaValid })},
+		Outcome: quality(func(q *sample.Quality) (bool, bool) { return q.SchemaChecked, q.SchemaValid })},
 	{Name: "accuracy", Kind: Fraction, BenchUnit: "accuracy-%", Bench: true, Column: "acc", Threshold: true,
 		Value:   func(st *stats.Stats) (float64, int) { return st.Quality.AccuracyRate(), st.Quality.MatchChecked },
 		PerCase: true,
-		Outcome: quality(func(q *qualityResult) (bool, bool) { return q.MatchChecked, q.Matched })},
+		Outcome: quality(func(q *sample.Quality) (bool, bool) { return q.MatchChecked, q.Matched })},
 	{Name: "good", Kind: Fraction, BenchUnit: "good-%", Bench: true, Column: "good", Threshold: true,
 		Value: func(st *stats.Stats) (float64, int) {
 			if st.Attempted == 0 {
@@ -127,10 +125,8 @@ func fitted(st *stats.Stats, v float64) float64 {
 	return v
 }
 
-type qualityResult = qualityPkg.Result
-
 // quality reads a quality outcome of a request that has a quality result.
-func quality(read func(*qualityResult) (checked, passed bool)) func(*sample.Sample) (bool, bool) {
+func quality(read func(*sample.Quality) (checked, passed bool)) func(*sample.Sample) (bool, bool) {
 	return func(s *sample.Sample) (bool, bool) {
 		if s.Quality == nil {
 			return false, false

@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/llmsla/llmsla/harness/quality"
 	"github.com/llmsla/llmsla/harness/sample"
 	"github.com/llmsla/llmsla/harness/stats"
 	"github.com/stretchr/testify/assert"
@@ -81,7 +80,7 @@ func TestLenientJSONFailsEverywhere(t *testing.T) {
 	now := time.Now()
 	s := sample.Sample{Scenario: "extract", Endpoint: "e", Level: "concurrency=1", Run: "r", Seq: 1, Case: "inv-1",
 		Start: now, TTFT: time.Millisecond, Total: time.Millisecond, OutputTokens: 1, Finish: "stop",
-		Quality: &quality.Result{Case: "inv-1", JSONChecked: true, JSONValid: true, JSONLenient: true,
+		Quality: &sample.Quality{Case: "inv-1", JSONChecked: true, JSONValid: true, JSONLenient: true,
 			Detail: "json: valid only once a fence was stripped"}}
 	vs := Evaluate([]sample.Sample{s}, func(string, string) Objectives { return MustParse(map[string]float64{"json_valid_min": 0.99}) })
 	require.Len(t, vs, 1)

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/llmsla/llmsla/harness/sample"
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
@@ -18,7 +19,7 @@ type Check struct {
 	// schema implies it.
 	RequireJSON bool
 	// Lenient accepts JSON inside a ```json fence or prose; such a pass is
-	// marked Result.JSONLenient and counted apart.
+	// marked sample.Quality.JSONLenient and counted apart.
 	Lenient bool
 }
 
@@ -28,15 +29,15 @@ func NewCheck(c *Case) *Check {
 	return &Check{Case: c, Schema: c.CompiledSchema, RequireJSON: c.NeedsJSON()}
 }
 
-// displayMax is how much of expected and got a Result keeps: enough to see
-// what went wrong in a report line, bounded so that Results stay small.
+// displayMax is how much of expected and got a sample.Quality keeps: enough to see
+// what went wrong in a report line, bounded so that they stay small.
 const displayMax = 80
 
 // Run judges one response. finishReason is the stream's finish_reason;
 // "length" marks the result Truncated (the checks then fail or pass on what
 // arrived).
-func (c *Check) Run(content, finishReason string) Result {
-	r := Result{Truncated: finishReason == "length"}
+func (c *Check) Run(content, finishReason string) sample.Quality {
+	r := sample.Quality{Truncated: finishReason == "length"}
 	body := content
 	var doc any
 	if c.RequireJSON || c.Schema != nil {

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/llmsla/llmsla/harness/sample"
 )
 
 func writeFile(t testing.TB, dir, name, content string) string {
@@ -69,11 +71,11 @@ func TestCheckRun(t *testing.T) {
 
 func TestTally(t *testing.T) {
 	var a, b Tally
-	a.Add(Result{Case: "1", MatchChecked: true, Matched: true})
-	a.Add(Result{Case: "2", MatchChecked: true, Expected: "x", Got: "y"})
-	a.Add(Result{Case: "3", JSONChecked: true, JSONValid: true, JSONLenient: true, MatchChecked: true, Matched: true})
-	b.Add(Result{Case: "4", JSONChecked: true, JSONValid: true, SchemaChecked: true, SchemaError: "/total: minimum"})
-	b.Add(Result{Case: "5", JSONChecked: true, SchemaChecked: true, Truncated: true})
+	a.Add(sample.Quality{Case: "1", MatchChecked: true, Matched: true})
+	a.Add(sample.Quality{Case: "2", MatchChecked: true, Expected: "x", Got: "y"})
+	a.Add(sample.Quality{Case: "3", JSONChecked: true, JSONValid: true, JSONLenient: true, MatchChecked: true, Matched: true})
+	b.Add(sample.Quality{Case: "4", JSONChecked: true, JSONValid: true, SchemaChecked: true, SchemaError: "/total: minimum"})
+	b.Add(sample.Quality{Case: "5", JSONChecked: true, SchemaChecked: true, Truncated: true})
 	a.Merge(b)
 	if a.Responses != 5 || a.Passed != 1 || a.Truncated != 1 {
 		t.Errorf("counts: %+v", a)

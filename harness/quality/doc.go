@@ -12,16 +12,16 @@
 //     built once from the case's "match" spec (NewMatcher).
 //   - A Check bundles a case, its compiled JSON Schema and the JSON policy
 //     (strict by default, lenient on request). Check.Run is cheap enough to
-//     call for every response and returns a Result, which travels with the
+//     call for every response and returns a sample.Quality, which travels with the
 //     harness's Sample.
-//   - A Tally adds Results up into the rates METRICS.md defines (json valid %,
+//   - A Tally adds them up into the rates METRICS.md defines (json valid %,
 //     schema valid %, accuracy %). Tallies are plain data and merge; the
 //     failing cases, with expected vs got, are kept per case by package
 //     stats, which sees the case of every sample.
 //   - Golden and Scrub keep recorded responses and reports as golden files
 //     that compare JSON canonically and never hold a secret.
 //
-// A check that did not run is never read as passed or failed: every Result
+// A check that did not run is never read as passed or failed: every sample.Quality
 // field comes with its Checked flag, and every rate's denominator counts only
 // the responses where that check ran.
 package quality

@@ -14,9 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/llmsla/llmsla/harness/config"
 	"github.com/llmsla/llmsla/harness/objective"
-	"github.com/llmsla/llmsla/harness/quality"
 	"github.com/llmsla/llmsla/harness/sample"
 )
 
@@ -29,7 +27,7 @@ type endpoint struct {
 	ttft         time.Duration
 	jitter       float64
 	wrong        float64
-	price        config.Price
+	price        Price
 	skipScenario string
 }
 
@@ -54,7 +52,7 @@ func samples(n int, eps ...endpoint) []sample.Sample {
 				s := sample.Sample{Scenario: sc, Endpoint: ep.name, Model: "m-" + ep.name, Level: "concurrency=1",
 					Run: ep.name + "/" + sc, Seq: i, Start: at, TTFT: ttft, TTFA: ttft, Total: ttft + 40*time.Millisecond,
 					PromptTokens: 100 + 10*i, OutputTokens: 20, TokenSource: sample.TokensUsage, Chunks: 20, Finish: "stop",
-					Quality: &quality.Result{MatchChecked: true, Matched: right}}
+					Quality: &sample.Quality{MatchChecked: true, Matched: right}}
 				at = at.Add(s.Total)
 				out = append(out, s)
 			}
@@ -64,8 +62,8 @@ func samples(n int, eps ...endpoint) []sample.Sample {
 }
 
 var (
-	usd = func(in, out float64) config.Price {
-		return config.Price{InputPerMTok: in, OutputPerMTok: out, Currency: "USD"}
+	usd = func(in, out float64) Price {
+		return Price{InputPerMTok: in, OutputPerMTok: out, Currency: "USD"}
 	}
 	// The three endpoints of a model selection: fast but sloppy, slow but
 	// accurate, and one slower and sloppier than both.
@@ -76,7 +74,7 @@ var (
 
 func board(t testing.TB, n int, prefer Prefer, eps ...endpoint) *Board {
 	t.Helper()
-	prices := map[string]config.Price{}
+	prices := map[string]Price{}
 	for _, ep := range eps {
 		if ep.price.Currency != "" {
 			prices[ep.name] = ep.price
@@ -138,7 +136,7 @@ func TestBoardTies(t *testing.T) {
 // TestBoardFailsClosed: what was not measured is said, and passes nothing.
 func TestBoardFailsClosed(t *testing.T) {
 	noPrice := slow
-	noPrice.price = config.Price{}
+	noPrice.price = Price{}
 	partial := noPrice
 	partial.name, partial.skipScenario = "partial", "summary"
 	b := board(t, 10, "", noPrice, partial)
@@ -270,7 +268,7 @@ func TestRecommendUnknownIsNotATie(t *testing.T) {
 	assert.Empty(t, b.Recommended, b.Recommendation)
 	assert.Equal(t, "priced and unpriced meet every objective of every scenario, but cost per 1k cannot be compared between priced and unpriced (unpriced: no price in the configuration): no endpoint is chosen; price every endpoint, in one currency, or prefer latency.", b.Recommendation)
 
-	euro := endpoint{name: "euro", ttft: 50 * time.Millisecond, jitter: 0.1, price: config.Price{InputPerMTok: 1, OutputPerMTok: 1, Currency: "EUR"}}
+	euro := endpoint{name: "euro", ttft: 50 * time.Millisecond, jitter: 0.1, price: Price{InputPerMTok: 1, OutputPerMTok: 1, Currency: "EUR"}}
 	b = board(t, 10, PreferCost, priced, euro)
 	assert.Empty(t, b.Recommended, b.Recommendation)
 	assert.Contains(t, b.Recommendation, "cost per 1k cannot be compared between euro (EUR) and priced (USD)")
@@ -331,7 +329,7 @@ func TestBoardMissingLevel(t *testing.T) {
 	}
 	sla := objective.MustParse(map[string]float64{"ttft_p95_ms": 600, "error_rate_max": 0.01})
 	b := NewBoard(ss, Options{Objectives: func(string, string) objective.Objectives { return sla },
-		Prices: map[string]config.Price{"full": full.price, "light": light.price}})
+		Prices: map[string]Price{"full": full.price, "light": light.price}})
 	l := b.Entry("light")
 	assert.False(t, l.Meets)
 	assert.Contains(t, l.Violations, "chat concurrency=5: not measured on this endpoint")

@@ -8,8 +8,6 @@ package sample
 
 import (
 	"time"
-
-	"github.com/llmsla/llmsla/harness/quality"
 )
 
 // TokenSource says where a sample's output token count came from.
@@ -103,7 +101,7 @@ type Sample struct {
 	ContentCut bool   `json:"content_cut,omitempty"`
 	Reasoning  int    `json:"reasoning_bytes,omitempty"`
 
-	Quality *quality.Result `json:"quality,omitempty"`
+	Quality *Quality `json:"quality,omitempty"`
 }
 
 // OK reports whether the request succeeded.

@@ -7,7 +7,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/llmsla/llmsla/harness/quality"
 	"github.com/llmsla/llmsla/harness/sample"
 )
 
@@ -19,7 +18,7 @@ func TestSummarize(t *testing.T) {
 			OutputTokens: tokens, TokenSource: sample.TokensUsage, Chunks: tokens, Finish: "stop"}
 	}
 	wrong := ok("a", 0, 100*ms, 300*ms, 5)
-	wrong.Quality = &quality.Result{MatchChecked: true, Matched: false, Case: "c1"}
+	wrong.Quality = &sample.Quality{MatchChecked: true, Matched: false, Case: "c1"}
 	samples := []sample.Sample{
 		{Cold: true, Run: "a", Start: base, TTFT: 900 * ms, Total: time.Second},        // cold: apart
 		{Warmup: true, Run: "a", Start: base, TTFT: 5 * time.Second, Total: time.Hour}, // warm-up: excluded

@@ -22,10 +22,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/llmsla/llmsla/harness/config"
 	"github.com/llmsla/llmsla/harness/internal/modroot"
 	"github.com/llmsla/llmsla/harness/objective"
-	"github.com/llmsla/llmsla/harness/quality"
 	"github.com/llmsla/llmsla/harness/report"
 	"github.com/llmsla/llmsla/harness/sample"
 )
@@ -45,7 +43,7 @@ func testBoard(t testing.TB) *report.Board {
 			s := sample.Sample{Scenario: sc, Endpoint: ep, Model: "model-" + ep, Level: level, Run: ep + sc + string(level),
 				Start: at, TTFT: d, TTFA: d, Total: d + 80*time.Millisecond, PromptTokens: 120, OutputTokens: 40,
 				TokenSource: sample.TokensUsage, Finish: "stop",
-				Quality: &quality.Result{MatchChecked: true, Matched: rng.Float64() >= wrong}}
+				Quality: &sample.Quality{MatchChecked: true, Matched: rng.Float64() >= wrong}}
 			if c := level.Concurrency(); c > 1 {
 				s.Start = at.Add(-time.Duration(i%c) * s.Total / time.Duration(c))
 			}
@@ -74,7 +72,7 @@ func testBoard(t testing.TB) *report.Board {
 	sla := objective.MustParse(map[string]float64{"ttft_p95_ms": 3000, "error_rate_max": 0.01})
 	return report.NewBoard(samples, report.Options{
 		Objectives: func(string, string) objective.Objectives { return sla },
-		Prices: map[string]config.Price{"hosted": {InputPerMTok: 0.15, OutputPerMTok: 0.6, Currency: "USD"},
+		Prices: map[string]report.Price{"hosted": {InputPerMTok: 0.15, OutputPerMTok: 0.6, Currency: "USD"},
 			"local": {Hourly: true, PerHour: 1.2, Currency: "USD"}}})
 }
 

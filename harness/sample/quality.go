@@ -1,9 +1,9 @@
-package quality
+package sample
 
-// Result is the quality verdict of one response. Each check has a Checked
+// Quality is the quality verdict of one response. Each check has a Checked
 // flag so that "not checked" is never read as "failed" or "passed".
-type Result struct {
-	// Case is the fixture case id, so that a Tally can name failing cases.
+type Quality struct {
+	// Case is the fixture case id, so that a quality.Tally can name failing cases.
 	Case string `json:"case,omitempty"`
 
 	JSONChecked bool `json:"json_checked,omitempty"`
@@ -29,7 +29,7 @@ type Result struct {
 // Pass reports whether every check that ran passed. JSON passes strictly,
 // as json valid % counts it: a lenient pass (fenced JSON) is not a good
 // answer for goodput nor a passing case.
-func (r *Result) Pass() bool {
+func (r *Quality) Pass() bool {
 	if r == nil {
 		return true
 	}
