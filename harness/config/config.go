@@ -20,6 +20,7 @@ import (
 	"github.com/llmsla/llmsla/harness/internal/modroot"
 	"github.com/llmsla/llmsla/harness/load"
 	"github.com/llmsla/llmsla/harness/objective"
+	"github.com/llmsla/llmsla/harness/report"
 	"github.com/llmsla/llmsla/harness/sim"
 	"github.com/llmsla/llmsla/harness/stream"
 )
@@ -52,7 +53,7 @@ type Config struct {
 	// ($LLMSLA_CAPACITY, set by llmsla capacity); "" for a normal run.
 	CapacityOnly string
 	// Prices holds the price of each endpoint that has one in the file.
-	Prices map[string]Price
+	Prices map[string]report.Price
 	// keyEnvs names every api_key_env of the file, selected or not.
 	keyEnvs []string
 	// lines holds the line of each scenario named in the file, for errors

@@ -12,6 +12,7 @@ import (
 	"unicode"
 
 	"github.com/llmsla/llmsla/harness/gate"
+	"github.com/llmsla/llmsla/harness/report"
 	"github.com/llmsla/llmsla/harness/stream"
 	"gopkg.in/yaml.v3"
 )
@@ -100,7 +101,7 @@ func LoadFile(path string) (*Config, error) {
 		return nil, err
 	}
 	cfg := &Config{Source: path, Scenarios: Presets(), PerEndpoint: map[string]map[string]Scenario{},
-		SimSpecs: map[string]string{}, Prices: map[string]Price{}, lines: map[string]int{}}
+		SimSpecs: map[string]string{}, Prices: map[string]report.Price{}, lines: map[string]int{}}
 	p := &configParser{file: path}
 	type override struct {
 		scenario, endpoint string
@@ -253,19 +254,6 @@ func (p *configParser) endpoint(cfg *Config, name string, n *yaml.Node) stream.E
 	return ep
 }
 
-// Price is what an endpoint costs: per million tokens (hosted APIs), or
-// per hour of the machine serving it (self-hosted), in Currency. Cost per
-// 1k requests is computed from it and the measured token counts or wall
-// time, as METRICS.md defines it (package report).
-type Price struct {
-	InputPerMTok  float64 // per million prompt tokens
-	OutputPerMTok float64 // per million output tokens
-	// Hourly: the endpoint is priced by the hour (PerHour), not by token.
-	Hourly   bool
-	PerHour  float64
-	Currency string // as written: USD, EUR
-}
-
 var priceKeys = []string{"input_per_mtok", "output_per_mtok", "per_hour", "currency"}
 
 // price parses an endpoint's price: {input_per_mtok, output_per_mtok,
@@ -273,8 +261,8 @@ var priceKeys = []string{"input_per_mtok", "output_per_mtok", "per_hour", "curre
 // both kinds, one per-token price without the other, no currency) is an
 // error here, before any request, rather
 // than a cost figure nobody can trust.
-func (p *configParser) price(n *yaml.Node, key string) (Price, bool) {
-	pr := Price{}
+func (p *configParser) price(n *yaml.Node, key string) (report.Price, bool) {
+	pr := report.Price{}
 	before := len(p.errs)
 	var in, out bool // per-token prices written
 	p.mapping(n, key, priceKeys, func(k string, v *yaml.Node) {

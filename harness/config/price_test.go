@@ -3,6 +3,7 @@ package config
 import (
 	"testing"
 
+	"github.com/llmsla/llmsla/harness/report"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -21,8 +22,8 @@ endpoints:
     sim: ""
 `))
 	require.NoError(t, err)
-	assert.Equal(t, Price{InputPerMTok: 0.15, OutputPerMTok: 0.60, Currency: "USD"}, cfg.Prices["hosted"])
-	assert.Equal(t, Price{Hourly: true, PerHour: 2.5, Currency: "EUR"}, cfg.Prices["gpu"])
+	assert.Equal(t, report.Price{InputPerMTok: 0.15, OutputPerMTok: 0.60, Currency: "USD"}, cfg.Prices["hosted"])
+	assert.Equal(t, report.Price{Hourly: true, PerHour: 2.5, Currency: "EUR"}, cfg.Prices["gpu"])
 	_, ok := cfg.Prices["free"]
 	assert.False(t, ok, "an endpoint without a price has none, not a price of 0")
 }

@@ -6,7 +6,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/llmsla/llmsla/harness/config"
 	"github.com/llmsla/llmsla/harness/metric"
 	"github.com/llmsla/llmsla/harness/objective"
 	"github.com/llmsla/llmsla/harness/sample"
@@ -104,7 +103,7 @@ type Options struct {
 	// Objectives of each scenario on each endpoint, as the verdict table
 	// uses them (config.Config.Objectives).
 	Objectives objective.Lookup
-	Prices     map[string]config.Price
+	Prices     map[string]Price
 	Alpha      float64 // significance level of ties; 0 means 0.05
 	Prefer     Prefer  // "" means PreferCost
 }
@@ -176,7 +175,7 @@ func (b *Board) entry(name string, samples []sample.Sample, vs []objective.Verdi
 			break
 		}
 	}
-	var price *config.Price
+	var price *Price
 	if p, ok := o.Prices[name]; ok {
 		price = &p
 	}

@@ -6,10 +6,22 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/llmsla/llmsla/harness/config"
 	"github.com/llmsla/llmsla/harness/sample"
 	"github.com/llmsla/llmsla/harness/stats"
 )
+
+// Price is what an endpoint costs: per million tokens (hosted APIs), or
+// per hour of the machine serving it (self-hosted), in Currency. Cost per
+// 1k requests is computed from it and the measured token counts or wall
+// time, as METRICS.md defines it (package report).
+type Price struct {
+	InputPerMTok  float64 // per million prompt tokens
+	OutputPerMTok float64 // per million output tokens
+	// Hourly: the endpoint is priced by the hour (PerHour), not by token.
+	Hourly   bool
+	PerHour  float64
+	Currency string // as written: USD, EUR
+}
 
 // Cost is what 1000 requests of some samples cost at an endpoint's price,
 // as METRICS.md defines it: 1000 × the mean over measured requests of
@@ -41,7 +53,7 @@ type Cost struct {
 // an endpoint without a price in the configuration. st is the samples'
 // summary, whose wall time and requests a per-hour price reads (nil: they
 // are summarised here).
-func CostOf(samples []sample.Sample, st *stats.Stats, p *config.Price) Cost {
+func CostOf(samples []sample.Sample, st *stats.Stats, p *Price) Cost {
 	c := Cost{PerK: math.NaN()}
 	if p == nil {
 		c.Why = "no price in the configuration"

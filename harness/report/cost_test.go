@@ -7,7 +7,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"github.com/llmsla/llmsla/harness/config"
 	"github.com/llmsla/llmsla/harness/sample"
 )
 
@@ -20,7 +19,7 @@ func ok(prompt, output int, src sample.TokenSource) sample.Sample {
 // from the samples' token counts (METRICS.md): 1000 × mean over measured
 // requests of (prompt × input price + output × output price) / 1e6.
 func TestCostPerToken(t *testing.T) {
-	price := &config.Price{InputPerMTok: 0.15, OutputPerMTok: 0.60, Currency: "USD"}
+	price := &Price{InputPerMTok: 0.15, OutputPerMTok: 0.60, Currency: "USD"}
 	cold := ok(5000, 5000, sample.TokensUsage)
 	cold.Cold = true
 	warm := ok(5000, 5000, sample.TokensUsage)
@@ -49,12 +48,12 @@ func TestCostNotMeasured(t *testing.T) {
 	noPrompt := []sample.Sample{ok(0, 10, sample.TokensEstimated)}
 	cases := map[string]struct {
 		samples []sample.Sample
-		price   *config.Price
+		price   *Price
 		why     string
 	}{
 		"no price":             {usage, nil, "no price in the configuration"},
-		"no prompt count":      {noPrompt, &config.Price{InputPerMTok: 1, OutputPerMTok: 1, Currency: "USD"}, "no prompt token counts"},
-		"no measured requests": {nil, &config.Price{Hourly: true, PerHour: 1, Currency: "USD"}, "no measured requests"},
+		"no prompt count":      {noPrompt, &Price{InputPerMTok: 1, OutputPerMTok: 1, Currency: "USD"}, "no prompt token counts"},
+		"no measured requests": {nil, &Price{Hourly: true, PerHour: 1, Currency: "USD"}, "no measured requests"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -66,7 +65,7 @@ func TestCostNotMeasured(t *testing.T) {
 		})
 	}
 	// Output-only pricing needs no prompt counts.
-	c := CostOf(noPrompt, nil, &config.Price{OutputPerMTok: 2, Currency: "EUR"})
+	c := CostOf(noPrompt, nil, &Price{OutputPerMTok: 2, Currency: "EUR"})
 	assert.InDelta(t, 1000*10*2/1e6, c.PerK, 1e-12)
 }
 
@@ -81,7 +80,7 @@ func TestCostPerHour(t *testing.T) {
 		s.Start, s.Total = t0.Add(time.Duration(i)*500*time.Millisecond), 500*time.Millisecond
 		samples = append(samples, s)
 	}
-	c := CostOf(samples, nil, &config.Price{Hourly: true, PerHour: 3.6, Currency: "USD"})
+	c := CostOf(samples, nil, &Price{Hourly: true, PerHour: 3.6, Currency: "USD"})
 	assert.InDelta(t, 1000*3.6*(2.0/3600)/4, c.PerK, 1e-12) // 0.5 per 1k requests
 	assert.True(t, c.Hourly)
 	assert.Equal(t, 4, c.Priced)
@@ -92,7 +91,7 @@ func TestCostPerHour(t *testing.T) {
 	for i := range samples {
 		samples[i].TokenSource = sample.TokensEstimated
 	}
-	c = CostOf(samples, nil, &config.Price{Hourly: true, PerHour: 3.6, Currency: "USD"})
+	c = CostOf(samples, nil, &Price{Hourly: true, PerHour: 3.6, Currency: "USD"})
 	assert.Equal(t, "0.500 USD", c.String())
 	assert.NotContains(t, c.Note(), "estimated")
 }
