@@ -2,7 +2,6 @@ package sim
 
 import (
 	"net"
-	"net/http/httptest"
 	"time"
 )
 
@@ -16,7 +15,7 @@ type TB interface {
 	Cleanup(func())
 }
 
-// Start serves cfg on a loopback httptest server for the length of the test
+// Start serves cfg on a loopback server (Serve) for the length of the test
 // and returns the server and its OpenAI base URL (ending in /v1). Cleanup
 // closes client connections first, so stalled faults end with the test.
 func Start(t TB, cfg Config) (*Server, string) {
@@ -25,15 +24,17 @@ func Start(t TB, cfg Config) (*Server, string) {
 		t.Fatalf("sim.Start: %v", err)
 	}
 	s := New(cfg)
-	ts := httptest.NewServer(s)
+	url, stop, err := Serve(s)
+	if err != nil {
+		t.Fatalf("sim.Start: %v", err)
+	}
 	t.Cleanup(func() {
-		ts.CloseClientConnections()
-		ts.Close()
+		stop()
 		if !s.WaitIdle(5 * time.Second) {
 			t.Errorf("sim: %d requests still in flight after the server closed", s.InFlight())
 		}
 	})
-	return s, ts.URL + "/v1"
+	return s, url + "/v1"
 }
 
 // ClosedAddr returns a loopback host:port that nothing listens on, for
