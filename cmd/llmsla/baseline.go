@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
 	"slices"
 
 	"github.com/llmsla/llmsla/harness/atomicfile"
@@ -43,7 +42,7 @@ func runBaseline(args []string, stdout, stderr io.Writer) int {
 	names := slices.Sorted(maps.Keys(counts))
 	for _, name := range names {
 		if n := counts[name]; n < *minCount {
-			fmt.Fprintf(stderr, "llmsla baseline: %s has %d runs of %s, need ≥ %d: run `make bench` with -count %d\n", *from, n, name, *minCount, *minCount)
+			fmt.Fprintf(stderr, "llmsla baseline: %s has %d runs of %s, need ≥ %d: run `make bench COUNT=%d` (or llmsla bench -count %d)\n", *from, n, name, *minCount, *minCount, *minCount)
 			return 2
 		}
 	}
@@ -59,15 +58,9 @@ func runBaseline(args []string, stdout, stderr io.Writer) int {
 	// The samples go first: a reader of the baseline never sees a new
 	// benchmark file beside the old samples, which the gate would refuse.
 	toSamples := gate.SamplesBeside(*to)
-	for _, pair := range [][2]string{{*samples, toSamples}, {*from, *to}} {
-		b, err := os.ReadFile(pair[0])
-		if err == nil {
-			err = atomicfile.Write(pair[1], b)
-		}
-		if err != nil {
-			fmt.Fprintf(stderr, "llmsla baseline: %v\n", err)
-			return 2
-		}
+	if err := atomicfile.Replace(atomicfile.Copy{From: *samples, To: toSamples}, atomicfile.Copy{From: *from, To: *to}); err != nil {
+		fmt.Fprintf(stderr, "llmsla baseline: %v\n", err)
+		return 2
 	}
 	fmt.Fprintf(stdout, "promoted %s to %s and %s to %s\n", *from, *to, *samples, toSamples)
 	return 0
