@@ -3,7 +3,6 @@ package metric
 import (
 	"fmt"
 	"math"
-	"time"
 
 	"github.com/llmsla/llmsla/harness/sample"
 	"github.com/llmsla/llmsla/harness/stats"
@@ -14,18 +13,18 @@ import (
 var Table = []*Metric{
 	{Name: "ttft", Kind: Latency, Lower: true, Report: []int{50, 95, 99}, Columns: []int{50, 95}, Threshold: true,
 		Dist:       func(st *stats.Stats) stats.Summary { return st.TTFT },
-		PerRequest: func(s *sample.Sample) (float64, bool) { return ms(s.TTFT), s.TTFT > 0 }},
+		PerRequest: func(s *sample.Sample) (float64, bool) { return stats.Ms(s.TTFT), s.TTFT > 0 }},
 	{Name: "ttfa", Kind: Latency, Lower: true, Report: []int{95}, Threshold: true,
 		Dist:       func(st *stats.Stats) stats.Summary { return st.TTFA },
-		PerRequest: func(s *sample.Sample) (float64, bool) { return ms(s.TTFA), s.TTFA > 0 }},
+		PerRequest: func(s *sample.Sample) (float64, bool) { return stats.Ms(s.TTFA), s.TTFA > 0 }},
 	{Name: "total", Kind: Latency, Lower: true, Report: []int{50, 95}, Columns: []int{95}, Threshold: true,
 		Dist:       func(st *stats.Stats) stats.Summary { return st.Total },
-		PerRequest: func(s *sample.Sample) (float64, bool) { return ms(s.Total), true }},
+		PerRequest: func(s *sample.Sample) (float64, bool) { return stats.Ms(s.Total), true }},
 	{Name: "tpot", Kind: Latency, Lower: true, Report: []int{50}, Columns: []int{50}, Threshold: true,
 		Dist: func(st *stats.Stats) stats.Summary { return st.TPOT },
 		PerRequest: func(s *sample.Sample) (float64, bool) {
 			d, ok := s.TPOT()
-			return ms(d), ok
+			return stats.Ms(d), ok
 		}},
 	{Name: "itl", Kind: Latency, Lower: true, Report: []int{95}, Threshold: true,
 		Dist: func(st *stats.Stats) stats.Summary { return st.ITL }},
@@ -36,13 +35,13 @@ var Table = []*Metric{
 		Dist: func(st *stats.Stats) stats.Summary { return st.Open.Lag }},
 	{Name: "ttft_sched", Kind: Latency, Lower: true, Report: []int{95}, Threshold: true, Applies: scheduled,
 		Dist:       func(st *stats.Stats) stats.Summary { return st.Open.TTFTSched },
-		PerRequest: func(s *sample.Sample) (float64, bool) { return ms(s.TTFT + s.Lag), s.TTFT > 0 }},
+		PerRequest: func(s *sample.Sample) (float64, bool) { return stats.Ms(s.TTFT + s.Lag), s.TTFT > 0 }},
 	{Name: "ttfa_sched", Kind: Latency, Lower: true, Threshold: true, Applies: scheduled,
 		Dist:       func(st *stats.Stats) stats.Summary { return st.Open.TTFASched },
-		PerRequest: func(s *sample.Sample) (float64, bool) { return ms(s.TTFA + s.Lag), s.TTFA > 0 }},
+		PerRequest: func(s *sample.Sample) (float64, bool) { return stats.Ms(s.TTFA + s.Lag), s.TTFA > 0 }},
 	{Name: "total_sched", Kind: Latency, Lower: true, Report: []int{95}, Threshold: true, Applies: scheduled,
 		Dist:       func(st *stats.Stats) stats.Summary { return st.Open.TotalSched },
-		PerRequest: func(s *sample.Sample) (float64, bool) { return ms(s.Total + s.Lag), true }},
+		PerRequest: func(s *sample.Sample) (float64, bool) { return stats.Ms(s.Total + s.Lag), true }},
 	{Name: "out_tok", Kind: Figure, BenchUnit: "out-tok/s", Bench: true, Column: "out-tok/s",
 		Value: func(st *stats.Stats) (float64, int) {
 			if st.Wall <= 0 {
@@ -134,5 +133,3 @@ func quality(read func(*sample.Quality) (checked, passed bool)) func(*sample.Sam
 		return read(s.Quality)
 	}
 }
-
-func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"strings"
-	"time"
 
 	"github.com/llmsla/llmsla/harness/metric"
 	"github.com/llmsla/llmsla/harness/stats"
@@ -38,5 +37,3 @@ func Line(st *stats.Stats) string {
 	}
 	return b.String()
 }
-
-func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

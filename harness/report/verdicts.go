@@ -201,5 +201,5 @@ func coldLine(c *sample.Sample) string {
 	if !c.OK() {
 		return "failed: " + c.Err
 	}
-	return fmt.Sprintf("ttft %s ms, total %s ms", metric.Num(ms(c.TTFT)), metric.Num(ms(c.Total)))
+	return fmt.Sprintf("ttft %s ms, total %s ms", metric.Num(stats.Ms(c.TTFT)), metric.Num(stats.Ms(c.Total)))
 }

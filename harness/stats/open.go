@@ -42,17 +42,17 @@ func (o *openLoop) add(s *sample.Sample) {
 	if s.Scheduled() {
 		// Only a scheduled request has a lag; in closed loop there is none
 		// to measure, and a lag objective there is not met, never 0.
-		o.lag = append(o.lag, ms(s.Lag))
+		o.lag = append(o.lag, Ms(s.Lag))
 	}
 	if !s.OK() {
 		return
 	}
-	o.total = append(o.total, ms(s.Total+s.Lag))
+	o.total = append(o.total, Ms(s.Total+s.Lag))
 	if s.TTFT > 0 {
-		o.ttft = append(o.ttft, ms(s.TTFT+s.Lag))
+		o.ttft = append(o.ttft, Ms(s.TTFT+s.Lag))
 	}
 	if s.TTFA > 0 {
-		o.ttfa = append(o.ttfa, ms(s.TTFA+s.Lag))
+		o.ttfa = append(o.ttfa, Ms(s.TTFA+s.Lag))
 	}
 }
 

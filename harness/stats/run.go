@@ -193,22 +193,22 @@ func Summarize(samples []sample.Sample, good func(*sample.Sample) bool) *Stats {
 			st.Errors[s.ErrKind]++
 			continue
 		}
-		total = append(total, ms(s.Total))
+		total = append(total, Ms(s.Total))
 		if s.TTFT > 0 {
-			ttft = append(ttft, ms(s.TTFT))
+			ttft = append(ttft, Ms(s.TTFT))
 		}
 		if s.TTFA > 0 {
-			ttfa = append(ttfa, ms(s.TTFA))
+			ttfa = append(ttfa, Ms(s.TTFA))
 		}
 		if d, ok := s.TPOT(); ok {
-			tpot = append(tpot, ms(d))
+			tpot = append(tpot, Ms(d))
 		}
 		itl.Merge(s.ITL)
 		st.OutputTokens += s.OutputTokens
 		if s.PromptTokens > 0 {
 			prompt = append(prompt, float64(s.PromptTokens))
 			if s.TTFT > 0 {
-				st.Points = append(st.Points, Point{float64(s.PromptTokens), ms(s.TTFT)})
+				st.Points = append(st.Points, Point{float64(s.PromptTokens), Ms(s.TTFT)})
 			}
 		}
 		if s.TokenSource == sample.TokensEstimated {
@@ -357,4 +357,5 @@ func (st *Stats) ErrorKinds() string {
 	return strings.Join(kinds, " ")
 }
 
-func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+// Ms is d in milliseconds, the unit of every latency figure.
+func Ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

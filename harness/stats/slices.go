@@ -51,7 +51,7 @@ func (sl *slicer) add(s *sample.Sample) {
 		return
 	}
 	if s.TTFT > 0 {
-		sl.ttft[s.Slice] = append(sl.ttft[s.Slice], ms(s.TTFT))
+		sl.ttft[s.Slice] = append(sl.ttft[s.Slice], Ms(s.TTFT))
 	}
 }
 
