@@ -24,6 +24,9 @@ type FixtureOptions struct {
 	// allows it.
 	Temperature *float32
 	Seed        *int
+	// NoChecks sends the cases without judging the answers: latency and
+	// errors only (quality: off, llmsla bench -latency-only).
+	NoChecks bool
 }
 
 // Fixture is the Source of a scenario's fixture cases: prompt i asks case
@@ -49,8 +52,11 @@ func NewFixture(cases []quality.Case, o FixtureOptions) (*Fixture, error) {
 		for _, m := range c.Render() {
 			msgs = append(msgs, openai.ChatCompletionMessage{Role: m.Role, Content: m.Content})
 		}
-		chk := quality.NewCheck(c)
-		chk.Lenient = o.Lenient
+		var chk *quality.Check
+		if !o.NoChecks {
+			chk = quality.NewCheck(c)
+			chk.Lenient = o.Lenient
+		}
 		req := stream.Request{Messages: msgs, Temperature: o.Temperature, Seed: o.Seed}
 		if o.Structured {
 			rf, err := responseFormat(c)
