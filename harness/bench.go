@@ -1,17 +1,186 @@
 package harness
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"math"
 	"net/url"
+	"os"
+	"sync"
 	"testing"
 
 	"github.com/llmsla/llmsla/harness/config"
 	"github.com/llmsla/llmsla/harness/metric"
+	"github.com/llmsla/llmsla/harness/objective"
 	"github.com/llmsla/llmsla/harness/sample"
+	"github.com/llmsla/llmsla/harness/session"
 	"github.com/llmsla/llmsla/harness/stats"
 	"github.com/llmsla/llmsla/harness/stream"
 )
+
+// BenchOn is Bench on session s's endpoints.
+func BenchOn(b *testing.B, s *session.Session, sc Scenario) {
+	b.Helper()
+	src := mustSource(b, s, sc)
+	cfg := s.Config()
+	printUnits.Do(func() { PrintBenchHeader(os.Stdout, cfg) })
+	for _, ep := range cfg.Endpoints {
+		base := session.Cell{Scenario: sc.Name, Endpoint: ep, Settings: cfg.Scenario(sc.Name, ep.Name), Fixture: src}
+		// The measured runs of each level, in order: reps[k] holds the
+		// k-th run (the k-th -count repetition) of every level.
+		var reps [][]objective.Verdict
+		for _, lv := range base.Settings.Levels() {
+			c := base
+			c.Level = lv
+			rep := 0
+			b.Run(fmt.Sprintf("endpoint=%s/%s", sample.NameValue(ep.Name), lv.Label()), func(b *testing.B) {
+				v, measured := benchLevel(b, s, c)
+				if !measured {
+					return
+				}
+				if rep == len(reps) {
+					reps = append(reps, nil)
+				}
+				reps[rep] = append(reps[rep], v)
+				rep++
+			})
+		}
+		benchWholeRun(b, ep, reps)
+		if base.Settings.Capacity != nil {
+			benchCapacity(b, s, base)
+		}
+	}
+}
+
+var printUnits sync.Once
+
+// benchLevel is one call of a level's benchmark: go test's probe (b.N = 1,
+// before the timed run of -benchtime Nx: its request is warm-up), or a
+// measured run of b.N requests (a soak: its duration, whatever -benchtime
+// says), reported in the metric table's units.
+func benchLevel(b *testing.B, s *session.Session, c session.Cell) (v objective.Verdict, measured bool) {
+	var samples []sample.Sample
+	var err error
+	if b.N == 1 {
+		samples, err = s.Probe(context.Background(), c)
+	} else {
+		n := b.N
+		if c.Settings.Duration > 0 {
+			n = c.Settings.Requests(c.Level)
+		}
+		samples, err = s.Measure(context.Background(), c, n)
+	}
+	if err != nil {
+		b.Fatalf("%s: %v", c.Name(), err)
+	}
+	mustRecord(b, s)
+	v = objective.Judge(samples, c.Settings.Objectives)
+	ReportMetrics(b, v.Stats)
+	if c.Endpoint.Kind == "ollama" && b.N > 1 {
+		reportBreakdown(b, s, c)
+	}
+	return v, b.N > 1
+}
+
+// benchWholeRun reports the figures of a scenario's whole run on an
+// endpoint (the prefill fit of a prompt-length sweep) as one more
+// benchmark, endpoint=<name>/fit=prompt_tokens, after its levels. Each of
+// its -count repetitions fits its own runs (the k-th run of every level),
+// so that the gate sees the fit vary from run to run as it does, rather
+// than one fit of everything repeated.
+func benchWholeRun(b *testing.B, ep stream.Endpoint, reps [][]objective.Verdict) {
+	fit := func(k int) *stats.Stats {
+		if k >= len(reps) {
+			return nil
+		}
+		// CheckRuns fills the whole run's figures into each verdict's
+		// Stats. Its violations are not judged here: llmsla bench judges
+		// the samples.
+		objective.CheckRuns(reps[k])
+		if st := reps[k][len(reps[k])-1].Stats; st.Prefill.N > 0 {
+			return st
+		}
+		return nil // no sweep of two or more prompt lengths: no fit
+	}
+	if fit(0) == nil {
+		return
+	}
+	k := 0
+	b.Run(fmt.Sprintf("endpoint=%s/fit=prompt_tokens", sample.NameValue(ep.Name)), func(b *testing.B) {
+		if b.N == 1 {
+			return // go test's probe before each repetition
+		}
+		// Under -benchtime Nx (llmsla bench) go test calls this once per
+		// repetition; a time-based benchtime calls it more often, and
+		// the calls past the last repetition report the last one's fit.
+		st := fit(min(k, len(reps)-1))
+		k++
+		if st == nil {
+			b.Fatalf("fit=prompt_tokens: run %d of the sweep's levels has fewer than two prompt lengths to fit", min(k, len(reps)))
+		}
+		reportUnits(b, st, true)
+	})
+}
+
+// benchCapacity searches for the scenario's capacity on an endpoint, as one
+// benchmark (endpoint=prod/capacity=rate) reporting max-rps (or
+// max-concurrency), so that the gate can block a deploy that lowers it.
+// Every step's samples are recorded, labelled search=capacity.
+func benchCapacity(b *testing.B, s *session.Session, c session.Cell) {
+	cs := c.Settings.Capacity
+	b.Run(fmt.Sprintf("endpoint=%s/capacity=%s", sample.NameValue(c.Endpoint.Name), cs.By), func(b *testing.B) {
+		if b.N == 1 {
+			return // go test's probe: a search is not something to try once
+		}
+		r, err := s.Capacity(context.Background(), c)
+		mustRecord(b, s)
+		if err != nil {
+			b.Fatalf("capacity search (%s endpoint=%s): %v", c.Scenario, c.Endpoint.Name, err)
+		}
+		b.Log(session.CapacityLine(c.Scenario, c.Endpoint.Name, *cs, r))
+		b.ReportMetric(0, "ns/op")
+		b.ReportMetric(r.Limit, session.CapacityUnit(*cs))
+	})
+}
+
+// logBreakdown is RunOn's hook: on an Ollama endpoint, log the scenario's
+// breakdown after its levels. It is a diagnosis beside the verdict, so a
+// failure to measure it is logged, not failed.
+func logBreakdown(t *testing.T, s *session.Session, c session.Cell) {
+	t.Helper()
+	if c.Endpoint.Kind != "ollama" {
+		return
+	}
+	b, err := s.Breakdown(context.Background(), c, session.BreakdownRequests)
+	if err != nil {
+		t.Logf("breakdown: %v", err)
+		return
+	}
+	t.Log(b.String())
+}
+
+// reportBreakdown is BenchOn's hook on an Ollama endpoint: the breakdown's
+// means as benchmark figures, so that the gate sees a slower model load or
+// prefill as such, not only as a slower TTFT. A row of the metric table of
+// kind Server without a figure, or a figure without a row, fails the
+// benchmark rather than leave a figure ungated.
+func reportBreakdown(b *testing.B, s *session.Session, c session.Cell) {
+	bd, err := s.BreakdownOnce(context.Background(), c, session.BreakdownRequests)
+	if err != nil {
+		b.Logf("breakdown: %v", err)
+		return
+	}
+	figs, err := session.ServerFigures(bd)
+	if err != nil {
+		b.Error(err)
+	}
+	for name, v := range figs {
+		if m := metric.ByName(name); m != nil && !math.IsNaN(v) { // server decode is undefined without two tokens
+			b.ReportMetric(v, m.BenchUnit)
+		}
+	}
+}
 
 // PrintBenchHeader writes the unit metadata of every benchmark unit in the
 // metric table and, per endpoint, its model and host as benchfmt

@@ -1,17 +1,15 @@
 package harness
 
 import (
-	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"testing"
 
 	"github.com/llmsla/llmsla/harness/config"
-	"github.com/llmsla/llmsla/harness/load"
 	"github.com/llmsla/llmsla/harness/metric"
+	"github.com/llmsla/llmsla/harness/session"
 	"github.com/llmsla/llmsla/harness/stream"
-	openai "github.com/sashabaranov/go-openai"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -20,11 +18,9 @@ import (
 // server's split of the TTFT as figures the gate can compare.
 func TestReportBreakdown(t *testing.T) {
 	ep := cannedOllama(t, http.StatusOK, "")
-	s, err := NewSession(&config.Config{Source: "test", Endpoints: []stream.Endpoint{ep}, Scenarios: config.Presets()})
-	require.NoError(t, err)
-	defer s.Close()
+	s, c := ollamaCell(t, ep)
 	res := testing.Benchmark(func(b *testing.B) {
-		s.reportBreakdown(b, ep, config.Scenario{MaxTokens: 8}, hello())
+		reportBreakdown(b, s, c)
 	})
 	assert.Equal(t, 5.0, res.Extra["load-ms"])
 	assert.Equal(t, 2.0, res.Extra["prefill-ms"])
@@ -44,11 +40,9 @@ func TestReportBreakdown(t *testing.T) {
 // under a unit the gate no longer knows (and so never gates).
 func TestReportBreakdownUnitsFromTable(t *testing.T) {
 	ep := cannedOllama(t, http.StatusOK, "")
-	s, err := NewSession(&config.Config{Source: "test", Endpoints: []stream.Endpoint{ep}, Scenarios: config.Presets()})
-	require.NoError(t, err)
-	defer s.Close()
+	s, c := ollamaCell(t, ep)
 	bench := func() testing.BenchmarkResult {
-		return testing.Benchmark(func(b *testing.B) { s.reportBreakdown(b, ep, config.Scenario{MaxTokens: 8}, hello()) })
+		return testing.Benchmark(func(b *testing.B) { reportBreakdown(b, s, c) })
 	}
 
 	m := metric.ByName("load")
@@ -64,22 +58,6 @@ func TestReportBreakdownUnitsFromTable(t *testing.T) {
 	*m = orig
 	m.Name = "model_load" // the breakdown has no figure of that name: fail, do not drop it
 	assert.Zero(t, bench().N, "a server row without a figure fails the benchmark")
-}
-
-// TestBreakdownRedacted: a server quoting a secret back in its error has
-// it redacted from what Session.Breakdown returns, as from the logs.
-func TestBreakdownRedacted(t *testing.T) {
-	const secret = "hdr-secret-0123456789"
-	ep := cannedOllama(t, http.StatusBadRequest, "bad header X-Team: "+secret)
-	ep.Headers = map[string]string{"X-Team": secret}
-	s, err := NewSession(&config.Config{Source: "test", Endpoints: []stream.Endpoint{ep}, Scenarios: config.Presets()})
-	require.NoError(t, err)
-	defer s.Close()
-	_, err = s.Breakdown(context.Background(), Scenario{Name: "chat", Fixture: "fixtures/classify.jsonl"}, ep.Name, 1)
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), "HTTP 400")
-	assert.NotContains(t, err.Error(), secret)
-	assert.Contains(t, err.Error(), "[redacted]")
 }
 
 // cannedOllama is an Ollama endpoint whose /api/chat answers two tokens
@@ -101,8 +79,13 @@ func cannedOllama(t *testing.T, status int, body string) stream.Endpoint {
 	return stream.Endpoint{Name: "local", BaseURL: srv.URL + "/v1", Model: "tiny", Kind: "ollama"}
 }
 
-func hello() load.Source {
-	return load.SourceFunc(func(i int) load.Prompt {
-		return load.Prompt{Request: stream.Request{Messages: []openai.ChatCompletionMessage{{Role: "user", Content: "hello"}}}}
-	})
+// ollamaCell is a session on ep and a cell of chat there.
+func ollamaCell(t *testing.T, ep stream.Endpoint) (*session.Session, session.Cell) {
+	t.Helper()
+	s, err := session.New(&config.Config{Source: "test", Endpoints: []stream.Endpoint{ep}, Scenarios: config.Presets()}, session.Run{}, session.Options{})
+	require.NoError(t, err)
+	t.Cleanup(s.Close)
+	fix, err := s.Source(Scenario{Name: "chat", Fixture: "fixtures/classify.jsonl"})
+	require.NoError(t, err)
+	return s, session.Cell{Scenario: "chat", Endpoint: ep, Settings: config.Scenario{MaxTokens: 8}, Fixture: fix}
 }

@@ -30,12 +30,6 @@ func updateGolden() bool {
 	return b
 }
 
-// deterministic reports whether sc asks for reproducible answers, which a
-// golden comparison needs.
-func (sc Scenario) deterministic() bool {
-	return sc.Temperature != nil && *sc.Temperature == 0 && sc.Seed != nil
-}
-
 // goldenDir returns the golden directory of sc, "" when it compares none.
 // An endpoint with nothing recorded yet is said once, with how to record,
 // and its answers are not compared — rather than failing once per case: a

@@ -13,6 +13,7 @@ import (
 	"github.com/llmsla/llmsla/harness/config"
 	"github.com/llmsla/llmsla/harness/load"
 	"github.com/llmsla/llmsla/harness/sample"
+	"github.com/llmsla/llmsla/harness/session"
 	"github.com/llmsla/llmsla/harness/sim"
 	"github.com/llmsla/llmsla/harness/stream"
 )
@@ -34,16 +35,16 @@ func (r *recorder) Helper() {}
 func TestGoldenRoundTrip(t *testing.T) {
 	cfg := &config.Config{Source: "test", Endpoints: []stream.Endpoint{{Name: "sim", Model: "sim", Simulated: true}},
 		Scenarios: config.Presets(), SimSpecs: map[string]string{"sim": "ttft=1ms,tpot=0s"}}
-	s, err := NewSession(cfg)
+	s, err := session.New(cfg, session.Run{}, session.Options{})
 	require.NoError(t, err)
 	defer s.Close()
 	sc := Scenario{Name: "extraction", Fixture: "fixtures/extract.jsonl", Structured: true}
-	src, err := s.source(sc)
+	src, err := s.Source(sc)
 	require.NoError(t, err)
 	run := func() []sample.Sample {
 		// A whole pass over the fixture, so that every run asks the same
 		// cases (runs walk the fixture where the last one stopped).
-		samples, err := s.run(context.Background(), sc.Name, cfg.Endpoints[0], cfg.Scenario(sc.Name, "sim"), config.Level{Pacer: load.Closed(2)}, src.Len(), src, false)
+		samples, err := s.Measure(context.Background(), session.Cell{Scenario: sc.Name, Endpoint: cfg.Endpoints[0], Settings: cfg.Scenario(sc.Name, "sim"), Level: config.Level{Pacer: load.Closed(2)}, Fixture: src}, src.Len())
 		require.NoError(t, err)
 		return samples
 	}
@@ -57,8 +58,7 @@ func TestGoldenRoundTrip(t *testing.T) {
 
 	wrong, err := sim.ParseSpec("ttft=1ms,tpot=0s,wrong=1")
 	require.NoError(t, err)
-	s.answers.Hook(&wrong)
-	s.Sim("sim").SetConfig(wrong)
+	s.SetSim("sim", wrong)
 	rec := &recorder{TB: t}
 	bad := CheckGolden(rec, dir, "sim", run(), false)
 	assert.Positive(t, bad, "a changed answer fails")

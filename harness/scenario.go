@@ -2,9 +2,6 @@ package harness
 
 import (
 	"context"
-	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -16,34 +13,17 @@ import (
 	"github.com/llmsla/llmsla/harness/quality"
 	"github.com/llmsla/llmsla/harness/report"
 	"github.com/llmsla/llmsla/harness/sample"
-	"github.com/llmsla/llmsla/harness/stats"
-	"github.com/llmsla/llmsla/harness/stream"
+	"github.com/llmsla/llmsla/harness/session"
 )
 
-// Scenario is one workload as a suite declares it: what to ask and how to
-// judge the answers. How many requests, at which load and against which
-// objectives comes from the SLA file, per endpoint.
-type Scenario struct {
-	Name    string // the key in the SLA file: chat, extraction, summary, batch, …
-	Fixture string // JSONL cases, relative to the module root
-	System  string // system prompt sent before each case's messages
-	// Structured asks the endpoint for structured output: response_format
-	// json_schema with the case's schema (json_object when it has none).
-	Structured bool
-	Lenient    bool // accept JSON inside a fence or prose, counted apart
-	// Temperature and Seed make answers deterministic where the endpoint
-	// allows it (golden outputs).
-	Temperature *float32
-	Seed        *int
-	// Golden, a directory relative to the module root, compares each case's
-	// answer with its golden file (go test -update rewrites them). It needs
-	// Temperature 0 and a Seed.
-	Golden string
-}
+// Scenario is one workload as a suite declares it (session.Scenario):
+// what to ask and how to judge the answers. How many requests, at which
+// load and against which objectives comes from the SLA file, per endpoint.
+type Scenario = session.Scenario
 
 var defined struct {
 	sync.Mutex
-	names []string
+	scenarios []Scenario
 }
 
 // Define declares a scenario and returns it. Suites declare theirs as
@@ -54,9 +34,10 @@ var defined struct {
 func Define(sc Scenario) Scenario {
 	defined.Lock()
 	defer defined.Unlock()
-	if !slices.Contains(defined.names, sc.Name) {
-		defined.names = append(defined.names, sc.Name)
-		slices.Sort(defined.names)
+	i := slices.IndexFunc(defined.scenarios, func(d Scenario) bool { return d.Name == sc.Name })
+	if i < 0 {
+		defined.scenarios = append(defined.scenarios, sc)
+		slices.SortFunc(defined.scenarios, func(a, b Scenario) int { return strings.Compare(a.Name, b.Name) })
 	}
 	return sc
 }
@@ -65,7 +46,51 @@ func Define(sc Scenario) Scenario {
 func Defined() []string {
 	defined.Lock()
 	defer defined.Unlock()
-	return slices.Clone(defined.names)
+	names := make([]string, len(defined.scenarios))
+	for i, sc := range defined.scenarios {
+		names[i] = sc.Name
+	}
+	return names
+}
+
+// definitions are the defined scenarios, for the command's plan.
+func definitions() []Scenario {
+	defined.Lock()
+	defer defined.Unlock()
+	return slices.Clone(defined.scenarios)
+}
+
+// current is the session of the package-level Run and Bench: the
+// configuration from the environment and what llmsla told this test
+// binary (session.Child), loaded once per test binary.
+var current = sync.OnceValues(func() (*process, error) {
+	child, err := session.ChildFromEnv()
+	if err != nil {
+		return nil, err
+	}
+	if child.Plan != "" {
+		// The command checks the configuration against the plan.
+		return &process{plan: newPlanFile(child.Plan)}, nil
+	}
+	cfg, err := config.Load()
+	if err != nil {
+		return nil, err
+	}
+	if err := cfg.CheckScenarios(Defined()); err != nil {
+		return nil, err
+	}
+	s, err := session.New(cfg, child.Run, session.Options{Samples: child.Samples, Progress: child.Progress})
+	if err != nil {
+		return nil, err
+	}
+	return &process{s: s}, nil
+})
+
+// process is what this test binary does: measure with its session, or
+// (plan mode) list what it would measure.
+type process struct {
+	s    *session.Session
+	plan *planFile
 }
 
 // Run measures the scenario on every selected endpoint at every configured
@@ -73,7 +98,11 @@ func Defined() []string {
 // fails one line per objective not met, naming the cases that failed most.
 func Run(t *testing.T, sc Scenario) []objective.Verdict {
 	t.Helper()
-	return session(t).Run(t, sc)
+	p := mustProcess(t)
+	if p.plan != nil {
+		t.SkipNow() // plan mode lists benchmarks; tests send nothing
+	}
+	return RunOn(t, p.s, sc)
 }
 
 // Bench measures the scenario as benchmarks, one iteration one request
@@ -81,214 +110,120 @@ func Run(t *testing.T, sc Scenario) []objective.Verdict {
 // in the units of the metric table.
 func Bench(b *testing.B, sc Scenario) {
 	b.Helper()
-	session(b).Bench(b, sc)
+	p := mustProcess(b)
+	if p.plan != nil {
+		p.plan.bench(b, sc)
+		return
+	}
+	BenchOn(b, p.s, sc)
 }
 
-// session returns the environment's session or stops the test with the
-// configuration error, before any request is sent.
-func session(t testing.TB) *Session {
+// mustProcess returns the environment's session or stops the test with
+// the configuration error, before any request is sent.
+func mustProcess(t testing.TB) *process {
 	t.Helper()
-	s, err := current()
+	p, err := current()
 	if err != nil {
 		t.Fatalf("configuration: %v", err)
 	}
-	return s
+	return p
 }
 
-// Run is the package-level Run on this session's endpoints; it returns the
-// verdict of every run, in order, for tests that look further.
-func (s *Session) Run(t *testing.T, sc Scenario) []objective.Verdict {
+// RunOn is Run on session s's endpoints; it returns the verdict of every
+// level, in order, for tests that look further.
+func RunOn(t *testing.T, s *session.Session, sc Scenario) []objective.Verdict {
 	t.Helper()
-	src := s.mustSource(t, sc)
+	src := mustSource(t, s, sc)
+	cfg := s.Config()
 	var all []objective.Verdict
-	for _, ep := range s.cfg.Endpoints {
+	for _, ep := range cfg.Endpoints {
 		t.Run("endpoint="+sample.NameValue(ep.Name), func(t *testing.T) {
 			if ep.Simulated {
-				t.Logf("endpoint %s is the built-in simulator (config: %s)", ep.Name, s.cfg.Source)
+				t.Logf("endpoint %s is the built-in simulator (config: %s)", ep.Name, cfg.Source)
 			}
 			goldens := goldenDir(t, sc, ep.Name)
-			conf := s.cfg.Scenario(sc.Name, ep.Name)
-			var run []objective.Verdict
-			for _, lv := range conf.Levels() {
+			base := session.Cell{Scenario: sc.Name, Endpoint: ep, Settings: cfg.Scenario(sc.Name, ep.Name), Fixture: src}
+			var levels []objective.Verdict
+			for _, lv := range base.Settings.Levels() {
+				c := base
+				c.Level = lv
 				t.Run(string(lv.Label()), func(t *testing.T) {
-					samples, err := s.run(context.Background(), sc.Name, ep, conf, lv, conf.Requests(lv), src, false)
-					if err != nil {
-						t.Fatalf("%s endpoint=%s: %v", sc.Name, ep.Name, err)
-					}
-					s.mustRecord(t)
-					v := objective.Judge(samples, conf.Objectives)
-					run = append(run, v)
-					t.Log(report.Line(v.Stats))
-					for _, viol := range v.Violations {
-						t.Errorf("%s endpoint=%s %s: %s", sc.Name, ep.Name, lv.Label(), viol)
-					}
-					if !v.OK() {
-						var b strings.Builder
-						report.Cases(&b, v.Stats, "    ")
-						if b.Len() > 0 {
-							t.Log(strings.TrimRight(b.String(), "\n"))
-						}
-					}
+					samples := measure(t, s, c)
+					v := objective.Judge(samples, c.Settings.Objectives)
+					levels = append(levels, v)
+					logVerdict(t, c, v)
 					if goldens != "" {
-						CheckGolden(t, goldens, ep.Name, samples, updateGolden(), quality.Refuse(s.secrets))
+						CheckGolden(t, goldens, ep.Name, samples, updateGolden(), quality.Refuse(s.Secrets()))
 					}
 				})
 			}
 			// Coverage belongs to the run over every level: judged once here.
-			for _, viol := range objective.CheckRuns(run) {
+			for _, viol := range objective.CheckRuns(levels) {
 				t.Errorf("%s endpoint=%s: %s", sc.Name, ep.Name, viol)
 			}
-			if len(run) > 0 {
-				st := run[len(run)-1].Stats
+			if len(levels) > 0 {
+				st := levels[len(levels)-1].Stats
 				t.Logf("coverage: %d of the %d cases of %s asked", st.Asked, st.FixtureCases, sc.Fixture)
 			}
-			all = append(all, run...)
-			s.logBreakdown(t, sc.Name, ep, conf, src) // Ollama endpoints only: where the TTFT goes
+			all = append(all, levels...)
+			logBreakdown(t, s, base) // Ollama endpoints only: where the TTFT goes
 		})
 	}
 	return all
 }
 
-// Bench is the package-level Bench on this session's endpoints.
-func (s *Session) Bench(b *testing.B, sc Scenario) {
-	b.Helper()
-	src := s.mustSource(b, sc)
-	printUnits.Do(func() { PrintBenchHeader(os.Stdout, s.cfg) })
-	if only := s.cfg.CapacityOnly; only != "" && only != sc.Name {
-		b.Skipf("llmsla capacity searches %s only", only)
+// measure sends the cell's configured requests, or stops the test with
+// why it could not (or why its record is incomplete).
+func measure(t *testing.T, s *session.Session, c session.Cell) []sample.Sample {
+	t.Helper()
+	samples, err := s.Measure(context.Background(), c, c.Settings.Requests(c.Level))
+	if err != nil {
+		t.Fatalf("%s: %v", c.Name(), err)
 	}
-	for _, ep := range s.cfg.Endpoints {
-		conf := s.cfg.Scenario(sc.Name, ep.Name)
-		if s.cfg.CapacityOnly == sc.Name {
-			s.benchCapacity(b, sc.Name, ep, conf, src)
-			continue
-		}
-		// The measured runs of each level, in order: reps[k] holds the
-		// k-th run (the k-th -count repetition) of every level.
-		var reps [][]objective.Verdict
-		for _, lv := range conf.Levels() {
-			rep := 0
-			b.Run(fmt.Sprintf("endpoint=%s/%s", sample.NameValue(ep.Name), lv.Label()), func(b *testing.B) {
-				// The b.N = 1 call is go test's probe before the timed run
-				// (-benchtime Nx, N > 1): its requests are warm-up.
-				n := b.N
-				if conf.Duration > 0 && b.N > 1 {
-					n = conf.Requests(lv) // a soak: its duration, whatever -benchtime says
-				}
-				samples, err := s.run(context.Background(), sc.Name, ep, conf, lv, n, src, b.N == 1)
-				if err != nil {
-					b.Fatalf("%s endpoint=%s: %v", sc.Name, ep.Name, err)
-				}
-				s.mustRecord(b)
-				v := objective.Judge(samples, conf.Objectives)
-				if b.N > 1 {
-					if rep == len(reps) {
-						reps = append(reps, nil)
-					}
-					reps[rep] = append(reps[rep], v)
-					rep++
-				}
-				ReportMetrics(b, v.Stats)
-				if ep.Kind == "ollama" && b.N > 1 {
-					s.reportBreakdown(b, ep, conf, src)
-				}
-			})
-		}
-		s.benchWholeRun(b, ep, reps)
-		if conf.Capacity != nil {
-			s.benchCapacity(b, sc.Name, ep, conf, src)
+	mustRecord(t, s)
+	return samples
+}
+
+// logVerdict logs a level's figures and fails its violated objectives,
+// naming the cases that failed most.
+func logVerdict(t *testing.T, c session.Cell, v objective.Verdict) {
+	t.Helper()
+	t.Log(report.Line(v.Stats))
+	for _, viol := range v.Violations {
+		t.Errorf("%s endpoint=%s %s: %s", c.Scenario, c.Endpoint.Name, c.Level.Label(), viol)
+	}
+	if !v.OK() {
+		var b strings.Builder
+		report.Cases(&b, v.Stats, "    ")
+		if b.Len() > 0 {
+			t.Log(strings.TrimRight(b.String(), "\n"))
 		}
 	}
 }
 
-// benchWholeRun reports the figures of a scenario's whole run on an
-// endpoint (the prefill fit of a prompt-length sweep) as one more
-// benchmark, endpoint=<name>/fit=prompt_tokens, after its levels. Each of
-// its -count repetitions fits its own runs (the k-th run of every level),
-// so that the gate sees the fit vary from run to run as it does, rather
-// than one fit of everything repeated.
-func (s *Session) benchWholeRun(b *testing.B, ep stream.Endpoint, reps [][]objective.Verdict) {
-	fit := func(k int) *stats.Stats {
-		if k >= len(reps) {
-			return nil
-		}
-		// CheckRuns fills the whole run's figures into each verdict's
-		// Stats. Its violations are not judged here: llmsla bench judges
-		// the samples.
-		objective.CheckRuns(reps[k])
-		if st := reps[k][len(reps[k])-1].Stats; st.Prefill.N > 0 {
-			return st
-		}
-		return nil // no sweep of two or more prompt lengths: no fit
+// mustRecord stops the test when the samples file failed: a run whose
+// record misses requests must not pass for complete (llmsla bench judges
+// the file, not the test's own figures).
+func mustRecord(t testing.TB, s *session.Session) {
+	t.Helper()
+	if err := s.RecordErr(); err != nil {
+		t.Fatalf("%v: the run's record is incomplete", err)
 	}
-	if fit(0) == nil {
-		return
-	}
-	k := 0
-	b.Run(fmt.Sprintf("endpoint=%s/fit=prompt_tokens", sample.NameValue(ep.Name)), func(b *testing.B) {
-		if b.N == 1 {
-			return // go test's probe before each repetition
-		}
-		// Under -benchtime Nx (llmsla bench) go test calls this once per
-		// repetition; a time-based benchtime calls it more often, and
-		// the calls past the last repetition report the last one's fit.
-		st := fit(min(k, len(reps)-1))
-		k++
-		if st == nil {
-			b.Fatalf("fit=prompt_tokens: run %d of the sweep's levels has fewer than two prompt lengths to fit", min(k, len(reps)))
-		}
-		reportUnits(b, st, true)
-	})
 }
-
-var printUnits sync.Once
 
 // mustSource checks the scenario and loads its fixture, or stops the test
 // with the error, before any request is sent.
-func (s *Session) mustSource(t testing.TB, sc Scenario) *load.Fixture {
+func mustSource(t testing.TB, s *session.Session, sc Scenario) *load.Fixture {
 	t.Helper()
 	if !slices.Contains(Defined(), sc.Name) {
 		t.Fatalf("scenario %q is not defined: declare it with harness.Define, so that the SLA file is checked against it", sc.Name)
 	}
-	if err := s.cfg.CheckShard(sc.Name); err != nil {
+	if err := s.CheckShard(sc.Name); err != nil {
 		t.Fatalf("configuration: %v", err)
 	}
-	if sc.Golden != "" && !sc.deterministic() {
-		t.Fatalf("scenario %s: golden outputs need Temperature 0 and a Seed", sc.Name)
-	}
-	src, err := s.source(sc)
+	src, err := s.Source(sc)
 	if err != nil {
-		t.Fatalf("scenario %s: %v", sc.Name, err)
+		t.Fatalf("%v", err)
 	}
 	return src
-}
-
-// source builds the requests of a scenario from its fixture cases, and
-// tells the simulators the right and wrong answer to each.
-func (s *Session) source(sc Scenario) (*load.Fixture, error) {
-	if sc.Fixture == "" {
-		return nil, fmt.Errorf("no fixture: a scenario needs cases to send")
-	}
-	path := sc.Fixture
-	if !filepath.IsAbs(path) {
-		root, err := config.ModuleRoot()
-		if err != nil {
-			return nil, err
-		}
-		path = filepath.Join(root, path)
-	}
-	cases, err := quality.LoadCases(path)
-	if err != nil {
-		return nil, err
-	}
-	f, err := load.NewFixture(cases, load.FixtureOptions{System: sc.System, Structured: sc.Structured,
-		Lenient: sc.Lenient, Temperature: sc.Temperature, Seed: sc.Seed})
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", sc.Fixture, err)
-	}
-	for i := range cases {
-		msgs := f.Prompt(i).Request.Messages
-		s.answers.Add(msgs[len(msgs)-1].Content, cases[i].Answer, cases[i].WrongAnswer)
-	}
-	return f, nil
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/llmsla/llmsla/harness/ollama/ollamatest"
 	"github.com/llmsla/llmsla/harness/quality"
 	"github.com/llmsla/llmsla/harness/sample"
+	"github.com/llmsla/llmsla/harness/session"
 	"github.com/llmsla/llmsla/harness/stream"
 )
 
@@ -95,14 +96,13 @@ func ollamaConfig(t *testing.T, srv *ollamatest.Server) *config.Config {
 func ollamaRun(t *testing.T, sc harness.Scenario, cfg *config.Config) []objective.Verdict {
 	t.Helper()
 	samplesPath := filepath.Join(t.TempDir(), "samples.jsonl")
-	t.Setenv(harness.EnvSamples, samplesPath) // read back below: Stats holds no samples
-	sess, err := harness.NewSession(cfg)
+	sess, err := session.New(cfg, session.Run{}, session.Options{Samples: samplesPath}) // read back below: Stats holds no samples
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer sess.Close()
 	sc = deterministic(sc)
-	all := sess.Run(t, sc)
+	all := harness.RunOn(t, sess, sc)
 	sess.Close() // flush the sample file
 
 	samples, err := sample.Read(samplesPath)
@@ -176,11 +176,17 @@ const untimed = 100 * time.Millisecond
 // ollamaBreakdown measures sc's breakdown through the native API and checks
 // it against the OpenAI-compatible run: first is the session's cold
 // request, the same deterministic request as the breakdown's first.
-func ollamaBreakdown(t *testing.T, sess *harness.Session, sc harness.Scenario, first *sample.Sample) {
+func ollamaBreakdown(t *testing.T, sess *session.Session, sc harness.Scenario, first *sample.Sample) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	b, err := sess.Breakdown(ctx, sc, "ollama", harness.BreakdownRequests)
+	fix, err := sess.Source(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ep, _ := sess.Endpoint("ollama")
+	c := session.Cell{Scenario: sc.Name, Endpoint: ep, Settings: sess.Config().Scenario(sc.Name, "ollama"), Fixture: fix}
+	b, err := sess.Breakdown(ctx, c, session.BreakdownRequests)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,12 +259,12 @@ func TestOllamaExtractionFullSchema(t *testing.T) {
 	c.Objectives = objective.MustParse(map[string]float64{"ttft_p95_ms": 5000 * slow, "total_p95_ms": 10000 * slow, "error_rate_max": 0,
 		"json_valid_min": 0, "schema_valid_min": 0, "accuracy_min": 0})
 	cfg.Scenarios["extraction"] = c
-	sess, err := harness.NewSession(cfg)
+	sess, err := session.New(cfg, session.Run{}, session.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer sess.Close()
-	for _, v := range sess.Run(t, deterministic(extraction)) {
+	for _, v := range harness.RunOn(t, sess, deterministic(extraction)) {
 		q := v.Stats.Quality
 		t.Logf("full invoice schema, max_tokens %d: %d answers, %d cut at max_tokens, json valid %d, schema valid %d",
 			c.MaxTokens, q.Responses, q.Truncated, q.JSONValid, q.SchemaValid)
@@ -290,12 +296,12 @@ func TestOllamaColdStart(t *testing.T) {
 	}
 	cfg.Scenarios["chat"] = config.Scenario{Samples: 8, Concurrency: []int{1}, Warmup: 0, MaxTokens: 8,
 		Objectives: cfg.Scenarios["chat"].Objectives}
-	sess, err := harness.NewSession(cfg)
+	sess, err := session.New(cfg, session.Run{}, session.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer sess.Close()
-	st := sess.Run(t, deterministic(chat))[0].Stats
+	st := harness.RunOn(t, sess, deterministic(chat))[0].Stats
 	if st.Cold == nil {
 		t.Fatal("no cold sample")
 	}

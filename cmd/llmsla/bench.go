@@ -1,33 +1,36 @@
 package main
 
 import (
-	"bufio"
+	"context"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
-	"os/signal"
 	"path/filepath"
-	"strconv"
-	"strings"
-	"sync/atomic"
-	"syscall"
+	"slices"
 	"time"
 
-	"golang.org/x/perf/benchfmt"
-
-	"github.com/llmsla/llmsla/harness"
 	"github.com/llmsla/llmsla/harness/atomicfile"
 	"github.com/llmsla/llmsla/harness/config"
+	"github.com/llmsla/llmsla/harness/load"
 	"github.com/llmsla/llmsla/harness/secret"
+	"github.com/llmsla/llmsla/harness/session"
 )
 
-// runBench runs the suites' benchmarks -count times, records the output in
-// benchfmt (results/<UTC timestamp>.txt, results/latest.txt) and every
-// request as JSONL beside it, then prints the SLA verdicts computed from
-// those samples.
-func runBench(args []string, stdout, stderr io.Writer) int {
+// benchOptions are llmsla bench's flags.
+type benchOptions struct {
+	g       goTest
+	out     string
+	latest  bool
+	quiet   bool
+	verbose bool
+	dryRun  bool
+	keep    int
+	runFlags
+}
+
+func benchFlags(stderr io.Writer) (*flag.FlagSet, *benchOptions) {
+	o := &benchOptions{}
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	// 10 runs, as in the Makefile: the gate corrects for every (benchmark,
@@ -35,37 +38,49 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	// side Mann-Whitney's smallest p (0.0022) clears Holm's first step only
 	// for up to 23 comparisons, so the gate would refuse; with 10 (p ≈ 1e-5)
 	// it can flag a change among thousands.
-	count := fs.Int("count", 10, "runs of each benchmark (the gate needs ≥ 10 for the suites' number of comparisons)")
-	n := fs.Int("n", 20, "requests per benchmark run (go test -benchtime Nx)")
-	bench := fs.String("bench", ".", "benchmarks to run (go test -bench)")
-	out := fs.String("out", "results", "directory of recorded runs")
-	pkg := fs.String("pkg", "./suites/...", "package of the scenarios")
-	latest := fs.Bool("latest", true, "make this run results/latest.* (what make gate and make baseline read)")
-	quiet := fs.Bool("q", false, "no progress lines on stderr")
-	shard := fs.String("shard", "", "`I/N`: send this machine's share of a run sent by N (also $LLMSLA_SHARD, or $JOB_COMPLETION_INDEX with $LLMSLA_SHARDS)")
-	startAt := fs.String("start-at", "", "wall-clock `time` (RFC 3339) at which the shards start measuring together (also $LLMSLA_START_AT)")
-	levelEvery := fs.String("level-every", "", "`duration` of each measured run's slot after -start-at: the k-th run starts at start + (k+1)·duration on every shard, so that shards stay together through levels and -count repetitions (also $LLMSLA_LEVEL_EVERY)")
+	fs.IntVar(&o.g.count, "count", 10, "runs of each benchmark (the gate needs ≥ 10 for the suites' number of comparisons)")
+	fs.IntVar(&o.g.n, "n", 20, "requests per benchmark run (go test -benchtime Nx)")
+	fs.StringVar(&o.g.bench, "bench", ".", "benchmarks to run (go test -bench)")
+	fs.StringVar(&o.g.pkg, "pkg", "./suites/...", "package of the scenarios")
+	fs.StringVar(&o.out, "out", "results", "directory of recorded runs")
+	fs.BoolVar(&o.latest, "latest", true, "make this run results/latest.* (what make gate and make baseline read)")
+	fs.IntVar(&o.keep, "keep", 20, "recorded runs kept in -out (oldest removed first; latest.* and baselines are never touched; 0 keeps all)")
+	fs.BoolVar(&o.quiet, "q", false, "no progress lines on stderr")
+	fs.BoolVar(&o.verbose, "v", false, "show go test's benchmark lines too (they are always in the results file)")
+	fs.BoolVar(&o.dryRun, "dry-run", false, "print the plan and check the configuration, send nothing")
+	o.runFlags.register(fs)
+	return fs, o
+}
+
+// runBench runs the suites' benchmarks -count times, records the output in
+// benchfmt (results/<UTC timestamp>.txt, results/latest.txt) and every
+// request as JSONL beside it, then prints the SLA verdicts computed from
+// those samples. Before the first request it checks the whole
+// configuration against what the suites define, checks every endpoint
+// (preflight) and prints the plan: cells, requests, expected duration.
+func runBench(args []string, stdout, stderr io.Writer) int {
+	fs, o := benchFlags(stderr)
 	if err := fs.Parse(args); err != nil {
 		return parseFailed(err)
 	}
-	// The test binary reads these from its environment, with the rest of
-	// the configuration.
-	for env, v := range map[string]string{config.EnvShard: *shard, config.EnvStartAt: *startAt, config.EnvLevelEvery: *levelEvery} {
-		if v != "" {
-			os.Setenv(env, v)
-		}
-	}
-	if *count < 1 || *n < 2 || fs.NArg() > 0 {
+	if o.g.count < 1 || o.g.n < 2 || fs.NArg() > 0 || o.keep < 0 {
 		// -n 1 would measure nothing: go test's first call of a benchmark,
 		// b.N = 1, is its probe, which the harness counts as warm-up.
-		fmt.Fprintf(stderr, "llmsla bench: -count %d, -n %d, extra arguments %q: want -count ≥ 1 (≥ 10 for the gate), -n ≥ 2 (-n 1 is go test's probe alone, which measures nothing) and no arguments\n", *count, *n, fs.Args())
-		return 2
+		fmt.Fprintf(stderr, "llmsla bench: -count %d, -n %d, -keep %d, extra arguments %q: want -count ≥ 1 (≥ 10 for the gate), -n ≥ 2 (-n 1 is go test's probe alone, which measures nothing), -keep ≥ 0 and no arguments\n",
+			o.g.count, o.g.n, o.keep, fs.Args())
+		return exitBroken
+	}
+	run, err := o.run(fs)
+	if err != nil {
+		fmt.Fprintf(stderr, "llmsla bench: %v\n", err)
+		return exitBroken
 	}
 	cfg, err := config.Load()
 	if err != nil {
 		fmt.Fprintf(stderr, "llmsla: %v\n", err)
-		return 2
+		return exitBroken
 	}
+	run = withBudget(run, cfg.Budget)
 	// Everything printed or recorded from here on passes a redactor: the
 	// samples come redacted from the client, and this is the second line
 	// for the rest of go test's output and the results file.
@@ -73,53 +88,144 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	rawStderr := stderr            // for the progress line, redacted line by line
 	stdout, stderr, sec, flush := redacting(cfg, stdout, stderr)
 	defer flush()
-	fmt.Fprintln(stdout, cfg.Describe())
-	// The test binary runs in the package's directory: give it absolute paths.
-	if abs, err := filepath.Abs(*out); err == nil {
-		*out = abs
+	for _, line := range cfg.Describe() {
+		fmt.Fprintln(stdout, line)
 	}
-	if err := os.MkdirAll(*out, 0o755); err != nil {
+	p, code := prepare(cfg, run, o, stdout, stderr)
+	if p == nil {
+		return code
+	}
+	if o.dryRun {
+		fmt.Fprintln(stdout, "dry run: nothing was sent")
+		return exitOK
+	}
+	code = o.measure(cfg, p, sec, stdout, stderr, rawStderr, terminal)
+	fmt.Fprintf(stdout, "\nllmsla bench: %s\n", exitWords(code))
+	return code
+}
+
+// withBudget is run with the SLA file's budget where no flag set one.
+func withBudget(run session.Run, b config.Budget) session.Run {
+	if run.MaxRequests == 0 {
+		run.MaxRequests = b.MaxRequests
+	}
+	if run.MaxDuration == 0 {
+		run.MaxDuration = b.MaxDuration
+	}
+	return run
+}
+
+// prepare checks everything that can be checked before a request — the
+// SLA file against every scenario the suites define, each benched
+// scenario's fixture, shard splits of every level, the budget — then
+// (unless a dry run) every endpoint and one request of each scenario, and
+// prints the plan. It returns the plan, or nil and the exit code.
+func prepare(cfg *config.Config, run session.Run, o *benchOptions, stdout, stderr io.Writer) (*plan, int) {
+	fail := func(err error) (*plan, int) {
 		fmt.Fprintf(stderr, "llmsla: %v\n", err)
-		return 2
+		return nil, exitBroken
+	}
+	defined, benched, err := o.g.plan()
+	if err != nil {
+		return fail(err)
+	}
+	if len(benched) == 0 {
+		return fail(fmt.Errorf("-bench %q matches no benchmark in %s: nothing to measure", o.g.bench, o.g.pkg))
+	}
+	if err := cfg.CheckScenarios(names(defined)); err != nil {
+		return fail(err)
+	}
+	scenarios := pick(defined, benched)
+	for _, sc := range scenarios {
+		if err := session.CheckShard(cfg, sc.Name, run.Shard); err != nil {
+			return fail(err)
+		}
+	}
+	s, err := session.New(cfg, run, session.Options{})
+	if err != nil {
+		return fail(err)
+	}
+	defer s.Close()
+	fixtures := map[string]*load.Fixture{}
+	for _, sc := range scenarios {
+		if fixtures[sc.Name], err = s.Source(sc); err != nil {
+			return fail(err)
+		}
+	}
+	p := newPlan(cfg, run, o.g, scenarios)
+	if !o.dryRun {
+		ctx := context.Background()
+		warn, err := s.Preflight(ctx)
+		if warn != nil {
+			fmt.Fprintf(stderr, "llmsla: warning: preflight:\n%v\nmeasuring anyway\n", warn)
+		}
+		if err != nil && !o.keepGoing {
+			return fail(fmt.Errorf("preflight, before any measured request (-keep-going sends the run anyway):\n%w", err))
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "llmsla: preflight:\n%v\n-keep-going: measuring anyway\n", err)
+		}
+		if err := p.probe(ctx, s, fixtures); err != nil {
+			return fail(err)
+		}
+	}
+	p.write(stdout)
+	if err := p.checkBudget(); err != nil {
+		return fail(err)
+	}
+	return p, exitOK
+}
+
+// measure runs go test on the plan, records its output and samples, judges
+// them and, when the run can be judged, makes it results/latest.*.
+func (o *benchOptions) measure(cfg *config.Config, p *plan, sec *secret.Set, stdout, stderr, rawStderr io.Writer, terminal bool) int {
+	// The test binary runs in the package's directory: give it absolute paths.
+	if abs, err := filepath.Abs(o.out); err == nil {
+		o.out = abs
+	}
+	if err := os.MkdirAll(o.out, 0o755); err != nil {
+		fmt.Fprintf(stderr, "llmsla: %v\n", err)
+		return exitBroken
 	}
 	stamp := time.Now().UTC().Format("20060102T150405Z")
-	if cfg.Shard.On() {
+	shard := p.run.Shard
+	if shard.On() {
 		// Shards may write to one volume: their files must not collide.
-		stamp += fmt.Sprintf(".shard%dof%d", cfg.Shard.I, cfg.Shard.N)
+		stamp += fmt.Sprintf(".shard%dof%d", shard.I, shard.N)
 	}
-	txt := filepath.Join(*out, stamp+".txt")
-	samples := filepath.Join(*out, stamp+".samples.jsonl")
-
-	header := fmt.Sprintf("commit: %s\ndate: %s\nconfig: %s\ncount: %d\n", gitCommit(), stamp, cfg.Source, *count)
-	if cfg.Shard.On() {
-		header += fmt.Sprintf("shard: %s\n", cfg.Shard)
+	txt := filepath.Join(o.out, stamp+".txt")
+	samples := filepath.Join(o.out, stamp+".samples.jsonl")
+	header := fmt.Sprintf("commit: %s\ndate: %s\nconfig: %s\ncount: %d\n", gitCommit(), stamp, cfg.Source, o.g.count)
+	if shard.On() {
+		header += fmt.Sprintf("shard: %s\n", shard)
 	}
-	goArgs := []string{"test", "-run", "^$", "-bench", *bench, "-count", strconv.Itoa(*count),
-		"-benchtime", fmt.Sprintf("%dx", *n), "-timeout", "0", *pkg}
-	fmt.Fprintf(stdout, "go %s\n", strings.Join(goArgs, " "))
+	child := session.Child{Samples: samples, Run: p.run}
 	testOut, testErrOut, stopProgress := stdout, stderr, func() {}
-	if !*quiet {
+	if !o.quiet {
 		// Progress comes through a file of its own: go test's output is
 		// the benchfmt record, and stderr is ours.
-		path := filepath.Join(os.TempDir(), fmt.Sprintf("llmsla-progress-%s-%d.jsonl", stamp, os.Getpid()))
-		os.Setenv(harness.EnvProgress, path)
-		defer os.Unsetenv(harness.EnvProgress)
-		show := startProgress(path, rawStderr, sec, terminal)
+		child.Progress = filepath.Join(os.TempDir(), fmt.Sprintf("llmsla-progress-%s-%d.jsonl", stamp, os.Getpid()))
+		show := startProgress(child.Progress, rawStderr, sec, terminal, p.progressTotal())
 		testOut, testErrOut, stopProgress = show.over(stdout), show.over(stderr), show.close
 	}
-	testErr := record(txt, header, samples, goArgs, sec, testOut, testErrOut)
+	testErr := o.g.record(txt, header, child, sec, o.verbose, testOut, testErrOut)
 	stopProgress()
-	latestTxt := filepath.Join(*out, "latest.txt")
-	code := 2
-	_, noSamples := os.Stat(samples)
-	if noSamples != nil {
-		// go test may pass without sending anything: -bench matching no
-		// benchmark, or no endpoint selected.
+	return o.judge(cfg, p, txt, samples, testErr, stdout, stderr)
+}
+
+// judge prints the verdicts of a finished (or interrupted) run and makes
+// it results/latest.* when it can be judged and finished.
+func (o *benchOptions) judge(cfg *config.Config, p *plan, txt, samples string, testErr error, stdout, stderr io.Writer) int {
+	latestTxt := filepath.Join(o.out, "latest.txt")
+	if _, err := os.Stat(samples); err != nil {
+		// go test may pass without sending anything.
 		fmt.Fprintf(stdout, "\nrecorded %s; no samples were recorded\n", txt)
-	} else {
-		fmt.Fprintf(stdout, "\nrecorded %s and %s\n\n", txt, samples)
-		code = judgeRun(cfg, samples, stdout, stderr, verdictOptions{shard: cfg.Shard.On(), partial: testErr != nil})
+		fmt.Fprintf(stderr, "llmsla: no samples were recorded (go test: %v); %s and its samples are unchanged\n", testErr, latestTxt)
+		return exitBroken
 	}
+	fmt.Fprintf(stdout, "\nrecorded %s and %s\n\n", txt, samples)
+	code := judgeRun(cfg, samples, stdout, stderr, verdictOptions{shard: p.run.Shard, partial: testErr != nil, unfinished: testErr != nil})
+	breakdownLines(stdout, txt)
 	// latest.* are what `make gate` and `make baseline` read: a run missing
 	// benchmarks, or one that cannot be judged, must not become them, or
 	// the gate would pass with a warning about what it did not compare.
@@ -127,20 +233,19 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	case testErr != nil:
 		fmt.Fprintf(stderr, "llmsla: go test: %v; %s holds the benchmarks that finished, %s and its samples are unchanged\n",
 			testErr, txt, latestTxt)
-		return 2
-	case noSamples != nil:
-		fmt.Fprintf(stderr, "llmsla: go test passed but recorded no samples (does -bench %q match a benchmark of %s with an endpoint selected?); %s and its samples are unchanged\n",
-			*bench, *pkg, latestTxt)
-		return 2
-	case code == 2:
+		return exitBroken
+	case code == exitBroken:
 		fmt.Fprintf(stderr, "llmsla: the run cannot be judged (above); %s and its samples are unchanged\n", latestTxt)
-		return 2
-	case !*latest:
+		return exitBroken
+	case !o.latest:
 		return code
 	}
-	if err := promote(*out, txt, samples); err != nil {
+	if err := promote(o.out, txt, samples); err != nil {
 		fmt.Fprintf(stderr, "llmsla: %v\n", err)
-		return 2
+		return exitBroken
+	}
+	if err := retain(o.out, o.keep); err != nil {
+		fmt.Fprintf(stderr, "llmsla: keeping %d runs in %s: %v\n", o.keep, o.out, err)
 	}
 	return code
 }
@@ -150,133 +255,26 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 // (the gate and baseline find the samples beside latest.txt), so that a
 // failure to write leaves the previous pair whole.
 func promote(dir, txt, samples string) error {
-	var tmps []string
-	defer func() {
-		for _, t := range tmps {
-			os.Remove(t) // a no-op once renamed
-		}
-	}()
-	pairs := [][2]string{{samples, "latest.samples.jsonl"}, {txt, "latest.txt"}}
-	for _, pair := range pairs {
-		t, err := stage(pair[0], dir)
-		if err != nil {
-			return err
-		}
-		tmps = append(tmps, t)
-	}
-	for i, pair := range pairs {
-		if err := os.Rename(tmps[i], filepath.Join(dir, pair[1])); err != nil {
-			if i > 0 {
-				return fmt.Errorf("%w: latest.samples.jsonl is this run's, latest.txt the previous run's; do not gate on them, run again", err)
-			}
-			return err
-		}
-	}
-	return nil
+	return atomicfile.Replace(
+		atomicfile.Copy{From: samples, To: filepath.Join(dir, "latest.samples.jsonl")},
+		atomicfile.Copy{From: txt, To: filepath.Join(dir, "latest.txt")})
 }
 
-// stage copies src to a synced temporary file in dir, for a rename.
-func stage(src, dir string) (string, error) {
-	b, err := os.ReadFile(src)
-	if err != nil {
-		return "", err
+func names(scs []session.Scenario) []string {
+	out := make([]string, len(scs))
+	for i, sc := range scs {
+		out[i] = sc.Name
 	}
-	return atomicfile.Stage(dir, filepath.Base(src), b)
+	return out
 }
 
-// record runs go test, writing each complete output line to path as it
-// arrives (and to stdout), redacted of sec, so that an interrupted run
-// leaves a file of what finished. Interrupts go to the child; we stay to
-// close the file.
-func record(path, header, samples string, goArgs []string, sec *secret.Set, stdout, stderr io.Writer) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	if _, err := io.WriteString(f, header); err != nil {
-		return err
-	}
-	cmd := exec.Command("go", goArgs...)
-	cmd.Env = append(os.Environ(), harness.EnvSamples+"="+samples)
-	cmd.Stderr = stderr
-	ownGroup(cmd)
-	pipe, err := cmd.StdoutPipe()
-	if err != nil {
-		return err
-	}
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
-	defer func() {
-		signal.Stop(sig) // after Stop, nothing more is sent on sig
-		close(sig)
-	}()
-	if err := cmd.Start(); err != nil {
-		return err
-	}
-	release := watchdog(cmd, stderr)
-	var interrupted atomic.Bool
-	go func() {
-		for s := range sig {
-			interrupted.Store(true)
-			_ = signalGroup(cmd, s)
-		}
-	}()
-	var werr error
-	r := bufio.NewReaderSize(pipe, 64<<10)
-	for {
-		line, err := r.ReadString('\n')
-		line = sec.Redact(line)
-		io.WriteString(stdout, line)
-		if complete(line) && werr == nil {
-			_, werr = io.WriteString(f, line)
-		}
-		if err != nil {
-			break
+// pick is the definitions of the benched scenarios, in their order.
+func pick(defined []session.Scenario, benched []string) []session.Scenario {
+	var out []session.Scenario
+	for _, name := range benched {
+		if i := slices.IndexFunc(defined, func(d session.Scenario) bool { return d.Name == name }); i >= 0 {
+			out = append(out, defined[i])
 		}
 	}
-	err = cmd.Wait()
-	// Only once go test is gone: a panic before here must leave the
-	// watchdog to kill it.
-	release()
-	if err != nil {
-		if interrupted.Load() {
-			return fmt.Errorf("interrupted (%w)", err)
-		}
-		return err
-	}
-	return werr
-}
-
-// complete reports whether line may go into the results file: it ends in a
-// newline and, if it is a benchmark line, parses as one. go test prints a
-// benchmark's name before running it and its figures after, so an
-// interrupted run ends in a bare name, or a name followed by whatever the
-// dying binary printed; benchfmt readers would reject the file for it.
-func complete(line string) bool {
-	if !strings.HasSuffix(line, "\n") {
-		return false
-	}
-	if !strings.HasPrefix(line, "Benchmark") {
-		return true
-	}
-	r := benchfmt.NewReader(strings.NewReader(line), "")
-	for r.Scan() {
-		if _, bad := r.Result().(*benchfmt.SyntaxError); bad {
-			return false
-		}
-	}
-	return true
-}
-
-func gitCommit() string {
-	out, err := exec.Command("git", "rev-parse", "--short", "HEAD").Output()
-	if err != nil {
-		return "unknown"
-	}
-	c := strings.TrimSpace(string(out))
-	if st, err := exec.Command("git", "status", "--porcelain", "--untracked-files=no").Output(); err == nil && len(st) > 0 {
-		c += "-dirty"
-	}
-	return c
+	return out
 }

@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/llmsla/llmsla/harness"
 	"github.com/llmsla/llmsla/harness/config"
 	"github.com/llmsla/llmsla/harness/sample"
+	"github.com/llmsla/llmsla/harness/session"
 )
 
 // suites is the scenarios' package by import path, so that go test finds it
@@ -26,7 +26,7 @@ const suites = "github.com/llmsla/llmsla/suites"
 // whatever the caller's environment says.
 func simEnv(t *testing.T, spec string) {
 	t.Helper()
-	for _, k := range []string{config.EnvConfig, config.EnvEndpoints, harness.EnvSamples, "OPENAI_BASE_URL"} {
+	for _, k := range []string{config.EnvConfig, config.EnvEndpoints, session.EnvChild, "OPENAI_BASE_URL"} {
 		t.Setenv(k, "")
 	}
 	t.Setenv(config.EnvSim, spec)
@@ -116,7 +116,8 @@ func TestBenchInterrupted(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "latest.txt"), []byte("previous\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, "bench", "-pkg", suites, "-bench", "Chat", "-count", "10", "-n", "5", "-out", dir)
+	// -v shows the benchmark lines, by which the test sees the run under way.
+	cmd := exec.Command(bin, "bench", "-pkg", suites, "-bench", "Chat", "-count", "10", "-n", "5", "-v", "-out", dir)
 	var stdout, stderr syncBuffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Start(); err != nil {
@@ -235,7 +236,11 @@ func TestBenchNoSamplesKeepsLatest(t *testing.T) {
 	if strings.Contains(stdout.String(), ".samples.jsonl") {
 		t.Errorf("stdout names a samples file that was not written:\n%s", &stdout)
 	}
-	contains(t, "stderr", stderr.String(), []string{"no samples", "NoMatch", "latest.txt", "unchanged"})
+	// Found before anything is sent: the plan has no benchmark.
+	contains(t, "stderr", stderr.String(), []string{`-bench "NoMatch" matches no benchmark`, "nothing to measure"})
+	if files, _ := filepath.Glob(filepath.Join(dir, "2*")); len(files) != 2 {
+		t.Errorf("files %v: the run that matched nothing wrote some", files)
+	}
 	if left, _ := filepath.Glob(filepath.Join(dir, ".*tmp*")); len(left) > 0 {
 		t.Errorf("temporary files left: %v", left)
 	}

@@ -10,29 +10,35 @@ import (
 	"testing"
 
 	"github.com/llmsla/llmsla/harness/config"
+	"github.com/llmsla/llmsla/harness/session"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestCapacityCommand: llmsla capacity on a simulator with 4 slots and a
 // 50 ms service time reports a limit no higher than the 80 req/s its model
-// allows, as a line and as max-rps, and does not replace
-// results/latest.txt. (How close the limit is to the simulator's truth is
-// TestCapacityOnSimulator's part, in package harness, which can see it.)
+// allows, as its last line and as max-rps in the results, and does not
+// replace results/latest.txt. It runs in this process: the scenario's
+// definition is given, as the suites' plan would give it, and no go test
+// is spawned. (How close the limit is to the simulator's truth is
+// TestCapacityOnSimulator's part, in package session, which can see it.)
 func TestCapacityCommand(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs go test on the suites")
-	}
 	simEnv(t, "")
+	shipped(t)
 	yaml := "endpoints:\n  sim: {sim: \"slots=4,ttft=50ms,tpot=0s,jitter=0\"}\n" +
 		"scenarios:\n  chat:\n    samples: 80\n    arrival: constant\n    sla: {ttft_p95_ms: 100}\n"
 	useConfig(t, yaml)
-	t.Setenv(config.EnvCapacity, "") // restored after runCapacity sets it
 	dir := t.TempDir()
 	var out, errOut bytes.Buffer
 	code := runCapacity([]string{"-scenario", "chat", "-start", "32", "-pkg", suites, "-out", dir}, &out, &errOut)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out.String(), errOut.String())
 	}
-	m := regexp.MustCompile(`capacity \(chat endpoint=sim, by rate, resolution 10%, \d+ steps\): ([0-9.]+) req/s; above it, at [0-9.]+ req/s: ttft p95`).FindStringSubmatch(out.String())
+	lines := strings.Split(strings.TrimRight(out.String(), "\n"), "\n")
+	require.GreaterOrEqual(t, len(lines), 3, out.String())
+	assert.Regexp(t, `^  step chat endpoint=sim rate=32\.0: held$`, lines[0])
+	assert.Regexp(t, `^recorded .*capacity-.*\.txt and .*capacity-.*\.samples\.jsonl$`, lines[len(lines)-1])
+	m := regexp.MustCompile(`^capacity \(chat endpoint=sim, by rate, resolution 10%, \d+ steps\): ([0-9.]+) req/s; above it, at [0-9.]+ req/s: ttft p95`).FindStringSubmatch(lines[len(lines)-2])
 	if m == nil {
 		t.Fatalf("no capacity line:\n%s", out.String())
 	}
@@ -40,9 +46,14 @@ func TestCapacityCommand(t *testing.T) {
 	if limit < 32 || limit > 80*1.05 {
 		t.Errorf("capacity %g req/s, want at most the simulator's 80 (and more than the 32 the search started from)", limit)
 	}
-	if !regexp.MustCompile(`(?m)^BenchmarkChat/endpoint=sim/capacity=rate-\d+\s.*\s[0-9.]+ max-rps`).MatchString(out.String()) {
-		t.Errorf("no max-rps benchmark line:\n%s", out.String())
-	}
+	txts, _ := filepath.Glob(filepath.Join(dir, "capacity-*.txt"))
+	require.Len(t, txts, 1)
+	rec, err := os.ReadFile(txts[0])
+	require.NoError(t, err)
+	r := regexp.MustCompile(`(?m)^BenchmarkChat/endpoint=sim/capacity=rate 1 0 ns/op ([0-9.]+) max-rps$`).FindStringSubmatch(string(rec))
+	require.NotNil(t, r, "no max-rps benchmark line:\n%s", rec)
+	recorded, _ := strconv.ParseFloat(r[1], 64)
+	assert.Equal(t, limit, recorded, "the line says the limit the results record")
 	if _, err := os.Stat(filepath.Join(dir, "latest.txt")); err == nil {
 		t.Error("a capacity search replaced results/latest.txt")
 	}
@@ -53,7 +64,7 @@ func TestCapacityCommand(t *testing.T) {
 // before any request, naming the value.
 func TestCapacityWholeStart(t *testing.T) {
 	simEnv(t, "")
-	t.Setenv(config.EnvCapacity, "") // restored after runCapacity sets it
+	shipped(t)
 	t.Setenv(config.EnvEndpoints, "")
 	dir := t.TempDir()
 	var out, errOut bytes.Buffer
@@ -63,5 +74,16 @@ func TestCapacityWholeStart(t *testing.T) {
 	}
 	if files, _ := os.ReadDir(dir); len(files) > 0 {
 		t.Errorf("results written: %v", files)
+	}
+}
+
+// shipped stands the shipped chat scenario's definition in for the suites'
+// plan, so that llmsla capacity runs without go test.
+func shipped(t *testing.T) {
+	t.Helper()
+	orig := definitions
+	t.Cleanup(func() { definitions = orig })
+	definitions = func(string) ([]session.Scenario, error) {
+		return []session.Scenario{{Name: "chat", Fixture: "fixtures/classify.jsonl", System: "You are a helpful assistant. Answer with the label only."}}, nil
 	}
 }

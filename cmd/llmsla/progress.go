@@ -10,12 +10,12 @@ import (
 	"sync"
 	"time"
 
-	"github.com/llmsla/llmsla/harness"
 	"github.com/llmsla/llmsla/harness/secret"
+	"github.com/llmsla/llmsla/harness/session"
 )
 
 // progressShow follows the progress file the test binary writes
-// ($LLMSLA_PROGRESS) and shows it on w: on a terminal one line per cell,
+// (session.Child.Progress) and shows it on w: on a terminal one line per cell,
 // rewritten in place; elsewhere a plain line at most every plainEvery with
 // the latest update, so that a CI log shows movement without drowning (a
 // bench has a hundred cells). It never writes to the results: that is go
@@ -33,7 +33,7 @@ type progressShow struct {
 	stop     chan struct{}
 	done     sync.WaitGroup
 	shown    time.Time // when the last plain line was written
-	cells    int       // cells ended
+	whole    wholeRun
 	mu       sync.Mutex
 	open     bool   // a terminal line is showing
 	last     string // and it says this
@@ -47,8 +47,9 @@ const (
 // startProgress begins following path, showing it on w redacted of sec —
 // in place when terminal, the stream w writes to being one; stop with
 // close.
-func startProgress(path string, w io.Writer, sec *secret.Set, terminal bool) *progressShow {
-	p := &progressShow{path: path, w: w, sec: sec, terminal: terminal, stop: make(chan struct{}), shown: time.Now()}
+func startProgress(path string, w io.Writer, sec *secret.Set, terminal bool, plan wholeRun) *progressShow {
+	plan.start, plan.runs = time.Now(), map[string]int{}
+	p := &progressShow{path: path, w: w, sec: sec, terminal: terminal, stop: make(chan struct{}), shown: time.Now(), whole: plan}
 	p.done.Add(1)
 	go p.follow()
 	return p
@@ -81,7 +82,7 @@ func (p *progressShow) follow() {
 				break
 			}
 			line, partial = partial+line, ""
-			var ev harness.Progress
+			var ev session.Progress
 			if json.Unmarshal([]byte(line), &ev) == nil {
 				p.show(ev)
 			}
@@ -103,11 +104,9 @@ func (p *progressShow) follow() {
 	}
 }
 
-func (p *progressShow) show(ev harness.Progress) {
-	if ev.End {
-		p.cells++
-	}
-	line := p.sec.Redact(progressLine(ev))
+func (p *progressShow) show(ev session.Progress) {
+	p.whole.add(ev)
+	line := p.sec.Redact(progressLine(ev) + p.whole.line(ev))
 	if p.terminal {
 		p.mu.Lock()
 		fmt.Fprintf(p.w, "\r\033[K%s", line)
@@ -119,7 +118,7 @@ func (p *progressShow) show(ev harness.Progress) {
 		return
 	}
 	p.shown = time.Now()
-	fmt.Fprintf(p.w, "progress: %s (%d cells done)\n", line, p.cells)
+	fmt.Fprintf(p.w, "progress: %s\n", line)
 }
 
 // over returns a writer for output that shares the terminal with the
@@ -149,7 +148,7 @@ func (f writerFunc) Write(b []byte) (int, error) { return f(b) }
 
 // progressLine: "chat endpoint=sim concurrency=5: 12/23 requests, 8.1/s,
 // 0 errors, 1.5s elapsed, ETA 1.4s".
-func progressLine(ev harness.Progress) string {
+func progressLine(ev session.Progress) string {
 	var b strings.Builder
 	secs := ev.Elapsed.Seconds()
 	fmt.Fprintf(&b, "%s: %d", ev.Cell, ev.Done)
@@ -171,6 +170,50 @@ func progressLine(ev harness.Progress) string {
 		fmt.Fprintf(&b, ", ETA %s", eta.Round(100*time.Millisecond))
 	}
 	return b.String()
+}
+
+// wholeRun is the whole run's progress, beside the cell's: requests done
+// of the plan's, cells (scenario × endpoint × level) whose every -count
+// run ended, and an ETA from the rate so far.
+type wholeRun struct {
+	requests, cells, count int // the plan's
+	start                  time.Time
+	ended                  int            // requests of the cell calls that ended
+	runs                   map[string]int // cell → measured runs ended
+	done                   int            // cells done
+}
+
+// add counts an event of a cell.
+func (w *wholeRun) add(ev session.Progress) {
+	if !ev.End {
+		return
+	}
+	w.ended += ev.Done
+	if ev.Probe {
+		return
+	}
+	w.runs[ev.Cell]++
+	if w.runs[ev.Cell] == w.count {
+		w.done++
+	}
+}
+
+// line is "; run: 340/2171 requests, 3/10 cells, ETA 1m12s" while ev's
+// cell is at ev.Done.
+func (w *wholeRun) line(ev session.Progress) string {
+	if w.requests == 0 {
+		return ""
+	}
+	done := w.ended
+	if !ev.End {
+		done += ev.Done
+	}
+	s := fmt.Sprintf("; run: %d/%d requests, %d/%d cells", done, w.requests, w.done, w.cells)
+	if el := time.Since(w.start); done > 0 && done < w.requests {
+		eta := time.Duration(float64(el) * float64(w.requests-done) / float64(done))
+		s += ", ETA " + roundDuration(eta)
+	}
+	return s
 }
 
 // isTerminal reports whether w is a character device (a terminal). A

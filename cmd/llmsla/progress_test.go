@@ -10,12 +10,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/llmsla/llmsla/harness"
 	"github.com/llmsla/llmsla/harness/secret"
+	"github.com/llmsla/llmsla/harness/session"
 )
 
 func TestProgressLine(t *testing.T) {
-	for want, ev := range map[string]harness.Progress{
+	for want, ev := range map[string]session.Progress{
 		"chat endpoint=sim concurrency=5: 10/20 requests, 5.0/s, 1 errors, 2s elapsed, ETA 2s": {Cell: "chat endpoint=sim concurrency=5", Done: 10, Total: 20, Errors: 1, Elapsed: 2 * time.Second},
 		"chat endpoint=sim rate=2: 60 requests, 2.0/s, 0 errors, 30s elapsed, ETA 30m0s":       {Cell: "chat endpoint=sim rate=2", Done: 60, Elapsed: 30 * time.Second, Until: 30*time.Minute + 30*time.Second},
 		"chat endpoint=sim concurrency=1: 20/20 requests, 10.0/s, 0 errors, 2s elapsed, done":  {Cell: "chat endpoint=sim concurrency=1", Done: 20, Total: 20, Elapsed: 2 * time.Second, End: true},
@@ -36,10 +36,10 @@ func TestProgressPlain(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	show := startProgress(path, &out, nil, false)
+	show := startProgress(path, &out, nil, false, wholeRun{})
 	show.shown = time.Time{} // as if the last line were long ago
 	for i := 1; i <= 3; i++ {
-		b, _ := json.Marshal(harness.Progress{Cell: "chat endpoint=sim concurrency=1", Done: i, Total: 3, End: i == 3})
+		b, _ := json.Marshal(session.Progress{Cell: "chat endpoint=sim concurrency=1", Done: i, Total: 3, End: i == 3})
 		f.Write(append(b, '\n'))
 	}
 	f.Close()
@@ -91,12 +91,12 @@ func TestBenchProgressOnTerminal(t *testing.T) {
 func TestProgressTerminalRedacts(t *testing.T) {
 	const key = "sk-in-a-cell-name-0123456789"
 	path := filepath.Join(t.TempDir(), "progress.jsonl")
-	b, _ := json.Marshal(harness.Progress{Cell: "chat endpoint=" + key, Done: 1, Total: 3})
+	b, _ := json.Marshal(session.Progress{Cell: "chat endpoint=" + key, Done: 1, Total: 3})
 	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	var out syncBuffer
-	show := startProgress(path, &out, secret.New(key), true)
+	show := startProgress(path, &out, secret.New(key), true, wholeRun{})
 	defer show.close()
 	deadline := time.Now().Add(5 * time.Second)
 	for !strings.Contains(out.String(), "1/3 requests") && time.Now().Before(deadline) {

@@ -12,9 +12,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/llmsla/llmsla/harness"
 	"github.com/llmsla/llmsla/harness/config"
 	"github.com/llmsla/llmsla/harness/sample"
+	"github.com/llmsla/llmsla/harness/session"
 )
 
 // selectionConfig is three simulated endpoints: fast but sloppy (25%
@@ -36,7 +36,7 @@ scenarios:
 // caller's environment says.
 func reportEnv(t *testing.T, text string) string {
 	t.Helper()
-	for _, k := range []string{config.EnvEndpoints, config.EnvSim, harness.EnvSamples, "OPENAI_BASE_URL"} {
+	for _, k := range []string{config.EnvEndpoints, config.EnvSim, session.EnvChild, "OPENAI_BASE_URL"} {
 		t.Setenv(k, "")
 	}
 	return useConfig(t, text)

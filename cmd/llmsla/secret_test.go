@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/llmsla/llmsla/harness"
+	"github.com/llmsla/llmsla/harness/session"
 	"github.com/llmsla/llmsla/harness/sim"
 )
 
@@ -64,7 +64,7 @@ scenarios:
 	// that failed the accuracy check.
 	samples := filepath.Join(t.TempDir(), "v.samples.jsonl")
 	cmd := exec.Command("go", "test", "-count=1", "-json", "-v", "-run", "^TestChat$", suites)
-	cmd.Env = append(os.Environ(), harness.EnvSamples+"="+samples)
+	cmd.Env = append(os.Environ(), session.Child{Samples: samples}.Env()...)
 	out, _ := cmd.CombinedOutput()
 	texts["go test -v -json"] = string(out)
 	if !strings.Contains(string(out), "[redacted]") {

@@ -38,8 +38,8 @@ func TestShardedRun(t *testing.T) {
 		"    sla: {accuracy_min: 0}\n", srv.URL+"/v1") // the external simulator knows no fixture answers
 	simEnv(t, "")
 	useConfig(t, yaml)
-	t.Setenv(config.EnvShard, "")
-	t.Setenv(config.EnvStartAt, "")
+	t.Setenv(envShard, "")
+	t.Setenv(envStartAt, "")
 	bin := buildLlmsla(t, true)
 	run := func(dir string, args ...string) {
 		cmd := exec.Command(bin, append([]string{"bench", "-pkg", suites, "-bench", "Chat", "-count", "1", "-n", "36", "-q", "-out", dir}, args...)...)
@@ -159,9 +159,9 @@ func TestShardsKeepTogether(t *testing.T) {
 	}
 	configs := []string{cfg(0), cfg(6)}
 	simEnv(t, "")
-	t.Setenv(config.EnvShard, "")
-	t.Setenv(config.EnvStartAt, "")
-	t.Setenv(config.EnvLevelEvery, "")
+	t.Setenv(envShard, "")
+	t.Setenv(envStartAt, "")
+	t.Setenv(envLevelEvery, "")
 	bin := buildLlmsla(t, true)
 	sharded := func(slots ...string) []objective.Verdict {
 		start := time.Now().Add(12 * time.Second).UTC().Format(time.RFC3339)

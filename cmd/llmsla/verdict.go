@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/llmsla/llmsla/harness/config"
+	"github.com/llmsla/llmsla/harness/load"
 	"github.com/llmsla/llmsla/harness/objective"
 	"github.com/llmsla/llmsla/harness/report"
 	"github.com/llmsla/llmsla/harness/sample"
@@ -57,9 +58,12 @@ type verdictOptions struct {
 	// shard: a shard's own bench judges its share only, to show it: the run
 	// is judged when every shard's files are merged, so an objective its
 	// share misses is not a failure of the shard.
-	shard bool
+	shard load.Shard
 	// partial: files cut short are judged on what finished, with a warning.
 	partial bool
+	// unfinished: the run was interrupted or go test failed: what finished
+	// is shown, and a verdict that would pass is not one.
+	unfinished bool
 }
 
 // loadSamples reads what verdict, report and bench's leaderboard judge,
@@ -71,7 +75,7 @@ type verdictOptions struct {
 // objectives would judge nothing.
 func loadSamples(cfg *config.Config, paths []string, opts verdictOptions) (samples []sample.Sample, cut []error, err error) {
 	samples, cut, err = sample.ReadAll(paths, opts.partial)
-	if err == nil && !opts.shard {
+	if err == nil && !opts.shard.On() {
 		err = sample.CheckShards(samples)
 	}
 	if err == nil {
@@ -103,8 +107,8 @@ func judgeSamples(cfg *config.Config, paths []string, stdout, stderr io.Writer, 
 	}
 	vs := objective.Evaluate(samples, cfg.Objectives)
 	report.Verdicts(stdout, vs)
-	if opts.shard {
-		fmt.Fprintf(stdout, "\nShard %s: its share of the run only. Judge the run with every shard's files: llmsla verdict DIR…\n", cfg.Shard)
+	if opts.shard.On() {
+		fmt.Fprintf(stdout, "\nShard %s: its share of the run only. Judge the run with every shard's files: llmsla verdict DIR…\n", opts.shard)
 		return 0, samples
 	}
 	if objective.Failed(vs) {
@@ -112,6 +116,10 @@ func judgeSamples(cfg *config.Config, paths []string, stdout, stderr io.Writer, 
 		return 1, samples
 	}
 	for _, v := range vs {
+		if v.Search() == "" && opts.unfinished {
+			fmt.Fprintln(stdout, "\nWhat finished met its SLAs, but the run did not finish: it is not judged.")
+			return 2, samples
+		}
 		if v.Search() == "" {
 			fmt.Fprintln(stdout, "\nAll SLAs met.")
 			return 0, samples
@@ -127,7 +135,7 @@ func judgeSamples(cfg *config.Config, paths []string, stdout, stderr io.Writer, 
 // cut short by an interrupt and judged on what finished.
 func judgeRun(cfg *config.Config, path string, stdout, stderr io.Writer, opts verdictOptions) int {
 	code, samples := judgeSamples(cfg, []string{path}, stdout, stderr, opts)
-	if code != 2 && !opts.shard {
+	if code != 2 && !opts.shard.On() {
 		leaderboard(cfg, samples, path, stdout)
 	}
 	return code

@@ -15,10 +15,10 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/llmsla/llmsla/harness/gate"
 	"github.com/llmsla/llmsla/harness/internal/modroot"
-	"github.com/llmsla/llmsla/harness/load"
 	"github.com/llmsla/llmsla/harness/objective"
 	"github.com/llmsla/llmsla/harness/report"
 	"github.com/llmsla/llmsla/harness/sim"
@@ -37,21 +37,11 @@ type Config struct {
 	Gate        Gate
 	// SimSpecs holds the simulator spec of each simulated endpoint.
 	SimSpecs map[string]string
-	// Shard is this process's share of a run sent by several
-	// ($LLMSLA_SHARD=I/N, or a Kubernetes Indexed Job's
-	// $JOB_COMPLETION_INDEX with $LLMSLA_SHARDS=N); StartAt is the wall-clock
-	// instant the shards agreed to start at ($LLMSLA_START_AT, RFC 3339).
-	// LevelEvery, when set ($LLMSLA_LEVEL_EVERY), gives every measured run
-	// a slot: the k-th starts at StartAt + (k+1)·LevelEvery on every shard
-	// (the first slot holds go test's probe and the warm-up), so
-	// that the shards stay together through the levels and -count
-	// repetitions instead of drifting apart after the first.
-	Shard      load.Shard
-	StartAt    time.Time
-	LevelEvery time.Duration
-	// CapacityOnly names the scenario whose capacity search alone is run
-	// ($LLMSLA_CAPACITY, set by llmsla capacity); "" for a normal run.
-	CapacityOnly string
+	// Budget bounds what a run may send (budget: in the file).
+	Budget Budget
+	// Notes are said on a run's first lines: what the configuration chose
+	// that the environment may make a user expect otherwise.
+	Notes []string
 	// Prices holds the price of each endpoint that has one in the file.
 	Prices map[string]report.Price
 	// keyEnvs names every api_key_env of the file, selected or not.
@@ -142,41 +132,26 @@ const (
 	EnvEndpoints = "LLMSLA_ENDPOINTS" // comma-separated endpoint names to measure
 	EnvModel     = "LLMSLA_MODEL"
 	EnvSim       = "LLMSLA_SIM" // simulator spec for the built-in endpoint
-	// EnvCapacity runs one scenario's capacity search alone:
-	// "chat" or "chat:by=concurrency,start=2,max=64,resolution=0.05,repeats=2".
-	EnvCapacity = "LLMSLA_CAPACITY"
-	// EnvShard, EnvShards and EnvStartAt split a run over machines.
-	EnvShard   = "LLMSLA_SHARD"
-	EnvShards  = "LLMSLA_SHARDS"
-	EnvStartAt = "LLMSLA_START_AT"
-	// EnvLevelEvery is the slot of each measured run after the start.
-	EnvLevelEvery = "LLMSLA_LEVEL_EVERY"
 )
+
+// Budget bounds a run: past MaxRequests requests or MaxDuration, it stops
+// and says so; a plan over either is refused before the first request.
+// Zero is no bound.
+type Budget struct {
+	MaxRequests int
+	MaxDuration time.Duration
+}
 
 // Load finds and loads the configuration: $LLMSLA_CONFIG, else sla.yaml at
 // the module root, else one endpoint from OPENAI_BASE_URL, OPENAI_API_KEY
-// and LLMSLA_MODEL, else the built-in simulator. Every error names the file
-// and key, and comes before any request is sent.
+// and LLMSLA_MODEL, else the built-in simulator. A file without endpoints:
+// holds the objectives and takes its endpoint from the environment the
+// same way (thresholds in the repository, the endpoint from CI). Every
+// error names the file and key, and comes before any request is sent.
 func Load() (*Config, error) {
-	path := Path()
-	var cfg *Config
-	var err error
-	switch {
-	case path != "":
-		cfg, err = LoadFile(path)
-	case os.Getenv("OPENAI_BASE_URL") != "":
-		cfg, err = fromEnv()
-	default:
-		cfg, err = simulated()
-	}
+	cfg, err := LoadWithoutKeys()
 	if err != nil {
 		return nil, err
-	}
-	if err := cfg.capacityOnly(os.Getenv(EnvCapacity)); err != nil {
-		return nil, fmt.Errorf("environment: %s: %w", EnvCapacity, err)
-	}
-	if err := cfg.sharding(); err != nil {
-		return nil, fmt.Errorf("environment: %w", err)
 	}
 	return cfg, cfg.selectEndpoints(os.Getenv(EnvEndpoints))
 }
@@ -189,6 +164,12 @@ func LoadWithoutKeys() (*Config, error) {
 	if path := Path(); path != "" {
 		return LoadFile(path)
 	}
+	return fromEnvironment()
+}
+
+// fromEnvironment is the endpoint the environment names (OPENAI_BASE_URL),
+// or the built-in simulator when it names none.
+func fromEnvironment() (*Config, error) {
 	if os.Getenv("OPENAI_BASE_URL") != "" {
 		return fromEnv()
 	}
@@ -226,6 +207,9 @@ func fromEnv() (*Config, error) {
 	}
 	if err := checkURL(base); err != nil {
 		return nil, fmt.Errorf("environment: OPENAI_BASE_URL: %w", err)
+	}
+	if err := checkModel(model); err != nil {
+		return nil, fmt.Errorf("environment: %s: %w", EnvModel, err)
 	}
 	return &Config{
 		Source: "environment (OPENAI_BASE_URL, LLMSLA_MODEL)",
@@ -315,8 +299,8 @@ func (c *Config) EndpointNames() []string {
 }
 
 // Describe says which endpoints a run measures, saying so loudly when it is
-// the simulator.
-func (c *Config) Describe() string {
+// the simulator, and then the configuration's notes, one line each.
+func (c *Config) Describe() []string {
 	var parts []string
 	for _, ep := range c.Endpoints {
 		if ep.Simulated {
@@ -325,7 +309,21 @@ func (c *Config) Describe() string {
 			parts = append(parts, ep.String())
 		}
 	}
-	return fmt.Sprintf("measuring %s — config: %s", strings.Join(parts, ", "), c.Source)
+	lines := []string{fmt.Sprintf("measuring %s — config: %s", strings.Join(parts, ", "), c.Source)}
+	for _, n := range c.Notes {
+		lines = append(lines, "note: "+n)
+	}
+	return lines
+}
+
+// checkModel refuses a model name that would corrupt what is built from
+// it: it is written into benchmark configuration lines (a newline would
+// forge one) and shown on terminals.
+func checkModel(m string) error {
+	if strings.IndexFunc(m, func(r rune) bool { return unicode.IsControl(r) }) >= 0 {
+		return fmt.Errorf("%q is not a model name (no newline or control character)", m)
+	}
+	return nil
 }
 
 func fileExists(p string) bool {

@@ -103,12 +103,13 @@ func LoadFile(path string) (*Config, error) {
 	cfg := &Config{Source: path, Scenarios: Presets(), PerEndpoint: map[string]map[string]Scenario{},
 		SimSpecs: map[string]string{}, Prices: map[string]report.Price{}, lines: map[string]int{}}
 	p := &configParser{file: path}
+	p.expand(doc.Content[0], "")
 	type override struct {
 		scenario, endpoint string
 		node               *yaml.Node
 	}
 	var overrides []override
-	p.mapping(doc.Content[0], "", []string{"endpoints", "scenarios", "gate"}, func(k string, v *yaml.Node) {
+	p.mapping(doc.Content[0], "", []string{"endpoints", "scenarios", "gate", "budget"}, func(k string, v *yaml.Node) {
 		switch k {
 		case "endpoints":
 			p.mapping(v, "endpoints", nil, func(name string, v *yaml.Node) {
@@ -120,10 +121,12 @@ func LoadFile(path string) (*Config, error) {
 			})
 		case "gate":
 			p.gate(cfg, v)
+		case "budget":
+			p.budget(cfg, v)
 		}
 	})
-	if len(cfg.Endpoints) == 0 && len(p.errs) == 0 {
-		p.errf(doc.Content[0], "endpoints", "no endpoint defined")
+	if len(p.errs) == 0 {
+		p.endpointsFrom(cfg)
 	}
 	for _, o := range overrides {
 		if !slices.Contains(cfg.EndpointNames(), o.endpoint) {
@@ -189,6 +192,9 @@ func (p *configParser) endpoint(cfg *Config, name string, n *yaml.Node) stream.E
 			}
 		case "model":
 			ep.Model = p.str(v, k2)
+			if err := checkModel(ep.Model); err != nil {
+				p.errf(v, k2, "%v", err)
+			}
 		case "api_key_env":
 			ep.KeyEnv = p.str(v, k2)
 			cfg.keyEnvs = append(cfg.keyEnvs, ep.KeyEnv)
@@ -254,6 +260,11 @@ func (p *configParser) endpoint(cfg *Config, name string, n *yaml.Node) stream.E
 	return ep
 }
 
+// maxPrice bounds a price (per million tokens, or per hour): far above any
+// real one, low enough that a cost over a million requests stays a
+// finite number in every report.
+const maxPrice = 1e6
+
 var priceKeys = []string{"input_per_mtok", "output_per_mtok", "per_hour", "currency"}
 
 // price parses an endpoint's price: {input_per_mtok, output_per_mtok,
@@ -275,8 +286,8 @@ func (p *configParser) price(n *yaml.Node, key string) (report.Price, bool) {
 			return
 		}
 		f, err := strconv.ParseFloat(v.Value, 64)
-		if v.Kind != yaml.ScalarNode || err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < 0 {
-			p.errf(v, k2, "%q is not a price (want a number ≥ 0, e.g. 0.15)", v.Value)
+		if v.Kind != yaml.ScalarNode || err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < 0 || f > maxPrice {
+			p.errf(v, k2, "%q is not a price (want a number from 0 to %g, e.g. 0.15)", v.Value, float64(maxPrice))
 			return
 		}
 		switch k {

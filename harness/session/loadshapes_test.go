@@ -1,4 +1,4 @@
-package harness
+package session
 
 import (
 	"bytes"
@@ -21,10 +21,15 @@ import (
 
 // simSession is a session on one simulated endpoint with spec.
 func simSession(t *testing.T, spec string) (*Session, *config.Config) {
+	return simSessionRun(t, spec, Run{})
+}
+
+// simSessionRun is simSession running as run says (a shard of a run).
+func simSessionRun(t *testing.T, spec string, run Run) (*Session, *config.Config) {
 	t.Helper()
 	cfg := &config.Config{Source: "test", Endpoints: []stream.Endpoint{{Name: "sim", Model: "sim", Simulated: true}},
 		Scenarios: config.Presets(), SimSpecs: map[string]string{"sim": spec}}
-	s, err := NewSession(cfg)
+	s, err := New(cfg, run, Options{})
 	require.NoError(t, err)
 	t.Cleanup(s.Close)
 	return s, cfg
@@ -35,12 +40,12 @@ func simSession(t *testing.T, spec string) (*Session, *config.Config) {
 func soak(t *testing.T, spec string, conf config.Scenario) objective.Verdict {
 	t.Helper()
 	s, cfg := simSession(t, spec)
-	src, err := s.source(Scenario{Name: "chat", Fixture: "fixtures/classify.jsonl"})
+	src, err := s.Source(Scenario{Name: "chat", Fixture: "fixtures/classify.jsonl"})
 	require.NoError(t, err)
 	conf.Slice, conf.MaxTokens = time.Second, 16
 	conf.Objectives = objective.MustParse(map[string]float64{"drift_max": 0.5})
 	lv := conf.Levels()[0]
-	samples, err := s.run(context.Background(), "chat", cfg.Endpoints[0], conf, lv, conf.Requests(lv), src, false)
+	samples, err := s.Measure(context.Background(), Cell{Scenario: "chat", Endpoint: cfg.Endpoints[0], Settings: conf, Level: lv, Fixture: src}, conf.Requests(lv))
 	require.NoError(t, err)
 	return objective.Judge(samples, conf.Objectives)
 }
@@ -87,12 +92,12 @@ func TestSoakWithoutDriftPasses(t *testing.T) {
 func TestPrefillFit(t *testing.T) {
 	const perToken = 50 * time.Microsecond
 	s, cfg := simSession(t, "ttft=10ms,prefill=50us,tpot=1ms,tokens=4,jitter=0.05")
-	src, err := s.source(Scenario{Name: "chat", Fixture: "fixtures/classify.jsonl"})
+	src, err := s.Source(Scenario{Name: "chat", Fixture: "fixtures/classify.jsonl"})
 	require.NoError(t, err)
 	conf := config.Scenario{Samples: 10, MaxTokens: 8, Concurrency: []int{1}, PromptTokens: []int{128, 1024, 4096}, Seed: 3}
 	var vs []objective.Verdict
 	for _, lv := range conf.Levels() {
-		samples, err := s.run(context.Background(), "chat", cfg.Endpoints[0], conf, lv, conf.Requests(lv), src, false)
+		samples, err := s.Measure(context.Background(), Cell{Scenario: "chat", Endpoint: cfg.Endpoints[0], Settings: conf, Level: lv, Fixture: src}, conf.Requests(lv))
 		require.NoError(t, err)
 		v := objective.Judge(samples, conf.Objectives)
 		want, _ := lv.Label().Float("prompt_tokens")
@@ -135,7 +140,7 @@ func TestLevelsReadAsLabels(t *testing.T) {
 func TestCapacityOnSimulator(t *testing.T) {
 	const slots = 4
 	s, cfg := simSession(t, "slots=4,ttft=50ms,tpot=0s,jitter=0")
-	src, err := s.source(Scenario{Name: "chat", Fixture: "fixtures/classify.jsonl"})
+	src, err := s.Source(Scenario{Name: "chat", Fixture: "fixtures/classify.jsonl"})
 	require.NoError(t, err)
 	c := config.DefaultCapacity()
 	c.Start, c.Resolution = 32, 0.1
@@ -143,13 +148,13 @@ func TestCapacityOnSimulator(t *testing.T) {
 	// objective's 50 ms of headroom within a step, at 10% over too.
 	conf := config.Scenario{Samples: 80, MaxTokens: 16, Arrival: load.Constant, Capacity: &c,
 		Objectives: objective.MustParse(map[string]float64{"ttft_p95_ms": 100, "error_rate_max": 0})}
-	r, err := s.Capacity(context.Background(), "chat", cfg.Endpoints[0], conf, src)
+	r, err := s.Capacity(context.Background(), Cell{Scenario: "chat", Endpoint: cfg.Endpoints[0], Settings: conf, Fixture: src})
 	require.NoError(t, err)
 	t.Log(CapacityLine("chat", "sim", c, r))
 
 	var service []float64
 	for _, tr := range s.Sim("sim").Truth() {
-		service = append(service, ms(tr.Last.Sub(tr.Received)-tr.QueueWait))
+		service = append(service, stats.Ms(tr.Last.Sub(tr.Received)-tr.QueueWait))
 	}
 	served := stats.Describe(service).Mean
 	want := slots / (served / 1000)
@@ -164,15 +169,14 @@ func TestCapacityOnSimulator(t *testing.T) {
 // take its share of ends the search with an error naming it, before any
 // request of that step — not a panic that takes the test binary down.
 func TestCapacityStepThatCannotBeSharded(t *testing.T) {
-	s, cfg := simSession(t, "ttft=1ms,tpot=0s")
-	cfg.Shard = load.Shard{I: 0, N: 3}
-	src, err := s.source(Scenario{Name: "chat", Fixture: "fixtures/classify.jsonl"})
+	s, cfg := simSessionRun(t, "ttft=1ms,tpot=0s", Run{Shard: load.Shard{I: 0, N: 3}})
+	src, err := s.Source(Scenario{Name: "chat", Fixture: "fixtures/classify.jsonl"})
 	require.NoError(t, err)
 	c := config.DefaultCapacity()
 	c.By, c.Start, c.Integer = "concurrency", 1, true
 	conf := config.Scenario{Samples: 6, MaxTokens: 4, Capacity: &c,
 		Objectives: objective.MustParse(map[string]float64{"error_rate_max": 0})}
-	_, err = s.Capacity(context.Background(), "chat", cfg.Endpoints[0], conf, src)
+	_, err = s.Capacity(context.Background(), Cell{Scenario: "chat", Endpoint: cfg.Endpoints[0], Settings: conf, Fixture: src})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "concurrency 1 cannot be split over 3 shards")
 	assert.Contains(t, err.Error(), "shard 0/3")

@@ -1,4 +1,4 @@
-package harness
+package session
 
 import (
 	"context"
@@ -29,14 +29,14 @@ func TestQualityEqualsSimulatorTruth(t *testing.T) {
 				Scenarios: config.Presets(),
 				SimSpecs:  map[string]string{"sim": "ttft=1ms,tpot=0s,wrong=0.2,invalid_json=0.1,seed=11"},
 			}
-			s, err := NewSession(cfg)
+			s, err := New(cfg, Run{}, Options{})
 			require.NoError(t, err)
 			defer s.Close()
-			src, err := s.source(sc)
+			src, err := s.Source(sc)
 			require.NoError(t, err)
 			conf := cfg.Scenario(sc.Name, "sim")
 			conf.Warmup = 0
-			samples, err := s.run(context.Background(), sc.Name, cfg.Endpoints[0], conf, config.Level{Pacer: load.Closed(4)}, 200, src, false)
+			samples, err := s.Measure(context.Background(), Cell{Scenario: sc.Name, Endpoint: cfg.Endpoints[0], Settings: conf, Level: config.Level{Pacer: load.Closed(4)}, Fixture: src}, 200)
 			require.NoError(t, err)
 			byID := map[string]int{}
 			for i, tr := range s.Sim("sim").Truth() {

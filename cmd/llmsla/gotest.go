@@ -1,0 +1,180 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+
+	"golang.org/x/perf/benchfmt"
+
+	"github.com/llmsla/llmsla/harness/secret"
+	"github.com/llmsla/llmsla/harness/session"
+)
+
+// goTest is a go test run of the suites' benchmarks: -bench bench in pkg,
+// -count count runs of -benchtime nx requests each.
+type goTest struct {
+	pkg, bench string
+	count, n   int
+}
+
+func (g goTest) args() []string {
+	return []string{"test", "-run", "^$", "-bench", g.bench, "-count", strconv.Itoa(g.count),
+		"-benchtime", fmt.Sprintf("%dx", g.n), "-timeout", "0", g.pkg}
+}
+
+// plan runs the benchmarks once in plan mode (session.Child.Plan): the
+// test binary writes the scenarios its suites define and the benchmarks
+// -bench matches, and sends nothing. It is how the command checks the
+// whole configuration and shows the whole run before the first request.
+// go test's own output is returned with a failure (a suite that does not
+// compile).
+func (g goTest) plan() (defined []session.Scenario, benched []string, err error) {
+	dir, err := os.MkdirTemp("", "llmsla-plan-")
+	if err != nil {
+		return nil, nil, err
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "plan.jsonl")
+	cmd := exec.Command("go", "test", "-run", "^$", "-bench", g.bench, "-count", "1", "-benchtime", "1x", g.pkg)
+	cmd.Env = append(os.Environ(), session.Child{Plan: path}.Env()...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return nil, nil, fmt.Errorf("go test (listing the suites' scenarios): %w\n%s", err, strings.TrimSpace(string(out)))
+	}
+	if _, err := os.Stat(path); os.IsNotExist(err) {
+		return nil, nil, nil // no benchmark matched
+	}
+	return session.ReadPlan(path)
+}
+
+// record runs go test with child in its environment, writing each complete
+// output line to path as it arrives, redacted of sec, so that an
+// interrupted run leaves a file of what finished. What people read goes to
+// stdout: every line when verbose, else all but the benchmark record
+// (benchmark lines, units, configuration lines), which is the file's.
+// Interrupts go to the child; we stay to close the file.
+func (g goTest) record(path, header string, child session.Child, sec *secret.Set, verbose bool, stdout, stderr io.Writer) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if _, err := io.WriteString(f, header); err != nil {
+		return err
+	}
+	cmd := exec.Command("go", g.args()...)
+	cmd.Env = append(os.Environ(), child.Env()...)
+	cmd.Stderr = stderr
+	ownGroup(cmd)
+	pipe, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	defer func() {
+		signal.Stop(sig) // after Stop, nothing more is sent on sig
+		close(sig)
+	}()
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	release := watchdog(cmd, stderr)
+	var interrupted atomic.Bool
+	go func() {
+		for s := range sig {
+			interrupted.Store(true)
+			_ = signalGroup(cmd, s)
+		}
+	}()
+	werr := copyLines(pipe, f, sec, func(line string) {
+		if verbose || !recordLine(line) {
+			io.WriteString(stdout, line)
+		}
+	})
+	err = cmd.Wait()
+	// Only once go test is gone: a panic before here must leave the
+	// watchdog to kill it.
+	release()
+	if err != nil {
+		if interrupted.Load() {
+			return fmt.Errorf("interrupted (%w)", err)
+		}
+		return err
+	}
+	return werr
+}
+
+// copyLines copies r's lines, redacted of sec, to show and — the complete
+// ones — to f, and returns the first error writing f.
+func copyLines(r io.Reader, f io.Writer, sec *secret.Set, show func(string)) error {
+	var werr error
+	br := bufio.NewReaderSize(r, 64<<10)
+	for {
+		line, err := br.ReadString('\n')
+		line = sec.Redact(line)
+		show(line)
+		if complete(line) && werr == nil {
+			_, werr = io.WriteString(f, line)
+		}
+		if err != nil {
+			return werr
+		}
+	}
+}
+
+// recordLine reports whether a line of go test's output is part of the
+// benchmark record, which goes to the results file and not to people: a
+// benchmark result, a unit's metadata, a configuration line (goos: linux,
+// endpoint.prod.model: …), go test's PASS and ok lines.
+func recordLine(line string) bool {
+	switch {
+	case strings.HasPrefix(line, "Benchmark"), strings.HasPrefix(line, "Unit "),
+		line == "PASS\n", strings.HasPrefix(line, "ok  \t"):
+		return true
+	}
+	k, _, ok := strings.Cut(line, ": ")
+	return ok && k != "" && !strings.ContainsAny(k, " \t") && k[0] >= 'a' && k[0] <= 'z'
+}
+
+// complete reports whether line may go into the results file: it ends in a
+// newline and, if it is a benchmark line, parses as one. go test prints a
+// benchmark's name before running it and its figures after, so an
+// interrupted run ends in a bare name, or a name followed by whatever the
+// dying binary printed; benchfmt readers would reject the file for it.
+func complete(line string) bool {
+	if !strings.HasSuffix(line, "\n") {
+		return false
+	}
+	if !strings.HasPrefix(line, "Benchmark") {
+		return true
+	}
+	r := benchfmt.NewReader(strings.NewReader(line), "")
+	for r.Scan() {
+		if _, bad := r.Result().(*benchfmt.SyntaxError); bad {
+			return false
+		}
+	}
+	return true
+}
+
+func gitCommit() string {
+	out, err := exec.Command("git", "rev-parse", "--short", "HEAD").Output()
+	if err != nil {
+		return "unknown"
+	}
+	c := strings.TrimSpace(string(out))
+	if st, err := exec.Command("git", "status", "--porcelain", "--untracked-files=no").Output(); err == nil && len(st) > 0 {
+		c += "-dirty"
+	}
+	return c
+}

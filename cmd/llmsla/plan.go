@@ -1,0 +1,250 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/llmsla/llmsla/harness/config"
+	"github.com/llmsla/llmsla/harness/load"
+	"github.com/llmsla/llmsla/harness/session"
+)
+
+// plan is what a bench will send, computed before the first request from
+// the configuration, the benchmarks -bench matches and go test's -count
+// and -benchtime: per scenario × endpoint, its levels (the cells) and
+// requests, and — once each has been probed — how long it should take.
+type plan struct {
+	g    goTest
+	run  session.Run
+	rows []planRow
+}
+
+// planRow is one scenario on one endpoint.
+type planRow struct {
+	cell     session.Cell // Level unset: the row is every level
+	levels   []config.Level
+	measured int // measured requests, over every level and run (0: a soak's, by time)
+	other    int // go test's probes, the cold request, warm-ups, breakdowns
+	soak     time.Duration
+	capacity bool
+	latency  time.Duration // one request, probed (0: not probed)
+	expected time.Duration // 0: not known
+}
+
+// newPlan lays out the run of the benched scenarios on every endpoint.
+func newPlan(cfg *config.Config, run session.Run, g goTest, benched []session.Scenario) *plan {
+	p := &plan{g: g, run: run}
+	for _, sc := range benched {
+		for _, ep := range cfg.Endpoints {
+			conf := cfg.Scenario(sc.Name, ep.Name)
+			r := planRow{cell: session.Cell{Scenario: sc.Name, Endpoint: ep, Settings: conf}, levels: conf.Levels(),
+				capacity: conf.Capacity != nil}
+			r.count(g, run.Shard)
+			p.rows = append(p.rows, r)
+		}
+	}
+	return p
+}
+
+// count adds up the row's requests as the session sends them: the run's
+// cold request and warm-up with its first probe; each level's connection
+// warm-up (as many as its workers) with its own first probe; then per
+// -count repetition go test's probe (b.N = 1, one request) and the
+// measured b.N (a shard its share); on an Ollama endpoint a breakdown of
+// session.BreakdownRequests after each measured run.
+func (r *planRow) count(g goTest, shard load.Shard) {
+	conf := r.cell.Settings
+	r.other = 1 // the cold request
+	for i, lv := range r.levels {
+		warm := 0
+		if i == 0 {
+			warm = conf.Warmup
+		}
+		if p, err := shard.Pacer(lv.Pacer); err == nil {
+			if w, ok := p.(interface{ Workers() int }); ok {
+				warm = max(warm, w.Workers())
+			}
+		}
+		r.other += warm
+		r.other += g.count // probes
+		if r.cell.Endpoint.Kind == "ollama" {
+			r.other += g.count * session.BreakdownRequests
+		}
+		if conf.Duration > 0 {
+			r.soak += time.Duration(g.count) * conf.Duration
+			continue
+		}
+		r.measured += g.count * shard.Share(g.n)
+	}
+}
+
+// probe measures one request of every row (session.Latency) and computes
+// the expected durations from it.
+func (p *plan) probe(ctx context.Context, s *session.Session, fixtures map[string]*load.Fixture) error {
+	for i := range p.rows {
+		r := &p.rows[i]
+		c := r.cell
+		c.Fixture = fixtures[c.Scenario]
+		l, err := s.Latency(ctx, c)
+		if err != nil {
+			return err
+		}
+		r.latency = l
+		r.expected = r.estimate(p.g, p.run.Shard)
+	}
+	return nil
+}
+
+// estimate is how long the row should take at its probed latency: a
+// closed loop of c workers sends n requests in ⌈n/c⌉ latencies, an open
+// loop n requests in n/rate (and one latency for the last to end), a soak
+// its duration; a server slower at load takes longer, which the progress
+// line's ETA then shows.
+func (r *planRow) estimate(g goTest, shard load.Shard) time.Duration {
+	l := r.latency
+	total := time.Duration(r.other) * l // warm-ups, probes and breakdowns: counted as sent one by one (an upper bound)
+	for _, lv := range r.levels {
+		if r.cell.Settings.Duration > 0 {
+			continue // in r.soak
+		}
+		total += time.Duration(g.count) * levelTime(lv.Pacer, shard.Share(g.n), l)
+	}
+	return total + r.soak
+}
+
+// levelTime is how long n requests of a level take at latency l.
+func levelTime(p load.Pacer, n int, l time.Duration) time.Duration {
+	switch q := p.(type) {
+	case load.Closed:
+		return time.Duration(math.Ceil(float64(n)/float64(max(int(q), 1)))) * l
+	case load.Open:
+		return time.Duration(float64(n)/q.Rate*float64(time.Second)) + l
+	}
+	return time.Duration(n) * l
+}
+
+// totals are the plan's requests and expected duration (0 when a row was
+// not probed).
+func (p *plan) totals() (measured, other int, expected time.Duration, known bool) {
+	known = true
+	for _, r := range p.rows {
+		measured += r.measured
+		other += r.other
+		expected += r.expected
+		known = known && (r.latency > 0 || r.measured == 0)
+	}
+	return measured, other, expected, known
+}
+
+// cells is the number of scenario × endpoint × level cells.
+func (p *plan) cells() int {
+	n := 0
+	for _, r := range p.rows {
+		n += len(r.levels)
+	}
+	return n
+}
+
+// checkBudget refuses a plan over the run's budget, before anything is sent.
+func (p *plan) checkBudget() error {
+	measured, other, expected, known := p.totals()
+	if m := p.run.MaxRequests; m > 0 && measured+other > m {
+		return fmt.Errorf("the plan sends %d requests, over the budget of max_requests %d: lower -count or -n, or the levels, or raise the budget", measured+other, m)
+	}
+	if d := p.run.MaxDuration; d > 0 && known && expected > d {
+		return fmt.Errorf("the plan is expected to take %s, over the budget of max_duration %s: lower -count or -n, or the levels, or raise the budget", roundDuration(expected), d)
+	}
+	return nil
+}
+
+// write shows the plan, one line per scenario × endpoint and a total.
+func (p *plan) write(w io.Writer) {
+	fmt.Fprintf(w, "plan: %d cells (scenario × endpoint × level), -count %d runs of each, -n %d requests a run%s\n",
+		p.cells(), p.g.count, p.g.n, shardNote(p.run.Shard))
+	for _, r := range p.rows {
+		fmt.Fprintf(w, "  %-12s %-10s %-28s %s\n", r.cell.Scenario, r.cell.Endpoint.Name, levelList(r.levels), r.describe())
+	}
+	measured, other, expected, known := p.totals()
+	line := fmt.Sprintf("  total: %d requests (%d measured, %d probes, warm-up and cold)", measured+other, measured, other)
+	switch {
+	case known:
+		line += ", expected ≈ " + roundDuration(expected) + " at the probed latencies (more if the endpoint slows under load)"
+	default:
+		line += "; expected duration not probed"
+	}
+	fmt.Fprintln(w, line)
+	fmt.Fprintln(w, "  "+budgetLine(p.run))
+}
+
+func (r planRow) describe() string {
+	var parts []string
+	if r.measured > 0 {
+		parts = append(parts, fmt.Sprintf("%d measured + %d other", r.measured, r.other))
+	}
+	if r.soak > 0 {
+		parts = append(parts, fmt.Sprintf("soak: %s of sending + %d other", r.soak, r.other))
+	}
+	if r.capacity {
+		parts = append(parts, "then a capacity search (its steps are not counted)")
+	}
+	if r.latency > 0 {
+		parts = append(parts, fmt.Sprintf("≈ %s (one request took %s)", roundDuration(r.expected), roundDuration(r.latency)))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func levelList(levels []config.Level) string {
+	names := make([]string, len(levels))
+	for i, lv := range levels {
+		names[i] = string(lv.Label())
+	}
+	s := strings.Join(names, " ")
+	if len(s) > 28 {
+		s = fmt.Sprintf("%s … (%d levels)", names[0], len(names))
+	}
+	return s
+}
+
+func shardNote(sh load.Shard) string {
+	if !sh.On() {
+		return ""
+	}
+	return fmt.Sprintf("; this is shard %s: its share of every level", sh)
+}
+
+func budgetLine(r session.Run) string {
+	if r.MaxRequests == 0 && r.MaxDuration == 0 {
+		return "budget: none (budget: {max_requests, max_duration} in sla.yaml, or -max-requests / -max-duration)"
+	}
+	var parts []string
+	if r.MaxRequests > 0 {
+		parts = append(parts, fmt.Sprintf("max_requests %d", r.MaxRequests))
+	}
+	if r.MaxDuration > 0 {
+		parts = append(parts, "max_duration "+r.MaxDuration.String())
+	}
+	return "budget: " + strings.Join(parts, ", ")
+}
+
+// roundDuration rounds d to what a reader of a plan needs.
+func roundDuration(d time.Duration) string {
+	switch {
+	case d >= time.Hour:
+		return d.Round(time.Minute).String()
+	case d >= time.Minute:
+		return d.Round(time.Second).String()
+	case d >= time.Second:
+		return d.Round(100 * time.Millisecond).String()
+	}
+	return d.Round(time.Millisecond).String()
+}
+
+// progressTotal is what the progress line counts the whole run against.
+func (p *plan) progressTotal() wholeRun {
+	measured, other, _, _ := p.totals()
+	return wholeRun{requests: measured + other, cells: p.cells(), count: p.g.count}
+}

@@ -1,0 +1,90 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/llmsla/llmsla/harness/load"
+	"github.com/llmsla/llmsla/harness/metric"
+	"github.com/llmsla/llmsla/harness/ollama"
+	"github.com/llmsla/llmsla/harness/stats"
+	"github.com/llmsla/llmsla/harness/stream"
+)
+
+// BreakdownRequests is how many requests a breakdown of a scenario on an
+// Ollama endpoint sends: after each scenario's levels under go test, after
+// each measured benchmark run under llmsla bench.
+const BreakdownRequests = 3
+
+// Breakdown measures where the TTFT of the cell's scenario goes on its
+// Ollama endpoint: the first n prompts of its fixture, with the scenario's
+// max tokens, sent one at a time through Ollama's native API, whose final
+// chunk carries the server's own timings. The configuration's secrets are
+// redacted from its error and answers (a server may quote a header or key
+// back). The cell's Level is ignored. With remember, the result is kept as
+// the one [Session.Breakdown] returns for that scenario and endpoint.
+func (s *Session) Breakdown(ctx context.Context, c Cell, n int) (ollama.Summary, error) {
+	s.mu.Lock()
+	b, ok := s.breakdowns[c.Scenario+"/"+c.Endpoint.Name]
+	s.mu.Unlock()
+	if ok && b.N == n {
+		return b, nil // measured already: the same requests, not again
+	}
+	b, err := s.measureBreakdown(ctx, c.Endpoint, load.MaxTokens(c.Fixture, c.Settings.MaxTokens), n)
+	if err == nil {
+		s.mu.Lock()
+		s.breakdowns[c.Scenario+"/"+c.Endpoint.Name] = b
+		s.mu.Unlock()
+	}
+	return b, err
+}
+
+// BreakdownOnce measures a breakdown as Breakdown does, without keeping
+// it: a benchmark's each run measures its own.
+func (s *Session) BreakdownOnce(ctx context.Context, c Cell, n int) (ollama.Summary, error) {
+	return s.measureBreakdown(ctx, c.Endpoint, load.MaxTokens(c.Fixture, c.Settings.MaxTokens), n)
+}
+
+func (s *Session) measureBreakdown(ctx context.Context, ep stream.Endpoint, src load.Source, n int) (ollama.Summary, error) {
+	if ep.Kind != "ollama" {
+		return ollama.Summary{}, fmt.Errorf("endpoint %s is not kind: ollama", ep.Name)
+	}
+	reqs := make([]stream.Request, n)
+	for i := range reqs {
+		reqs[i] = src.Prompt(i).Request
+	}
+	b, err := ollama.Measure(ctx, ep, reqs)
+	for i := range b.Results {
+		b.Results[i].Content = s.secrets.Redact(b.Results[i].Content)
+	}
+	if err != nil {
+		return b, errors.New(s.secrets.Redact(err.Error()))
+	}
+	return b, nil
+}
+
+// ServerFigures are a breakdown's means by the names of their rows in the
+// metric table (the rows of kind Server), NaN where undefined (the server's
+// decode rate of an answer of one token). A row of kind Server with no
+// figure here, or a figure with no row, is an error: a figure left ungated.
+func ServerFigures(bd ollama.Summary) (map[string]float64, error) {
+	figs := map[string]float64{"load": stats.Ms(bd.Load), "prefill": stats.Ms(bd.Prefill), "netq": stats.Ms(bd.NetworkQueue), "server_tok": bd.ServerDecode}
+	var errs []error
+	rows := 0
+	for _, m := range metric.Table {
+		if m.Kind != metric.Server {
+			continue
+		}
+		rows++
+		if _, ok := figs[m.Name]; !ok {
+			errs = append(errs, fmt.Errorf("metric %s (%s): the Ollama breakdown has no such figure", m.Name, m.BenchUnit))
+		}
+	}
+	for name := range figs {
+		if m := metric.ByName(name); m == nil || m.Kind != metric.Server {
+			errs = append(errs, fmt.Errorf("Ollama breakdown figure %s: no row of kind Server in harness/metric's table", name))
+		}
+	}
+	return figs, errors.Join(errs...)
+}

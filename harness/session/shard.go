@@ -1,0 +1,37 @@
+package session
+
+import (
+	"fmt"
+
+	"github.com/llmsla/llmsla/harness/config"
+	"github.com/llmsla/llmsla/harness/load"
+)
+
+// CheckShard reports, on any endpoint, a capacity search of the scenario
+// (its steps would each be split, and the limit found be no machine's) or
+// a level that cannot be split over the shards (fewer workers than shards).
+func (s *Session) CheckShard(scenario string) error {
+	return CheckShard(s.cfg, scenario, s.run.Shard)
+}
+
+// CheckShard is Session.CheckShard before there is a session: the command
+// checks every scenario it will run before it starts go test.
+func CheckShard(cfg *config.Config, scenario string, shard load.Shard) error {
+	if !shard.On() {
+		return nil
+	}
+	for _, ep := range cfg.EndpointNames() {
+		if cs := cfg.Scenario(scenario, ep).Capacity; cs != nil {
+			return fmt.Errorf("%s: a capacity search cannot be sharded: run it on one machine, and the sharded run with an SLA file without the capacity: block (this is shard %s)",
+				cs.Where(), shard)
+		}
+	}
+	for _, ep := range cfg.EndpointNames() {
+		for _, lv := range cfg.Scenario(scenario, ep).Levels() {
+			if _, err := shard.Pacer(lv.Pacer); err != nil {
+				return fmt.Errorf("shard %s: scenarios.%s (%s): %w; set its levels for the shards in the SLA file", shard, scenario, lv.Label(), err)
+			}
+		}
+	}
+	return nil
+}

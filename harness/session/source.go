@@ -1,0 +1,51 @@
+package session
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"github.com/llmsla/llmsla/harness/config"
+	"github.com/llmsla/llmsla/harness/load"
+	"github.com/llmsla/llmsla/harness/quality"
+)
+
+// Source builds the requests of a scenario from its fixture cases (a path
+// relative to the module root), and tells the simulators the right and
+// wrong answer to each. Under Run.LatencyOnly no quality check is attached.
+func (s *Session) Source(sc Scenario) (*load.Fixture, error) {
+	if err := sc.Check(); err != nil {
+		return nil, err
+	}
+	path, err := FromRoot(sc.Fixture)
+	if err != nil {
+		return nil, err
+	}
+	cases, err := quality.LoadCases(path)
+	if err != nil {
+		return nil, err
+	}
+	f, err := load.NewFixture(cases, load.FixtureOptions{System: sc.System, Structured: sc.Structured,
+		Lenient: sc.Lenient, Temperature: sc.Temperature, Seed: sc.Seed, NoChecks: s.run.LatencyOnly})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", sc.Fixture, err)
+	}
+	for i := range cases {
+		msgs := f.Prompt(i).Request.Messages
+		s.answers.Add(msgs[len(msgs)-1].Content, cases[i].Answer, cases[i].WrongAnswer)
+	}
+	return f, nil
+}
+
+// FromRoot is path, taken from the module root unless it is absolute: a
+// suite names its files from there, and go test runs in the package's
+// directory.
+func FromRoot(path string) (string, error) {
+	if filepath.IsAbs(path) {
+		return path, nil
+	}
+	root, err := config.ModuleRoot()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(root, path), nil
+}
