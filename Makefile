@@ -2,14 +2,24 @@
 GO ?= go
 COUNT ?= 10
 N ?= 20
+# The command, built first: `go run` would turn every non-zero exit into 1.
+LLMSLA = bin/llmsla
 
-.PHONY: bench test vet gate baseline sim ollama clean
+.PHONY: bench test vet gate baseline sim ollama clean $(LLMSLA)
+
+$(LLMSLA):
+	@$(GO) build -o $(LLMSLA) ./cmd/llmsla
+
+# say runs a command and, when it fails, says which of llmsla's exit codes
+# it was: make then stops with its own "Error N" and exits 2 whatever N is
+# (in CI, run bin/llmsla itself to get 0, 1 or 2).
+say = $(1); code=$$?; [ $$code = 0 ] || echo "$(2): llmsla exited $$code ($$( [ $$code = 1 ] && echo 'an objective was violated or a figure regressed' || echo 'broken: nothing was judged')); make exits 2 for any failure"; exit $$code
 
 ## bench: measure the configured endpoints (the built-in simulator when none
 ## is configured), record results/, print the SLA verdicts; exit 1 on a
-## violated SLA.
-bench:
-	$(GO) run ./cmd/llmsla bench -count $(COUNT) -n $(N)
+## violated SLA, 2 on a broken run.
+bench: $(LLMSLA)
+	@$(call say,$(LLMSLA) bench -count $(COUNT) -n $(N),make bench)
 
 ## test: vet and run every test (the Ollama tests skip without an ollama
 ## binary locally, and fail under CI=true).
@@ -24,20 +34,20 @@ vet:
 	$(GO) vet ./...
 
 ## gate: compare the latest run with the baseline; exit 1 on a regression.
-gate:
-	$(GO) run ./cmd/llmsla gate golden/baseline.txt results/latest.txt
+gate: $(LLMSLA)
+	@$(call say,$(LLMSLA) gate golden/baseline.txt results/latest.txt,make gate)
 
 ## baseline: promote the latest run, if it met its SLAs, to golden/baseline.txt.
-baseline:
-	$(GO) run ./cmd/llmsla baseline
+baseline: $(LLMSLA)
+	@$(call say,$(LLMSLA) baseline,make baseline)
 
 ## sim: serve the built-in simulator on 127.0.0.1:8080.
-sim:
-	$(GO) run ./cmd/llmsla sim
+sim: $(LLMSLA)
+	$(LLMSLA) sim
 
 ## ollama: build ollama v0.11.4 for the real-endpoint tests.
 ollama:
 	bash .ci/install-ollama.sh
 
 clean:
-	rm -rf results
+	rm -rf results bin

@@ -153,6 +153,10 @@ func prepare(cfg *config.Config, run session.Run, o *benchOptions, stdout, stder
 		}
 	}
 	p := newPlan(cfg, run, o.g, scenarios)
+	if err := p.checkRequests(); err != nil {
+		p.write(stdout)
+		return fail(err)
+	}
 	if !o.dryRun {
 		ctx := context.Background()
 		warn, err := s.Preflight(ctx)
@@ -170,7 +174,7 @@ func prepare(cfg *config.Config, run session.Run, o *benchOptions, stdout, stder
 		}
 	}
 	p.write(stdout)
-	if err := p.checkBudget(); err != nil {
+	if err := p.checkDuration(); err != nil {
 		return fail(err)
 	}
 	return p, exitOK

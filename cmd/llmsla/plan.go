@@ -149,12 +149,20 @@ func (p *plan) cells() int {
 	return n
 }
 
-// checkBudget refuses a plan over the run's budget, before anything is sent.
-func (p *plan) checkBudget() error {
-	measured, other, expected, known := p.totals()
+// checkRequests refuses a plan that sends more requests than the run's
+// budget, before anything is sent.
+func (p *plan) checkRequests() error {
+	measured, other, _, _ := p.totals()
 	if m := p.run.MaxRequests; m > 0 && measured+other > m {
 		return fmt.Errorf("the plan sends %d requests, over the budget of max_requests %d: lower -count or -n, or the levels, or raise the budget", measured+other, m)
 	}
+	return nil
+}
+
+// checkDuration refuses a plan expected to take longer than the run's
+// budget, once it has been probed.
+func (p *plan) checkDuration() error {
+	_, _, expected, known := p.totals()
 	if d := p.run.MaxDuration; d > 0 && known && expected > d {
 		return fmt.Errorf("the plan is expected to take %s, over the budget of max_duration %s: lower -count or -n, or the levels, or raise the budget", roundDuration(expected), d)
 	}
