@@ -57,6 +57,9 @@ type Metric struct {
 	// there ("" = not shown).
 	Columns []int
 	Column  string
+	// Needs says what a run must have for the metric to be measured, for
+	// the line that says an objective on it was not: "two time slices …".
+	Needs string
 	// Threshold: the metric may be an SLA objective.
 	Threshold bool
 	// Signed: the figure may be negative (a change, a fit's slope or

@@ -31,15 +31,15 @@ var Table = []*Metric{
 	// Open loop (METRICS.md, load shapes): how late the client sent, and
 	// latencies from the scheduled start, which count the wait behind a
 	// slow request that latencies from t0 hide.
-	{Name: "lag", Kind: Latency, Lower: true, Report: []int{95}, Threshold: true, Applies: scheduled,
+	{Name: "lag", Kind: Latency, Lower: true, Report: []int{95}, Threshold: true, Applies: scheduled, Needs: needsOpen,
 		Dist: func(st *stats.Stats) stats.Summary { return st.Open.Lag }},
-	{Name: "ttft_sched", Kind: Latency, Lower: true, Report: []int{95}, Threshold: true, Applies: scheduled,
+	{Name: "ttft_sched", Kind: Latency, Lower: true, Report: []int{95}, Threshold: true, Applies: scheduled, Needs: needsOpen,
 		Dist:       func(st *stats.Stats) stats.Summary { return st.Open.TTFTSched },
 		PerRequest: func(s *sample.Sample) (float64, bool) { return stats.Ms(s.TTFT + s.Lag), s.TTFT > 0 }},
-	{Name: "ttfa_sched", Kind: Latency, Lower: true, Threshold: true, Applies: scheduled,
+	{Name: "ttfa_sched", Kind: Latency, Lower: true, Threshold: true, Applies: scheduled, Needs: needsOpen,
 		Dist:       func(st *stats.Stats) stats.Summary { return st.Open.TTFASched },
 		PerRequest: func(s *sample.Sample) (float64, bool) { return stats.Ms(s.TTFA + s.Lag), s.TTFA > 0 }},
-	{Name: "total_sched", Kind: Latency, Lower: true, Report: []int{95}, Threshold: true, Applies: scheduled,
+	{Name: "total_sched", Kind: Latency, Lower: true, Report: []int{95}, Threshold: true, Applies: scheduled, Needs: needsOpen,
 		Dist:       func(st *stats.Stats) stats.Summary { return st.Open.TotalSched },
 		PerRequest: func(s *sample.Sample) (float64, bool) { return stats.Ms(s.Total + s.Lag), true }},
 	{Name: "out_tok", Kind: Figure, BenchUnit: "out-tok/s", Bench: true, Column: "out-tok/s",
@@ -53,15 +53,15 @@ var Table = []*Metric{
 		Value:   func(st *stats.Stats) (float64, int) { return st.ErrorRate(), st.Attempted },
 		Outcome: func(s *sample.Sample) (bool, bool) { return true, s.OK() },
 		Detail:  func(st *stats.Stats) string { return st.ErrorKinds() }},
-	{Name: "json_valid", Kind: Fraction, BenchUnit: "json-valid-%", Bench: true, Column: "json", Threshold: true,
+	{Name: "json_valid", Kind: Fraction, BenchUnit: "json-valid-%", Bench: true, Column: "json", Threshold: true, Needs: "answers checked for JSON (a structured scenario, or a JSON matcher in the fixture)",
 		Value:   func(st *stats.Stats) (float64, int) { return st.Quality.JSONValidRate(), st.Quality.JSONChecked },
 		PerCase: true,
 		Outcome: quality(func(q *sample.Quality) (bool, bool) { return q.JSONChecked, q.JSONValid && !q.JSONLenient })},
-	{Name: "schema_valid", Kind: Fraction, BenchUnit: "schema-valid-%", Bench: true, Column: "schema", Threshold: true,
+	{Name: "schema_valid", Kind: Fraction, BenchUnit: "schema-valid-%", Bench: true, Column: "schema", Threshold: true, Needs: "a schema in the fixture's cases",
 		Value:   func(st *stats.Stats) (float64, int) { return st.Quality.SchemaValidRate(), st.Quality.SchemaChecked },
 		PerCase: true,
 		Outcome: quality(func(q *sample.Quality) (bool, bool) { return q.SchemaChecked, q.SchemaValid })},
-	{Name: "accuracy", Kind: Fraction, BenchUnit: "accuracy-%", Bench: true, Column: "acc", Threshold: true,
+	{Name: "accuracy", Kind: Fraction, BenchUnit: "accuracy-%", Bench: true, Column: "acc", Threshold: true, Needs: "a matcher in the fixture's cases (and quality not off)",
 		Value:   func(st *stats.Stats) (float64, int) { return st.Quality.AccuracyRate(), st.Quality.MatchChecked },
 		PerCase: true,
 		Outcome: quality(func(q *sample.Quality) (bool, bool) { return q.MatchChecked, q.Matched })},
@@ -80,12 +80,14 @@ var Table = []*Metric{
 	// A prompt-length sweep's fit over every level of the run (METRICS.md,
 	// prefill cost), reported once per scenario and endpoint.
 	{Name: "prefill_cost", Kind: Figure, Lower: true, Signed: true, BenchUnit: "prefill-ms/ktok", Bench: true, Threshold: true, WholeRun: true,
+		Needs:   "a sweep of two or more prompt lengths (prompt_tokens: [128, 1024, 4096])",
 		Applies: func(st *stats.Stats) bool { return st.Prefill.N > 0 },
 		Value:   func(st *stats.Stats) (float64, int) { return fitted(st, st.Prefill.PerKTok()), st.Prefill.N }},
 	{Name: "ttft_base", Kind: Figure, Lower: true, Signed: true, BenchUnit: "ttft-base-ms", Bench: true, WholeRun: true,
 		Applies: func(st *stats.Stats) bool { return st.Prefill.N > 0 },
 		Value:   func(st *stats.Stats) (float64, int) { return fitted(st, st.Prefill.A), st.Prefill.N }},
 	{Name: "drift", Kind: Change, Lower: true, Signed: true, BenchUnit: "drift-%", Bench: true, Threshold: true,
+		Needs: "a soak of two time slices or more, each of 20 requests or more (slice: sets their length, 1m unless set; duration: the soak's)",
 		Value: func(st *stats.Stats) (float64, int) {
 			n := 0
 			if len(st.Slices) > 1 {
@@ -114,6 +116,9 @@ var Table = []*Metric{
 }
 
 func scheduled(st *stats.Stats) bool { return st.Open.Scheduled }
+
+// needsOpen is what the open-loop figures need.
+const needsOpen = "an open loop (rate:), whose requests have a scheduled instant"
 
 // fitted is v when the run has a prefill fit, NaN (not measured) when it
 // has none: a fit's zero value is not a prefill cost of 0.

@@ -150,7 +150,11 @@ type Violation struct {
 func (v Violation) String() string {
 	th := v.Threshold
 	if math.IsNaN(v.Got) {
-		return fmt.Sprintf("%s not measured, want %s (n=%d)", th.Label(), th.String()[len(th.Label())+1:], v.N)
+		s := fmt.Sprintf("%s not measured, want %s (n=%d)", th.Label(), th.String()[len(th.Label())+1:], v.N)
+		if th.Needs != "" {
+			s += ": it needs " + th.Needs
+		}
+		return s
 	}
 	op := "<"
 	if th.Lower {

@@ -69,8 +69,15 @@ func TestUnmeasuredFiguresFail(t *testing.T) {
 			require.Len(t, vs, 1)
 			require.NotEmpty(t, vs[0].Violations, "%s passed on a figure the run does not have", tc.key)
 			assert.Contains(t, vs[0].Violations[0].String(), "not measured")
+			if m := vs[0].Violations[0].Threshold.Metric; m.Needs != "" {
+				assert.Contains(t, vs[0].Violations[0].String(), "it needs "+m.Needs, "says what the figure needs")
+			}
 		})
 	}
+	// A soak too short for two slices names the key that would fix it.
+	o := MustParse(map[string]float64{"drift_max": 0.5})
+	vs := Evaluate(closed, func(string, string) Objectives { return o })
+	assert.Contains(t, vs[0].Violations[0].String(), "slice: sets their length")
 }
 
 // TestLenientJSONFailsEverywhere: an answer whose JSON parses only inside

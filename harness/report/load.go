@@ -77,7 +77,7 @@ func Load(w io.Writer, vs []objective.Verdict) {
 		}
 	}
 	if apart {
-		fmt.Fprintf(w, "to keep shards together: start them with -start-at a time they all reach, and give each run a slot with -level-every %s or more (the longest run took %s; a slot also holds go test's probe and the warm-up)\n",
+		fmt.Fprintf(w, "to keep shards together: start them with -start-at a time they all reach, and give each run a slot with -level-every of at least %s (the longest run took %s; a slot also holds go test's probe and the warm-up; a shard late for a slot of that length started late, not ran long)\n",
 			slotFor(longest), longest.Round(time.Millisecond))
 	}
 	seen := map[string]bool{}

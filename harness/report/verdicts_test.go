@@ -48,7 +48,7 @@ func TestVerdictsShardsApart(t *testing.T) {
 	}
 	var out strings.Builder
 	Verdicts(&out, []objective.Verdict{verdict(stats.Stats{Overlap: 0.41, StartSpread: 300 * time.Millisecond, LongestRun: 900 * time.Millisecond})})
-	for _, want := range []string{"overlap 41% only: they started 300ms apart", "-level-every 2s or more (the longest run took 900ms"} {
+	for _, want := range []string{"overlap 41% only: they started 300ms apart", "-level-every of at least 2s (the longest run took 900ms"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("started apart: output lacks %q:\n%s", want, &out)
 		}
@@ -60,7 +60,7 @@ func TestVerdictsShardsApart(t *testing.T) {
 	}
 	out.Reset()
 	Verdicts(&out, []objective.Verdict{verdict(stats.Stats{Overlap: 0.95, StartLag: time.Second, LateShard: "2/3", LongestRun: 900 * time.Millisecond})})
-	for _, want := range []string{"shard 2/3 started a run 1s after the instant agreed for it", "-level-every 2s or more"} {
+	for _, want := range []string{"shard 2/3 started a run 1s after the instant agreed for it", "-level-every of at least 2s"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("late shard: output lacks %q:\n%s", want, &out)
 		}
