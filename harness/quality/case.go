@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -77,8 +78,39 @@ func (c *Case) ExpectedText() string {
 	if raw, ok := c.Match.Options["pattern"]; ok && json.Unmarshal(raw, &pat) == nil {
 		return "/" + pat + "/"
 	}
-	b, _ := json.Marshal(c.Match)
-	return string(b)
+	return describeMatch(c.Match)
+}
+
+// describeMatch says what a matcher without an expected value wants, as a
+// person reads it: "constraint: keywords council, garage|parking;
+// max_words 45; min_words 15" rather than its JSON.
+func describeMatch(m MatchSpec) string {
+	keys := make([]string, 0, len(m.Options))
+	for k := range m.Options {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		var list []any
+		var one any
+		switch {
+		case json.Unmarshal(m.Options[k], &list) == nil:
+			vals := make([]string, len(list))
+			for i, v := range list {
+				vals[i] = fmt.Sprint(v)
+			}
+			parts = append(parts, k+" "+strings.Join(vals, ", "))
+		case json.Unmarshal(m.Options[k], &one) == nil:
+			parts = append(parts, fmt.Sprintf("%s %v", k, one))
+		default:
+			parts = append(parts, k+" "+string(m.Options[k]))
+		}
+	}
+	if len(parts) == 0 {
+		return m.Type
+	}
+	return m.Type + ": " + strings.Join(parts, "; ")
 }
 
 var varRE = regexp.MustCompile(`\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}`)
