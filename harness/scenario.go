@@ -172,8 +172,8 @@ func (s *Session) Bench(b *testing.B, sc Scenario) {
 				// The b.N = 1 call is go test's probe before the timed run
 				// (-benchtime Nx, N > 1): its requests are warm-up.
 				n := b.N
-				if conf.Duration > 0 && b.N > 1 {
-					n = conf.Requests(lv) // a soak: its duration, whatever -benchtime says
+				if conf.Span(lv) > 0 && b.N > 1 {
+					n = conf.Requests(lv) // a soak, a ramp: their time, whatever -benchtime says
 				}
 				samples, err := s.run(context.Background(), sc.Name, ep, conf, lv, n, src, b.N == 1)
 				if err != nil {
