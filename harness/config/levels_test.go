@@ -53,6 +53,10 @@ func TestLoadKeyErrors(t *testing.T) {
 			[]string{":4: scenarios.chat.rate: rate=1000 over 1h0m0s would send 3600000 requests, more than 1000000: lower the rate or the duration"}},
 		"cap without an open loop": {"{concurrency: 2, max_concurrency: 4}",
 			[]string{":4: scenarios.chat.max_concurrency: caps an open loop: set rate: (or another open-loop level) too"}},
+		"ramp mistakes placed": {"\n    ramp:\n      from: 0\n      to: 5\n      over: soon",
+			[]string{`:6: scenarios.chat.ramp.from: "0" is not a rate`, `:8: scenarios.chat.ramp.over: "soon" is not a duration > 0`}},
+		"ramp missing its end": {"{ramp: {from: 1, over: 2m}}",
+			[]string{":4: scenarios.chat.ramp.to: missing (e.g. {from: 1, to: 50, over: 2m, shape: linear})"}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := LoadFile(writeConfig(t, oneEndpoint+"scenarios:\n  chat: "+tc.scenario+"\n"))
@@ -77,6 +81,7 @@ func TestArrivalsReachEveryOpenLoop(t *testing.T) {
       a:
         concurrency: 2
         rate: 5
+        ramp: {from: 1, to: 9, over: 10s}
         max_concurrency: 8
 `))
 	require.NoError(t, err)
@@ -85,23 +90,25 @@ func TestArrivalsReachEveryOpenLoop(t *testing.T) {
 	for _, lv := range cfg.Scenario("chat", "a").Levels() {
 		got = append(got, lv.Pacer)
 	}
-	assert.Equal(t, []load.Pacer{load.Closed(2), load.Open{Rate: 5}.WithArrivals(want)}, got)
+	assert.Equal(t, []load.Pacer{load.Closed(2), load.Open{Rate: 5}.WithArrivals(want), load.Ramp{From: 1, To: 9, Over: 10 * time.Second, Arrivals: want}}, got)
 }
 
 // TestLevelPlan: what a plan reads of each level before the run — how
-// many requests, over what time, and how long they take — for a count and
-// a soak; a closed loop's time is the server's to say.
+// many requests, over what time, and how long they take — for a count, a
+// soak and a ramp; a closed loop's time is the server's to say.
 func TestLevelPlan(t *testing.T) {
+	ramp := load.Ramp{From: 1, To: 9, Over: 10 * time.Second}
 	for name, tc := range map[string]struct {
 		sc       Scenario
 		n        int
 		span     time.Duration
 		expected time.Duration // 0: not known
 	}{
-		"closed loop": {Scenario{Samples: 20, Concurrency: []int{4}}, 20, 0, 0},
-		"open loop":   {Scenario{Samples: 20, Rates: []float64{4}}, 20, 0, 5 * time.Second},
-		"open soak":   {Scenario{Samples: 20, Duration: time.Minute, Rates: []float64{4}}, 240, time.Minute, time.Minute},
-		"closed soak": {Scenario{Samples: 20, Duration: time.Minute, Concurrency: []int{4}}, MaxSamples, time.Minute, time.Minute},
+		"closed loop":         {Scenario{Samples: 20, Concurrency: []int{4}}, 20, 0, 0},
+		"open loop":           {Scenario{Samples: 20, Rates: []float64{4}}, 20, 0, 5 * time.Second},
+		"open soak":           {Scenario{Samples: 20, Duration: time.Minute, Rates: []float64{4}}, 240, time.Minute, time.Minute},
+		"closed soak":         {Scenario{Samples: 20, Duration: time.Minute, Concurrency: []int{4}}, MaxSamples, time.Minute, time.Minute},
+		"ramp: its own count": {Scenario{Samples: 20, Loads: []load.Pacer{ramp}}, 50, 10 * time.Second, 10 * time.Second},
 	} {
 		t.Run(name, func(t *testing.T) {
 			lv := tc.sc.Levels()[0]

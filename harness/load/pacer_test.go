@@ -18,6 +18,8 @@ import (
 var everyPacer = map[string]load.Pacer{
 	"concurrency": load.Closed(6),
 	"rate":        load.Open{Rate: 30, Arrival: load.Gamma, Burstiness: 0.5, MaxConcurrency: 6, Seed: 3},
+	"ramp": load.Ramp{From: 3, To: 30, Over: 20 * time.Second, Shape: load.Exponential,
+		Arrivals: load.Arrivals{Arrival: load.Poisson, MaxConcurrency: 6, Seed: 4}},
 }
 
 // scheduled is an open loop whose schedule a test can read.
