@@ -10,9 +10,15 @@
 //   - a [Pacer] says when each request goes and with how many in flight
 //     ([Closed] is the closed loop: a fixed number of workers, each sending
 //     its next request when the previous one ends; [Open] sends at an
-//     arrival rate whatever the server does);
+//     arrival rate whatever the server does; [Ramp] at a rate that climbs),
+//     and describes itself ([Splitter], [Planner]) so that sharding, the
+//     warm-up and a plan never switch on its type;
 //   - a [Doer] turns a request into a [sample.Sample] (*stream.Client is
 //     one; tests may supply others).
+//
+// Each load shape is a [Kind] in a registry, the key sla.yaml writes
+// (concurrency:, rate:, ramp:): a new shape is one file, its pacer and the
+// Register call of its kind.
 //
 // The runner adds what every load shape shares: a cold first request sent
 // alone, a warm-up at the run's own load, the quality check of every
