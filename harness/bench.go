@@ -66,8 +66,8 @@ func benchLevel(b *testing.B, s *session.Session, c session.Cell) (v objective.V
 		samples, err = s.Probe(context.Background(), c)
 	} else {
 		n := b.N
-		if c.Settings.Duration > 0 {
-			n = c.Settings.Requests(c.Level)
+		if c.Settings.Span(c.Level) > 0 {
+			n = c.Settings.Requests(c.Level) // a soak, a ramp: their time, whatever -benchtime says
 		}
 		samples, err = s.Measure(context.Background(), c, n)
 	}

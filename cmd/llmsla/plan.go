@@ -54,8 +54,9 @@ func newPlan(cfg *config.Config, run session.Run, g goTest, benched []session.Sc
 // cold request and warm-up with its first probe; each level's connection
 // warm-up (as many as its workers) with its own first probe; then per
 // -count repetition go test's probe (b.N = 1, one request) and the
-// measured b.N (a shard its share); on an Ollama endpoint a breakdown of
-// session.BreakdownRequests after each measured run.
+// measured b.N (a shard its share; a level its time bounds — a soak, a
+// ramp — what its load sends in that time); on an Ollama endpoint a
+// breakdown of session.BreakdownRequests after each measured run.
 func (r *planRow) count(g goTest, shard load.Shard) {
 	conf := r.cell.Settings
 	r.other = 1 // the cold request
@@ -65,21 +66,37 @@ func (r *planRow) count(g goTest, shard load.Shard) {
 			warm = conf.Warmup
 		}
 		if p, err := shard.Pacer(lv.Pacer); err == nil {
-			if w, ok := p.(interface{ Workers() int }); ok {
-				warm = max(warm, w.Workers())
-			}
+			warm = max(warm, p.Workers())
 		}
 		r.other += warm
 		r.other += g.count // probes
 		if r.cell.Endpoint.Kind == "ollama" {
 			r.other += g.count * session.BreakdownRequests
 		}
-		if conf.Duration > 0 {
-			r.soak += time.Duration(g.count) * conf.Duration
+		span := conf.Span(lv)
+		switch n, ok := lv.Pacer.Requests(span); {
+		case span > 0 && !ok: // a closed-loop soak: its time decides
+			r.soak += time.Duration(g.count) * span
+		case span > 0:
+			r.measured += g.count * shard.Share(n)
+		default:
+			r.measured += g.count * shard.Share(g.n)
+		}
+	}
+}
+
+// check reports a level whose schedule, at the -n requests a run sends,
+// would take more than a day (config checks the file's own counts).
+func (r *planRow) check(g goTest) error {
+	for _, lv := range r.levels {
+		if r.cell.Settings.Span(lv) > 0 {
 			continue
 		}
-		r.measured += g.count * shard.Share(g.n)
+		if err := r.cell.Settings.CheckExpected(lv, g.n); err != nil {
+			return fmt.Errorf("%s endpoint=%s: %w (-n %d)", r.cell.Scenario, r.cell.Endpoint.Name, err, g.n)
+		}
 	}
+	return nil
 }
 
 // probe measures one request of every row (session.Latency) and computes
@@ -99,32 +116,31 @@ func (p *plan) probe(ctx context.Context, s *session.Session, fixtures map[strin
 	return nil
 }
 
-// estimate is how long the row should take at its probed latency: a
-// closed loop of c workers sends n requests in ⌈n/c⌉ latencies, an open
-// loop n requests in n/rate (and one latency for the last to end), a soak
-// its duration; a server slower at load takes longer, which the progress
-// line's ETA then shows.
+// estimate is how long the row should take at its probed latency l: a
+// level its load paces (an open loop's schedule, a soak, a ramp) takes
+// what its pacer says and one latency for the last request to end; a
+// closed loop of c workers sends n requests in ⌈n/c⌉ latencies. Warm-ups,
+// probes and breakdowns are counted as sent one by one (an upper bound). A
+// server slower at load takes longer, which the progress line's ETA then
+// shows.
 func (r *planRow) estimate(g goTest, shard load.Shard) time.Duration {
 	l := r.latency
-	total := time.Duration(r.other) * l // warm-ups, probes and breakdowns: counted as sent one by one (an upper bound)
+	conf := r.cell.Settings
+	total := time.Duration(r.other) * l
 	for _, lv := range r.levels {
-		if r.cell.Settings.Duration > 0 {
-			continue // in r.soak
+		n := shard.Share(g.n)
+		if span := conf.Span(lv); span > 0 {
+			total += time.Duration(g.count) * (span + l)
+			continue
 		}
-		total += time.Duration(g.count) * levelTime(lv.Pacer, shard.Share(g.n), l)
+		if d, ok := conf.Expected(lv, n); ok {
+			total += time.Duration(g.count) * (d + l)
+			continue
+		}
+		w := max(lv.Pacer.Workers(), 1)
+		total += time.Duration(g.count) * time.Duration(math.Ceil(float64(n)/float64(w))) * l
 	}
-	return total + r.soak
-}
-
-// levelTime is how long n requests of a level take at latency l.
-func levelTime(p load.Pacer, n int, l time.Duration) time.Duration {
-	switch q := p.(type) {
-	case load.Closed:
-		return time.Duration(math.Ceil(float64(n)/float64(max(int(q), 1)))) * l
-	case load.Open:
-		return time.Duration(float64(n)/q.Rate*float64(time.Second)) + l
-	}
-	return time.Duration(n) * l
+	return total
 }
 
 // totals are the plan's requests and expected duration (0 when a row was
@@ -150,8 +166,14 @@ func (p *plan) cells() int {
 }
 
 // checkRequests refuses a plan that sends more requests than the run's
-// budget, before anything is sent.
+// budget, or a level that would take more than a day, before anything is
+// sent.
 func (p *plan) checkRequests() error {
+	for _, r := range p.rows {
+		if err := r.check(p.g); err != nil {
+			return err
+		}
+	}
 	measured, other, _, _ := p.totals()
 	if m := p.run.MaxRequests; m > 0 && measured+other > m {
 		return fmt.Errorf("the plan sends %d requests, over the budget of max_requests %d: lower -count or -n, or the levels, or raise the budget", measured+other, m)

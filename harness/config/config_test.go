@@ -53,12 +53,12 @@ gate: {alpha: 0.01, tolerance: {"*-ms": 5%}}
 
 	chat := cfg.Scenario("chat", "prod")
 	assert.Equal(t, 7, chat.Samples)
-	assert.Equal(t, []int{1, 4}, chat.Concurrency)
+	assert.Equal(t, []load.Pacer{load.Closed(1), load.Closed(4)}, chat.Loads)
 	assert.Equal(t, 400.0, bound(t, chat.Objectives, "ttft_p95_ms"), "file overrides the default 600")
 	assert.Equal(t, 8000.0, bound(t, chat.Objectives, "total_p95_ms"), "defaults not named in the file stay")
 
 	local := cfg.Scenario("chat", "local")
-	assert.Equal(t, []int{2}, local.Concurrency)
+	assert.Equal(t, []load.Pacer{load.Closed(2)}, local.Loads)
 	assert.Equal(t, 7, local.Samples, "per-endpoint settings start from the scenario's")
 	assert.Len(t, local.Objectives, len(chat.Objectives)+1)
 	assert.Equal(t, 0.01, cfg.Gate.Alpha)

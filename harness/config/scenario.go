@@ -14,7 +14,6 @@ import (
 
 	"github.com/llmsla/llmsla/harness/load"
 	"github.com/llmsla/llmsla/harness/objective"
-	"github.com/llmsla/llmsla/harness/sample"
 )
 
 // Scenario says how to run a scenario and what it must meet.
@@ -29,12 +28,17 @@ type Scenario struct {
 	// the answer length asked for (it sets the cap).
 	MaxTokens int
 
-	// Load levels: closed-loop concurrencies and open-loop rates, each a
-	// level of its own, crossed with the prompt lengths when there are.
+	// Load levels, each a level of its own, crossed with the prompt
+	// lengths when there are: closed-loop concurrencies, open-loop rates
+	// (a scenario written in Go, the presets), then Loads — the levels of
+	// sla.yaml's load keys, of any registered kind (load.Kinds:
+	// concurrency:, rate:, ramp:), in the registry's order.
 	Concurrency []int
 	Rates       []float64 // requests per second
-	Arrival     load.Arrival
-	Burstiness  float64
+	Loads       []load.Pacer
+	// The arrivals of every open-loop level (load.Arrivals).
+	Arrival    load.Arrival
+	Burstiness float64
 	// MaxConcurrency caps the requests in flight of an open loop.
 	MaxConcurrency int
 	Seed           uint64
@@ -133,91 +137,37 @@ func (c Capacity) check() error {
 	return nil
 }
 
-// Pacer is the load of level x of the search.
+// Pacer is the load of level x of the search: the level at x of the kind
+// it searches by (set allows only kinds that are one number), with the
+// scenario's arrivals.
 func (c Capacity) Pacer(sc Scenario, x float64) load.Pacer {
-	if c.By == "concurrency" {
-		return load.Closed(int(x))
-	}
-	return load.Open{Rate: x, Arrival: sc.Arrival, Burstiness: sc.Burstiness, MaxConcurrency: sc.MaxConcurrency, Seed: sc.Seed}
-}
-
-// DefaultSlice is the time slice of a run (METRICS.md).
-const DefaultSlice = time.Minute
-
-// Level is one load level of a scenario: who sends when, and what.
-type Level struct {
-	Pacer load.Pacer
-	// PromptTokens is the synthetic prompt length; 0: the fixture's cases.
-	PromptTokens int
-	// Search names the search the level is a step of ("capacity"); its
-	// verdicts explore, they are not the SLA of the run.
-	Search string
-}
-
-// Label is the level's labels: prompt_tokens=1024/concurrency=1,
-// search=capacity/rate=42.
-func (l Level) Label() sample.Level {
-	var out sample.Level
-	if l.Search != "" {
-		out = sample.NewLevel("search", l.Search)
-	}
-	if l.PromptTokens != 0 {
-		out = out.With("prompt_tokens", l.PromptTokens)
-	}
-	for _, lb := range l.Pacer.Level().Labels() {
-		out = out.With(lb.Key, lb.Value)
-	}
-	return out
-}
-
-// Levels are the scenario's load levels in order: each concurrency, then
-// each rate, for each prompt length (or the fixture).
-func (sc Scenario) Levels() []Level {
-	var pacers []load.Pacer
-	for _, c := range sc.Concurrency {
-		pacers = append(pacers, load.Closed(c))
-	}
-	for _, r := range sc.Rates {
-		pacers = append(pacers, load.Open{Rate: r, Arrival: sc.Arrival, Burstiness: sc.Burstiness,
-			MaxConcurrency: sc.MaxConcurrency, Seed: sc.Seed})
-	}
-	prompts := sc.PromptTokens
-	if len(prompts) == 0 {
-		prompts = []int{0}
-	}
-	var out []Level
-	for _, pt := range prompts {
-		for _, p := range pacers {
-			out = append(out, Level{Pacer: p, PromptTokens: pt})
-		}
-	}
-	return out
-}
-
-// Requests is how many measured requests a level sends: Samples, or for a
-// soak the ceiling of what its duration holds (rate × duration in open
-// loop; MaxSamples in closed loop, where the duration stops it).
-func (sc Scenario) Requests(l Level) int {
-	if sc.Duration <= 0 {
-		return sc.Samples
-	}
-	if o, ok := l.Pacer.(load.Open); ok {
-		return max(1, int(math.Ceil(o.Rate*sc.Duration.Seconds())))
-	}
-	return MaxSamples
+	k, _ := load.KindOf(c.By)
+	return sc.arrive(k.At(x))
 }
 
 // Bounds on sizes, so that a slip of the keyboard is a configuration error
 // rather than an out-of-memory crash an hour into a run.
 const (
 	MaxSamples     = 1_000_000
-	maxConcurrency = 100_000
-	maxRate        = 1_000_000
+	maxConcurrency = load.MaxWorkers
+	maxRate        = load.MaxRate
 	maxPrompt      = 1 << 20
 )
 
-var scenarioKeys = []string{"samples", "duration", "slice", "warmup", "max_tokens", "concurrency", "rate", "arrival",
-	"burstiness", "max_concurrency", "seed", "prompt_tokens", "output_tokens", "capacity", "sla", "endpoints"}
+// scenarioKeys are a scenario's keys, the load keys of every registered
+// kind (concurrency:, rate:, ramp:) among them, endpoints last (an
+// endpoint's overrides allow all but it).
+var scenarioKeys = slices.Concat([]string{"samples", "duration", "slice", "warmup", "max_tokens"}, loadKeys(),
+	[]string{"arrival", "burstiness", "max_concurrency", "seed", "prompt_tokens", "output_tokens", "capacity", "sla", "endpoints"})
+
+// loadKeys are the keys of the registered kinds of load level.
+func loadKeys() []string {
+	var out []string
+	for _, k := range load.Kinds() {
+		out = append(out, k.Key)
+	}
+	return out
+}
 
 // scenario parses one scenario's settings on top of its preset (or the
 // generic ones), and hands each per-endpoint override to override.
@@ -249,106 +199,118 @@ func (p *configParser) scenario(cfg *Config, name string, n *yaml.Node, override
 // scenario, concurrency: alone a closed-loop one, both run both.
 func (p *configParser) scenarioSettings(base Scenario, key string, n *yaml.Node, allowed []string, endpoints func(*yaml.Node)) Scenario {
 	sc := base
-	sc.Concurrency, sc.Rates, sc.PromptTokens = slices.Clone(base.Concurrency), slices.Clone(base.Rates), slices.Clone(base.PromptTokens)
-	sc.Objectives = slices.Clone(base.Objectives)
+	sc.Concurrency, sc.Rates, sc.Loads = slices.Clone(base.Concurrency), slices.Clone(base.Rates), slices.Clone(base.Loads)
+	sc.PromptTokens, sc.Objectives = slices.Clone(base.PromptTokens), slices.Clone(base.Objectives)
 	set := map[string]*yaml.Node{}
+	loads := map[string][]load.Pacer{}
 	p.mapping(n, key, allowed, func(k string, v *yaml.Node) {
 		set[k] = v
-		k2 := key + "." + k
-		switch k {
-		case "samples":
-			sc.Samples = p.count(v, k2, 1, MaxSamples)
-		case "duration", "slice":
-			d, err := parseDuration(v.Value)
-			if err != nil || d <= 0 {
-				p.errf(v, k2, "%q is not a duration > 0 (e.g. 30m, 90s)", v.Value)
-			}
-			if k == "duration" {
-				sc.Duration = d
-			} else {
-				sc.Slice = d
-			}
-		case "warmup":
-			sc.Warmup = p.count(v, k2, 0, MaxSamples)
-		case "max_tokens", "output_tokens":
-			sc.MaxTokens = p.count(v, k2, 1, 1<<20)
-		case "concurrency":
-			sc.Concurrency = nil
-			p.list(v, k2, "[1, 5, 10]", func(v *yaml.Node) {
-				sc.Concurrency = append(sc.Concurrency, p.count(v, k2, 1, maxConcurrency))
-			})
-		case "rate":
-			sc.Rates = nil
-			p.list(v, k2, "[2, 5, 10]", func(v *yaml.Node) {
-				r := p.num(v, k2)
-				if !(r > 0 && r <= maxRate) {
-					p.errf(v, k2, "%q is not a rate (want requests per second, > 0 and ≤ %d)", v.Value, maxRate)
-				}
-				sc.Rates = append(sc.Rates, r)
-			})
-		case "arrival":
-			sc.Arrival = load.Arrival(p.str(v, k2))
-			if !slices.Contains(load.Arrivals, sc.Arrival) {
-				p.errf(v, k2, "%q is not an arrival process (allowed: %s)", v.Value, arrivals())
-			}
-		case "burstiness":
-			sc.Burstiness = p.num(v, k2)
-			if !(sc.Burstiness > 0) || math.IsInf(sc.Burstiness, 0) {
-				p.errf(v, k2, "%q is not a gamma shape (want a number > 0; 1 is Poisson, < 1 burstier)", v.Value)
-			}
-		case "max_concurrency":
-			sc.MaxConcurrency = p.count(v, k2, 0, maxConcurrency)
-		case "seed":
-			u, err := strconv.ParseUint(v.Value, 10, 64)
-			if err != nil {
-				p.errf(v, k2, "%q is not a seed (a whole number ≥ 0)", v.Value)
-			}
-			sc.Seed = u
-		case "prompt_tokens":
-			sc.PromptTokens = nil
-			p.list(v, k2, "[128, 1024, 4096]", func(v *yaml.Node) {
-				sc.PromptTokens = append(sc.PromptTokens, p.count(v, k2, 16, maxPrompt))
-			})
-		case "capacity":
-			c := DefaultCapacity()
-			c.where = fmt.Sprintf("%s:%d: %s", p.file, v.Line, k2)
-			p.mapping(v, k2, capacityKeys, func(ck string, v *yaml.Node) {
-				if s := p.str(v, k2+"."+ck); v.Kind == yaml.ScalarNode {
-					if err := c.set(ck, s); err != nil {
-						p.errf(v, k2+"."+ck, "%v", err)
-					}
-				}
-			})
-			if err := c.check(); err != nil {
-				p.errf(v, k2, "%v", err)
-			}
-			sc.Capacity = &c
-		case "sla":
-			p.mapping(v, k2, nil, func(m string, v *yaml.Node) {
-				th, err := objective.Parse(m, p.num(v, k2+"."+m))
-				if err != nil {
-					p.errf(v, k2+"."+m, "%s", strings.TrimPrefix(err.Error(), m+": "))
-					return
-				}
-				sc.Objectives = sc.Objectives.Set(th)
-			})
-		case "endpoints":
+		switch kind, isLoad := load.KindOf(k); {
+		case isLoad:
+			pacers, err := kind.Levels(loadValue(v, 0))
+			p.valueErrors(err, v, key+"."+k)
+			loads[k] = pacers
+		case k == "endpoints":
 			endpoints(v)
+		default:
+			p.setting(&sc, key+"."+k, k, v)
 		}
 	})
-	_, rate := set["rate"]
-	_, conc := set["concurrency"]
-	switch {
-	case rate && !conc:
-		sc.Concurrency = nil
-	case conc && !rate:
-		sc.Rates = nil
-	}
-	if v, ok := set["samples"]; ok && set["duration"] != nil {
-		p.errf(v, key+".samples", "set samples or duration, not both")
-	}
 	if set["samples"] != nil {
 		sc.Duration = 0
+	}
+	if len(loads) > 0 {
+		sc.Concurrency, sc.Rates, sc.Loads = nil, nil, nil
+		for _, k := range load.Kinds() {
+			sc.Loads = append(sc.Loads, loads[k.Key]...)
+		}
+	}
+	if sc.Arrival == load.Gamma && sc.Burstiness == 0 {
+		sc.Burstiness = 1
+	}
+	p.checkSettings(sc, key, set)
+	return sc
+}
+
+// setting sets the scenario's key k (at key, in full) from v.
+func (p *configParser) setting(sc *Scenario, key, k string, v *yaml.Node) {
+	switch k {
+	case "samples":
+		sc.Samples = p.count(v, key, 1, MaxSamples)
+	case "duration", "slice":
+		d, err := parseDuration(v.Value)
+		if err != nil || d <= 0 {
+			p.errf(v, key, "%q is not a duration > 0 (e.g. 30m, 90s)", v.Value)
+		}
+		if k == "duration" {
+			sc.Duration = d
+		} else {
+			sc.Slice = d
+		}
+	case "warmup":
+		sc.Warmup = p.count(v, key, 0, MaxSamples)
+	case "max_tokens", "output_tokens":
+		sc.MaxTokens = p.count(v, key, 1, 1<<20)
+	case "arrival":
+		sc.Arrival = load.Arrival(p.str(v, key))
+		if !slices.Contains(load.ArrivalProcesses, sc.Arrival) {
+			p.errf(v, key, "%q is not an arrival process (allowed: %s)", v.Value, arrivals())
+		}
+	case "burstiness":
+		sc.Burstiness = p.num(v, key)
+		if !(sc.Burstiness >= load.MinBurstiness) || math.IsInf(sc.Burstiness, 0) {
+			p.errf(v, key, "%q is not a gamma shape (want a number ≥ %v; 1 is Poisson, < 1 burstier, and below %v gaps underflow: every request would go out at once)",
+				v.Value, load.MinBurstiness, load.MinBurstiness)
+		}
+	case "max_concurrency":
+		sc.MaxConcurrency = p.count(v, key, 0, maxConcurrency)
+	case "seed":
+		u, err := strconv.ParseUint(v.Value, 10, 64)
+		if err != nil {
+			p.errf(v, key, "%q is not a seed (a whole number ≥ 0)", v.Value)
+		}
+		sc.Seed = u
+	case "prompt_tokens":
+		sc.PromptTokens = nil
+		p.list(v, key, "[128, 1024, 4096]", func(v *yaml.Node) {
+			sc.PromptTokens = append(sc.PromptTokens, p.count(v, key, 16, maxPrompt))
+		})
+	case "capacity":
+		sc.Capacity = p.capacity(v, key)
+	case "sla":
+		p.mapping(v, key, nil, func(m string, v *yaml.Node) {
+			th, err := objective.Parse(m, p.num(v, key+"."+m))
+			if err != nil {
+				p.errf(v, key+"."+m, "%s", strings.TrimPrefix(err.Error(), m+": "))
+				return
+			}
+			sc.Objectives = sc.Objectives.Set(th)
+		})
+	}
+}
+
+// capacity reads a capacity: block at key.
+func (p *configParser) capacity(v *yaml.Node, key string) *Capacity {
+	c := DefaultCapacity()
+	c.where = fmt.Sprintf("%s:%d: %s", p.file, v.Line, key)
+	p.mapping(v, key, capacityKeys, func(ck string, v *yaml.Node) {
+		if s := p.str(v, key+"."+ck); v.Kind == yaml.ScalarNode {
+			if err := c.set(ck, s); err != nil {
+				p.errf(v, key+"."+ck, "%v", err)
+			}
+		}
+	})
+	if err := c.check(); err != nil {
+		p.errf(v, key, "%v", err)
+	}
+	return &c
+}
+
+// checkSettings reports keys that contradict each other, and levels that
+// cannot run (checkLevels), where set says they were written.
+func (p *configParser) checkSettings(sc Scenario, key string, set map[string]*yaml.Node) {
+	if v, ok := set["samples"]; ok && set["duration"] != nil {
+		p.errf(v, key+".samples", "set samples or duration, not both")
 	}
 	if v, ok := set["output_tokens"]; ok && set["max_tokens"] != nil {
 		p.errf(v, key+".output_tokens", "output_tokens and max_tokens both set the answer's cap: give one")
@@ -356,13 +318,10 @@ func (p *configParser) scenarioSettings(base Scenario, key string, n *yaml.Node,
 	if v, ok := set["burstiness"]; ok && sc.Arrival != load.Gamma {
 		p.errf(v, key+".burstiness", "only gamma arrivals have a burstiness (set arrival: gamma)")
 	}
-	if sc.Arrival == load.Gamma && sc.Burstiness == 0 {
-		sc.Burstiness = 1
+	if v, ok := set["max_concurrency"]; ok && !slices.ContainsFunc(sc.Levels(), Level.open) {
+		p.errf(v, key+".max_concurrency", "caps an open loop: set rate: (or another open-loop level) too; closed-loop levels are concurrency:")
 	}
-	if v, ok := set["max_concurrency"]; ok && len(sc.Rates) == 0 {
-		p.errf(v, key+".max_concurrency", "caps an open loop: set rate: too (closed-loop levels are concurrency:)")
-	}
-	return sc
+	p.checkLevels(sc, key, set)
 }
 
 // list calls fn for each item of a sequence node, or for a lone scalar.
@@ -381,12 +340,15 @@ func (p *configParser) list(v *yaml.Node, key, example string, fn func(*yaml.Nod
 }
 
 func arrivals() string {
-	s := make([]string, len(load.Arrivals))
-	for i, a := range load.Arrivals {
+	s := make([]string, len(load.ArrivalProcesses))
+	for i, a := range load.ArrivalProcesses {
 		s[i] = string(a)
 	}
 	return strings.Join(s, ", ")
 }
+
+// DefaultSlice is the time slice of a run (METRICS.md).
+const DefaultSlice = time.Minute
 
 // SliceLength is the length of the scenario's time slices.
 func (sc Scenario) SliceLength() time.Duration {

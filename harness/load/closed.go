@@ -2,12 +2,26 @@ package load
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/llmsla/llmsla/harness/sample"
 )
+
+const concurrencyExample = "[1, 5, 10]"
+
+// concurrencyKind is concurrency: closed loops of so many workers.
+var concurrencyKind = Kind{Key: "concurrency", Example: concurrencyExample,
+	Levels: func(v Value) ([]Pacer, error) {
+		return eachLevel(v, concurrencyExample, func(v Value) (Pacer, error) {
+			c, err := v.Whole(1, MaxWorkers)
+			return Closed(c), err
+		})
+	},
+	At: func(x float64) Pacer { return Closed(int(x)) },
+}
 
 // Closed is the closed loop: this many workers, each sending its next
 // request as soon as its previous one ends. The load adapts to the
@@ -36,8 +50,27 @@ func (c Closed) Pace(ctx context.Context, n int, send func(i int, sched time.Tim
 	wg.Wait()
 }
 
+// Level is concurrency=c.
+func (c Closed) Level() sample.Level { return sample.NewLevel("concurrency", int(c)) }
+
+// Split gives each shard its share of the workers, and refuses fewer
+// workers than shards rather than round up (three shards of concurrency 2
+// would put three requests in flight).
+func (c Closed) Split(s Shard) (Pacer, error) {
+	if int(c) < s.N {
+		return nil, fmt.Errorf("concurrency %d cannot be split over %d shards: give each at least one", int(c), s.N)
+	}
+	return Closed(s.Share(int(c))), nil
+}
+
 // Workers is the number of requests in flight.
 func (c Closed) Workers() int { return max(int(c), 1) }
 
-// Level is concurrency=c.
-func (c Closed) Level() sample.Level { return sample.NewLevel("concurrency", int(c)) }
+// Requests is not the closed loop's to say: the server's pace decides.
+func (Closed) Requests(time.Duration) (int, bool) { return 0, false }
+
+// Duration is not the closed loop's to say: the server's pace decides.
+func (Closed) Duration(int) (time.Duration, bool) { return 0, false }
+
+// Length is 0: a closed loop runs for a count (or a soak's duration).
+func (Closed) Length() time.Duration { return 0 }

@@ -40,3 +40,13 @@ func ExampleOpen_Schedule() {
 	fmt.Println(load.Open{Rate: 4, Arrival: load.Constant}.Schedule(4))
 	// Output: [250ms 500ms 750ms 1s]
 }
+
+// A ramp from 1 to 3 requests per second over 2 s asks for 4 requests;
+// with constant arrivals each is due when the ramp has asked for one more,
+// closer together as the rate climbs.
+func ExampleRamp_Schedule() {
+	r := load.Ramp{From: 1, To: 3, Over: 2 * time.Second, Arrivals: load.Arrivals{Arrival: load.Constant}}
+	n, _ := r.Requests(r.Over)
+	fmt.Println(r.Level(), n, r.Schedule(n))
+	// Output: ramp=1to3 4 [732.050808ms 1.236067977s 1.645751311s 2s]
+}

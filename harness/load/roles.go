@@ -10,9 +10,15 @@
 //   - a [Pacer] says when each request goes and with how many in flight
 //     ([Closed] is the closed loop: a fixed number of workers, each sending
 //     its next request when the previous one ends; [Open] sends at an
-//     arrival rate whatever the server does);
+//     arrival rate whatever the server does; [Ramp] at a rate that climbs),
+//     and describes itself ([Splitter], [Planner]) so that sharding, the
+//     warm-up and a plan never switch on its type;
 //   - a [Doer] turns a request into a [sample.Sample] (*stream.Client is
 //     one; tests may supply others).
+//
+// Each load shape is a [Kind] in a registry, the key sla.yaml writes
+// (concurrency:, rate:, ramp:): a new shape is one file, its pacer and the
+// Register call of its kind.
 //
 // The runner adds what every load shape shares: a cold first request sent
 // alone, a warm-up at the run's own load, the quality check of every
@@ -67,8 +73,43 @@ func (f SourceFunc) Prompt(i int) Prompt { return f(i) }
 // done it starts no more. sched is the instant request i was due: the zero
 // time when it is due as soon as it is sent (closed loop), so that lag is
 // only measured where a schedule exists.
+//
+// Every pacer also describes itself (Splitter, Planner), so that sharding,
+// the connection warm-up, a soak's count and a plan's duration ask the
+// pacer instead of switching on its type: a new load shape is its own file
+// and a registered Kind (kind.go).
 type Pacer interface {
 	Pace(ctx context.Context, n int, send func(i int, sched time.Time))
 	// Level labels the samples with the load: concurrency=5, rate=10.
 	Level() sample.Level
+	Splitter
+	Planner
+}
+
+// Splitter is a load the machines of a sharded run can share.
+type Splitter interface {
+	// Split is shard s's part of the load (s.On()): the N parts add up to
+	// the whole, each drawn apart from the others. It fails for a load that
+	// cannot be split without changing it (fewer workers than shards).
+	// Shard.Pacer calls it and keeps the whole load's level.
+	Split(s Shard) (Pacer, error)
+}
+
+// Planner says what a pacer will send before it sends anything.
+type Planner interface {
+	// Workers is how many requests the pacer keeps in flight when it
+	// decides that: a closed loop's workers, an open loop's
+	// max_concurrency; 0 when its arrivals decide. A run opens as many
+	// connections in its warm-up, so that no measured request pays for a
+	// connect.
+	Workers() int
+	// Requests is how many requests the pacer sends in d (a soak's count);
+	// false when the server's pace decides (closed loop).
+	Requests(d time.Duration) (int, bool)
+	// Duration is how long sending n requests takes, to the last one's
+	// scheduled instant; false when the server's pace decides.
+	Duration(n int) (time.Duration, bool)
+	// Length is how long the pacer's level lasts when the pacer sets it (a
+	// ramp's over), 0 when its count or the scenario's duration does.
+	Length() time.Duration
 }

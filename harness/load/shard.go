@@ -1,11 +1,9 @@
 package load
 
 import (
-	"context"
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/llmsla/llmsla/harness/sample"
 )
@@ -48,32 +46,19 @@ func (s Shard) Share(whole int) int {
 	return part
 }
 
-// Pacer is this shard's part of p. Its level stays p's — the whole load,
-// concurrency=12 on every shard of three — so the shards' samples group as
-// one level when merged. It fails for a load that cannot be split: fewer
-// workers than shards.
+// Pacer is this shard's part of p (p.Split). Its level stays p's — the
+// whole load, concurrency=12 on every shard of three — so the shards'
+// samples group as one level when merged. It fails for a load that cannot
+// be split: fewer workers than shards.
 func (s Shard) Pacer(p Pacer) (Pacer, error) {
 	if !s.On() {
 		return p, nil
 	}
-	switch q := p.(type) {
-	case Closed:
-		if int(q) < s.N {
-			return nil, fmt.Errorf("concurrency %d cannot be split over %d shards: give each at least one", int(q), s.N)
-		}
-		return sharded{Closed(s.Share(int(q))), p.Level()}, nil
-	case Open:
-		q.Rate /= float64(s.N)
-		q.Seed = q.Seed*uint64(s.N) + uint64(s.I) + 1 // independent schedules, the same each time
-		if q.MaxConcurrency > 0 {
-			if q.MaxConcurrency < s.N {
-				return nil, fmt.Errorf("max_concurrency %d cannot be split over %d shards: give each at least one", q.MaxConcurrency, s.N)
-			}
-			q.MaxConcurrency = s.Share(q.MaxConcurrency)
-		}
-		return sharded{q, p.Level()}, nil
+	part, err := p.Split(s)
+	if err != nil {
+		return nil, err
 	}
-	return nil, fmt.Errorf("%T cannot be split over shards", p)
+	return sharded{part, p.Level()}, nil
 }
 
 // Source is this shard's share of src: prompt i is src's prompt i·N + I,
@@ -85,19 +70,17 @@ func (s Shard) Source(src Source) Source {
 	return SourceFunc(func(i int) Prompt { return src.Prompt(i*s.N + s.I) })
 }
 
-// sharded paces like its pacer, labelled with the whole load's level.
+// sharded paces and plans like its part of the load, labelled with the
+// whole load's level.
 type sharded struct {
-	p     Pacer
+	Pacer
 	level sample.Level
 }
 
-func (s sharded) Pace(ctx context.Context, n int, send func(int, time.Time)) { s.p.Pace(ctx, n, send) }
-func (s sharded) Level() sample.Level                                        { return s.level }
+func (s sharded) Level() sample.Level { return s.level }
 
-// Workers is the shard's workers, when its pacer is a closed loop.
-func (s sharded) Workers() int {
-	if c, ok := s.p.(Closed); ok {
-		return c.Workers()
-	}
-	return 0
+// Split refuses: a shard's part is not split again, which would label
+// each part of a part with the whole's level.
+func (s sharded) Split(Shard) (Pacer, error) {
+	return nil, fmt.Errorf("%s is already a shard's part of the load", s.level)
 }

@@ -20,12 +20,12 @@ func TestShardPacer(t *testing.T) {
 		p, err := sh.Pacer(Closed(7))
 		require.NoError(t, err)
 		assert.Equal(t, Closed(7).Level(), p.Level())
-		workers += p.(sharded).Workers()
+		workers += p.Workers()
 
 		p, err = sh.Pacer(Open{Rate: 30, MaxConcurrency: 5})
 		require.NoError(t, err)
-		o := p.(sharded).p.(Open)
-		inFlight += o.MaxConcurrency
+		o := p.(sharded).Pacer.(Open)
+		inFlight += o.Workers()
 		rate += o.Rate
 	}
 	assert.Equal(t, 7, workers)

@@ -32,15 +32,9 @@ func Load(w io.Writer, vs []objective.Verdict) {
 	for _, v := range vs {
 		st := v.Stats
 		if st.Open.Scheduled {
-			rate, _ := v.Level.Float("rate")
 			l := st.Open.Lag
-			note := ""
-			if math.Abs(st.Open.Planned/rate-1) > 0.01 {
-				note = fmt.Sprintf("; a random schedule of %d is off its mean rate by about ±%s", l.N, metric.Pct(1/math.Sqrt(float64(max(l.N, 1)))))
-			}
-			fmt.Fprintf(w, "open loop (%s): sent at %s req/s, scheduled %s (asked %s%s); lag p50/p95/p99/max %s/%s/%s/%s ms\n",
-				where(v), metric.Num(st.Open.Achieved), metric.Num(st.Open.Planned), metric.Num(rate), note,
-				metric.Num(l.P50), metric.Num(l.P95), metric.Num(l.P99), metric.Num(l.Max))
+			fmt.Fprintf(w, "open loop (%s): %s; lag p50/p95/p99/max %s/%s/%s/%s ms\n",
+				where(v), rateSent(v), metric.Num(l.P50), metric.Num(l.P95), metric.Num(l.P99), metric.Num(l.Max))
 			if bound := math.Max(LagBound, LagShare*st.TTFT.P50); l.P95 > bound {
 				fmt.Fprintf(w, "WARNING (%s): the client fell behind its schedule: lag p95 %s ms > %s ms (1 ms or 5%% of ttft p50). "+
 					"The *_sched latencies count that wait, the others leave it out: read it as a busy client or a max_concurrency cap, not a slow server.\n",
@@ -94,6 +88,36 @@ func Load(w io.Writer, vs []objective.Verdict) {
 			Slices(w, v)
 		}
 	}
+}
+
+// rateSent is the rate an open-loop level was sent at, scheduled at and
+// asked: a shard's share of the level's rate for the runs of a shard of N
+// (alone or merged, each run is sent at rate/N). A level of one rate is
+// scheduled at that rate exactly (n requests over n/rate seconds); only
+// part of a schedule sent (a soak cut at its duration, a stopped run) is
+// off it, as a part of a random schedule is: about 1/√n. A level without
+// one rate (a ramp) has none to compare with.
+func rateSent(v objective.Verdict) string {
+	o := v.Stats.Open
+	s := fmt.Sprintf("sent at %s req/s, scheduled %s", metric.Num(o.Achieved), metric.Num(o.Planned))
+	if o.Shards > 1 {
+		s = fmt.Sprintf("each of %d shards %s", o.Shards, s)
+	}
+	rate, ok := v.Level.Float("rate")
+	if !ok {
+		return s
+	}
+	share := rate / float64(o.Shards)
+	s += " (asked " + metric.Num(share)
+	if o.Shards > 1 {
+		s += ", its share of " + metric.Num(rate)
+	}
+	if off := o.Planned/share - 1; math.Abs(off) > 0.01 {
+		n := o.Lag.N
+		s += fmt.Sprintf("; %+.1f%% off it: only part of the schedule was sent (a soak's duration, a stopped run), and %d requests of a random schedule are off its rate by about ±%s",
+			100*off, n, metric.Pct(1/math.Sqrt(float64(max(n, 1)))))
+	}
+	return s + ")"
 }
 
 // Slices writes a soak's time slices, one line each.

@@ -120,8 +120,8 @@ func (s *Session) position(c Cell, pacer load.Pacer, n int, probe bool) (warm in
 	if first {
 		warm = c.Settings.Warmup
 	}
-	if w, ok := pacer.(interface{ Workers() int }); ok && !filled {
-		warm = max(warm, w.Workers())
+	if !filled {
+		warm = max(warm, pacer.Workers())
 	}
 	if c.Level.PromptTokens > 0 {
 		return warm, first, load.NewSynthetic(c.Level.PromptTokens, s.synthSeed(c.Settings.Seed)), 0

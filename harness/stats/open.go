@@ -2,6 +2,8 @@ package stats
 
 import (
 	"math"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/llmsla/llmsla/harness/sample"
@@ -28,17 +30,27 @@ type Open struct {
 	// rate by about 1/√n, so the pacer is judged by Achieved against
 	// Planned, the schedule by Planned against the rate asked.
 	Achieved, Planned float64
+	// Shards is how many shards the level's runs were split over, 1 when
+	// none was: each shard schedules its share of the rate, and Achieved
+	// and Planned, taken per run, are a shard's.
+	Shards int
 }
 
 // openLoop accumulates the latencies of Open over a run's measured
 // samples; the rates come from each run's instants (run).
 type openLoop struct {
 	scheduled              bool
+	shards                 int
 	lag, ttft, ttfa, total []float64
 }
 
 func (o *openLoop) add(s *sample.Sample) {
 	o.scheduled = o.scheduled || s.Scheduled()
+	if _, n, ok := strings.Cut(s.Shard, "/"); ok {
+		if k, err := strconv.Atoi(n); err == nil {
+			o.shards = max(o.shards, k)
+		}
+	}
 	if s.Scheduled() {
 		// Only a scheduled request has a lag; in closed loop there is none
 		// to measure, and a lag objective there is not met, never 0.
@@ -57,7 +69,7 @@ func (o *openLoop) add(s *sample.Sample) {
 }
 
 func (o *openLoop) summary(runs map[string]*run) Open {
-	out := Open{Scheduled: o.scheduled, Lag: Describe(o.lag),
+	out := Open{Scheduled: o.scheduled, Shards: max(1, o.shards), Lag: Describe(o.lag),
 		TTFTSched: Describe(o.ttft), TTFASched: Describe(o.ttfa), TotalSched: Describe(o.total)}
 	var n int
 	var span, planned time.Duration
