@@ -10,8 +10,8 @@ import (
 func BenchmarkRedactBytes(b *testing.B) {
 	s := New(key, "another-secret-value", "https-query-token-123")
 	for name, line := range map[string]string{
-		"line=1KiB": `{"scenario":"chat","endpoint":"sim","content":"` + strings.Repeat("lorem ipsum ", 80) + `"}`,
-		"line=1MiB": `{"scenario":"chat","endpoint":"sim","content":"` + strings.Repeat("lorem ipsum ", 1<<20/12) + `"}`,
+		"line=1KiB":             `{"scenario":"chat","endpoint":"sim","content":"` + strings.Repeat("lorem ipsum ", 80) + `"}`,
+		"line=1MiB":             `{"scenario":"chat","endpoint":"sim","content":"` + strings.Repeat("lorem ipsum ", 1<<20/12) + `"}`,
 		"line=1KiB/escapes=yes": `{"scenario":"chat","error":"undecodable chunk: {\"x\":\"a\\u002db\"` + strings.Repeat("lorem ipsum ", 80) + `"}`,
 	} {
 		b.Run(name, func(b *testing.B) {
