@@ -192,4 +192,3 @@ func (r *lineRepeater) Read(p []byte) (int, error) {
 	}
 	return n, nil
 }
-
