@@ -134,40 +134,60 @@ func writeRune(b *strings.Builder, r rune) {
 // markdownSyntax are the characters markdown (CommonMark, and GitHub's
 // extensions: tables, strikethrough, math, autolinks) reads as syntax
 // wherever they are in a line: escapes, code spans, emphasis, links and
-// images, HTML tags and entities, table cells, strikethrough, math,
-// headings (in a list item) and e-mail autolinks. CommonMark renders a
-// backslash-escaped ASCII punctuation character as that character.
-const markdownSyntax = "\\`*_[]<>|&~$#@"
+// images, table cells, strikethrough, math and e-mail autolinks.
+// CommonMark renders a backslash-escaped ASCII punctuation character as
+// that character.
+const markdownSyntax = "\\`*_[]|~$@"
 
 // Markdown escapes s for inline markdown — a table cell, a list item, a
 // bold span — so that it renders as the text it is: Text first (so that a
 // newline cannot end the cell or forge a row), then a backslash before
-// each character of markdown syntax, which stops tags (<img>, <a href>),
-// links and images ([x](u), ![](u)), emphasis, code spans and "|" from
-// acting; and before the ":" of "://" and the "." of "www.", which GitHub
-// would autolink, and a leading "-", "+", "=" or "1." that would start a
-// list. The rendered text is s as Text shows it.
+// each character of markdown syntax, which stops links and images ([x](u),
+// ![](u)), emphasis, code spans and "|" from acting; before a "<" that
+// would open a tag (<img>, <a href>, <!--) and an "&" that would start an
+// entity; before the ":" of "://" and the "." of "www.", which GitHub
+// would autolink; and before what would start a block at the start of s
+// (a heading "#", a quote ">", a list "- ", "+ " or "1. "). The rendered
+// text is s as Text shows it.
 func Markdown(s string) string {
 	s = Text(s)
 	var b strings.Builder
-	b.Grow(len(s) + len(s)/4)
-	digits := 0 // leading digits: "1." or "1)" would start a list
-	for digits < len(s) && s[digits] >= '0' && s[digits] <= '9' {
-		digits++
-	}
+	b.Grow(len(s) + len(s)/8)
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case strings.IndexByte(markdownSyntax, c) >= 0,
-			c == ':' && strings.HasPrefix(s[i+1:], "//"),
-			c == '.' && i >= 3 && strings.EqualFold(s[i-3:i], "www"),
-			i == 0 && (c == '-' || c == '+' || c == '='),
-			i == digits && i > 0 && (c == '.' || c == ')'):
+		if markdownActs(s, i) {
 			b.WriteByte('\\')
 		}
-		b.WriteByte(c)
+		b.WriteByte(s[i])
 	}
 	return b.String()
+}
+
+// markdownActs reports whether s[i] would act as markdown syntax.
+func markdownActs(s string, i int) bool {
+	c := s[i]
+	next := byte(' ')
+	if i+1 < len(s) {
+		next = s[i+1]
+	}
+	letter := next >= 'a' && next <= 'z' || next >= 'A' && next <= 'Z'
+	switch {
+	case strings.IndexByte(markdownSyntax, c) >= 0:
+		return true
+	case c == '<':
+		return letter || next == '/' || next == '!' || next == '?'
+	case c == '&':
+		return letter || next == '#'
+	case c == ':':
+		return strings.HasPrefix(s[i+1:], "//")
+	case c == '.' && i >= 3 && strings.EqualFold(s[i-3:i], "www"):
+		return true
+	case i == 0:
+		return c == '#' || c == '>' || (c == '-' || c == '+') && (next == ' ' || len(s) == 1)
+	case c == '.' || c == ')':
+		// An ordered list marker: the digits that start s, then a space.
+		return strings.TrimLeft(s[:i], "0123456789") == "" && (next == ' ' || i+1 == len(s))
+	}
+	return false
 }
 
 // CSV escapes s for one cell of a CSV file that a spreadsheet may open:

@@ -56,8 +56,8 @@ func TestMarkdownNeutralises(t *testing.T) {
 	cases := map[string]struct{ in, want string }{
 		"image":        {"![x](https://evil/p.png)", `!\[x\](https\://evil/p.png)`},
 		"link":         {"[click](javascript:alert(1))", `\[click\](javascript:alert(1))`},
-		"html tag":     {`<img src=x onerror=alert(1)>`, `\<img src=x onerror=alert(1)\>`},
-		"anchor":       {`<a href="https://evil">ok</a>`, `\<a href="https\://evil"\>ok\</a\>`},
+		"html tag":     {`<img src=x onerror=alert(1)>`, `\<img src=x onerror=alert(1)>`},
+		"anchor":       {`<a href="https://evil">ok</a>`, `\<a href="https\://evil">ok\</a>`},
 		"autolink url": {"see https://evil.example", `see https\://evil.example`},
 		"autolink www": {"www.evil.example", `www\.evil.example`},
 		"e-mail":       {"a@evil.example", `a\@evil.example`},
@@ -72,6 +72,11 @@ func TestMarkdownNeutralises(t *testing.T) {
 		"math":         {"$x$", `\$x\$`},
 		"terminal":     {"\x1b]0;t\x07", `\\x1b\]0;t\\a`},
 		"plain":        {"gpt-4o-mini 12.5 ms", "gpt-4o-mini 12.5 ms"},
+		"comparison":   {"accuracy 60% < 90% & 1.5 > 1", "accuracy 60% < 90% & 1.5 > 1"},
+		"html comment": {"<!-- x", `\<!-- x`},
+		"quote":        {"> quoted", `\> quoted`},
+		"a number":     {"22.8 ms", "22.8 ms"},
+		"underscore":   {"prompt_tokens=1024", `prompt\_tokens=1024`},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
