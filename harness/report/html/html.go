@@ -39,7 +39,7 @@ func Write(w io.Writer, b *report.Board) error {
 		Notes          []string
 		Figures        []figure
 	}{
-		Title:          "llmsla model selection",
+		Title: "llmsla model selection",
 		// html/template escapes for HTML; escape.Text shows the control
 		// characters of names (Table and Notes are escaped already).
 		Summary:        escape.Text(b.Summary()),
