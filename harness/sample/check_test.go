@@ -88,9 +88,9 @@ func TestCheckMeasured(t *testing.T) {
 		samples []sample.Sample
 		want    string
 	}{
-		"warm-up only":      {[]sample.Sample{warm, warm}, "the 2 samples are 2 warm-up only"},
-		"cold and warm-up":  {[]sample.Sample{cold, warm}, "1 warm-up and 1 cold first requests only"},
-		"search steps only": {[]sample.Sample{step, warm}, "1 warm-up and 1 capacity-search steps (llmsla capacity reads them) only"},
+		"warm-up only":      {[]sample.Sample{warm, warm}, "the 2 samples are 2 warm-up requests only"},
+		"cold and warm-up":  {[]sample.Sample{cold, warm}, "1 warm-up request and 1 cold first request only"},
+		"search steps only": {[]sample.Sample{step, warm}, "1 warm-up request and 1 capacity-search step (llmsla capacity reads them) only"},
 		"none":              {nil, "no samples"},
 		"one measured":      {[]sample.Sample{warm, step, real}, ""},
 	} {

@@ -220,12 +220,19 @@ func CheckMeasured(samples []Sample) error {
 	}
 	var parts []string
 	for _, p := range []struct {
-		n    int
-		what string
-	}{{warm, "warm-up"}, {cold, "cold first requests"}, {search, "capacity-search steps (llmsla capacity reads them)"}} {
-		if p.n > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", p.n, p.what))
+		n         int
+		one, more string
+	}{{warm, "warm-up request", "warm-up requests"}, {cold, "cold first request", "cold first requests"},
+		{search, "capacity-search step", "capacity-search steps"}} {
+		switch {
+		case p.n == 1:
+			parts = append(parts, "1 "+p.one)
+		case p.n > 1:
+			parts = append(parts, fmt.Sprintf("%d %s", p.n, p.more))
 		}
+	}
+	if search > 0 {
+		parts[len(parts)-1] += " (llmsla capacity reads them)"
 	}
 	if len(parts) == 0 {
 		return fmt.Errorf("%w: no samples", ErrNothingMeasured)

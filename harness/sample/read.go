@@ -104,7 +104,7 @@ func (sc *Scanner) next() (line []byte, last bool, err error) {
 			return append(sc.long, b[:len(b)-1]...), false, nil
 		case errors.Is(err, bufio.ErrBufferFull):
 			if len(sc.long)+len(b) > MaxLine {
-				return nil, false, fmt.Errorf("%s:%d: a line longer than %d MiB: not a sample (llmsla writes lines of at most %d MiB)", sc.name, sc.line, MaxLine>>20, 6)
+				return nil, false, fmt.Errorf("%s:%d: a line longer than %d MiB: not a sample llmsla wrote (a sample keeps 1 MiB of its answer)", sc.name, sc.line, MaxLine>>20)
 			}
 			sc.long = append(sc.long, b...)
 		case err == io.EOF:
