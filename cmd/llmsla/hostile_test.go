@@ -101,7 +101,9 @@ var hostileRows = map[string]hostileRow{
 		want:  []string{`model: "m\n| **forged** | row |\nBenchmarkFake-2 1 1 ttft-p95-ms" holds a control character`},
 		never: []string{`(?m)^\| \*\*forged`, `(?m)^BenchmarkFake`}},
 	"7 tags, links and images in a model name": {cmd: "report", flags: []string{"-format", "markdown"}, code: 0,
-		files: all(func(s *sample.Sample) { s.Model = `<img src=x onerror=alert(1)>![](https://evil/p.png)[x](https://evil)` }),
+		files: all(func(s *sample.Sample) {
+			s.Model = `<img src=x onerror=alert(1)>![](https://evil/p.png)[x](https://evil)`
+		}),
 		want:  []string{`\<img src=x onerror=alert(1)>!\[\](https\://evil/p.png)\[x\](https\://evil)`},
 		never: []string{`(^|[^\\])<img`, `(^|[^\\])!\[`, `(^|[^\\])\]\(`, `(^|[^\\])://`}},
 	"7 a formula in an endpoint's name": {cmd: "report", flags: []string{"-format", "csv"}, code: 0,
