@@ -30,6 +30,7 @@ package escape
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -106,29 +107,11 @@ func writeEscaped(b *strings.Builder, s, keep string) {
 	}
 }
 
+// writeRune writes r as Go quotes it (\n, \x1b, \u202e): strconv's
+// escapes, without the quotes.
 func writeRune(b *strings.Builder, r rune) {
-	switch r {
-	case '\a':
-		b.WriteString(`\a`)
-	case '\b':
-		b.WriteString(`\b`)
-	case '\f':
-		b.WriteString(`\f`)
-	case '\n':
-		b.WriteString(`\n`)
-	case '\r':
-		b.WriteString(`\r`)
-	case '\t':
-		b.WriteString(`\t`)
-	case '\v':
-		b.WriteString(`\v`)
-	default:
-		if r < 0x80 {
-			fmt.Fprintf(b, `\x%02x`, r)
-		} else {
-			fmt.Fprintf(b, `\u%04x`, r)
-		}
-	}
+	q := strconv.QuoteRune(r)
+	b.WriteString(q[1 : len(q)-1])
 }
 
 // markdownSyntax are the characters markdown (CommonMark, and GitHub's
