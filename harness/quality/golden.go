@@ -250,7 +250,9 @@ func scrubValue(v any) any {
 }
 
 // LineDiff returns a unified-style diff of two texts: hunks of changed lines
-// with three lines of context, "-" for want and "+" for got.
+// with three lines of context, "-" for want and "+" for got, each line
+// escaped for a terminal (escape.Text): the texts are answers an endpoint
+// sent, printed in go test output.
 func LineDiff(want, got string) string {
 	a, b := splitLines(want), splitLines(got)
 	ops := diffOps(a, b)
@@ -275,7 +277,7 @@ func LineDiff(want, got string) string {
 		fmt.Fprintf(&out, "@@ -%d +%d @@\n", ops[start].ai+1, ops[start].bi+1)
 		for _, op := range ops[start : end+1] {
 			out.WriteByte(op.kind)
-			out.WriteString(op.text)
+			out.WriteString(escape.Text(op.text)) // an answer's text, for a terminal
 			out.WriteByte('\n')
 		}
 		i = end + 1

@@ -84,3 +84,14 @@ func TestGoldenFileNames(t *testing.T) {
 		})
 	}
 }
+
+// TestLineDiffEscapes: a diff of answers shows their control characters,
+// so that an answer holding terminal escapes cannot act on go test's
+// output, nor a CR hide a changed line.
+func TestLineDiffEscapes(t *testing.T) {
+	d := LineDiff("same\nold", "same\n\x1b]0;pwned\x07new\rold")
+	assert.Contains(t, d, `+\x1b]0;pwned\anew\rold`)
+	for _, line := range strings.Split(strings.TrimSuffix(d, "\n"), "\n") {
+		assert.NoError(t, escape.CheckLine(line))
+	}
+}
