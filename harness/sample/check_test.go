@@ -32,7 +32,6 @@ func TestReadRefusesImpossibleSamples(t *testing.T) {
 		"connect beyond total":  {`"connect_ns":163734`, `"connect_ns":50000000`, "connect_ns: 50ms is longer than the whole request"},
 		"tokens overflow":       {`"output_tokens":3`, `"output_tokens":9223372036854775807`, "output_tokens: 9223372036854775807 is out of range (allowed: 0 to 2^31)"},
 		"negative tokens":       {`"prompt_tokens":43`, `"prompt_tokens":-43`, "prompt_tokens: -43 is out of range"},
-		"reasoning over output": {`"output_tokens":3`, `"output_tokens":3,"reasoning_tokens":5`, "reasoning_tokens: 5 of 3 output tokens"},
 		"itl not of its chunks": {`"chunks":3`, `"chunks":7`, "itl: 2 gaps for 7 chunks"},
 		"itl longer than total": {`"sum_ns":20000000`, `"sum_ns":90000000`, "itl: min 9ms, max 11ms, sum 90ms in a request of 40.418053ms"},
 		"forged error kind":     {`"finish":"stop"`, `"finish":"x","error_kind":"\u001b]0;pwned\u0007"`, `error_kind: "\x1b]0;pwned\a" is not an error kind (allowed: timeout_headers,`},
