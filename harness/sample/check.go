@@ -34,10 +34,10 @@ var firstT0, lastT0 = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(220
 // Check reports what makes s a sample no request can have measured,
 // naming the key (as in the samples file) and what is allowed, or nil:
 // durations negative or beyond MaxDuration, ttft after ttfa or total, a
-// token count beyond MaxTokens, an ITL
-// histogram that is not the gaps between its chunks, an error kind that
-// is none of Kinds, a shard that is not I/N, or a name (scenario,
-// endpoint, model, level, run, case) that holds a control character.
+// token count beyond MaxTokens, an ITL histogram that is not the gaps
+// between its chunks, an error kind that is none of Kinds, a shard that
+// is not I/N, or a name (scenario, endpoint, model, level, run, case)
+// that holds a control character.
 // Read and Scanner check every line with it.
 func (s *Sample) Check() error {
 	for _, c := range []func() error{s.checkNames, s.checkTimes, s.checkOrder, s.checkCounts, s.checkITL, s.checkKinds} {
