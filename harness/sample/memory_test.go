@@ -20,7 +20,7 @@ import (
 // memoryBudget is the address space a reader may take beyond what the
 // test process holds when it starts: a line of 2 GB, a shard count of
 // 2·10⁹ or 10 million lines must each end within it.
-const memoryBudget = 256 << 20
+const memoryBudget = 512 << 20
 
 // memoryCases each read a hostile input and return an error when the
 // reader did not end as it should; run in a child process whose address
