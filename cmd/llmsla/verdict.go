@@ -27,9 +27,11 @@ results/latest.samples.jsonl) against the objectives of the configuration
 (sla.yaml, $LLMSLA_CONFIG, or the presets). The files of several shards or
 runs are pooled into one verdict; a directory stands for the
 *.samples.jsonl files in and below it, and a sharded run missing a shard is
-an error, as is a file cut short (unless -partial) and a scenario the SLA
-file names that the files do not hold. Exit 0 when every objective is
-met, 1 when one is not, 2 when the files cannot be judged.
+an error, as is a file cut short (unless -partial), a line holding what no
+request can measure (file:line names it), samples that measured nothing
+(warm-up or capacity-search steps only) and a scenario the SLA file names
+that the files do not hold. Exit 0 when every objective is met, 1 when
+one is not, 2 when the files cannot be judged.
 
 `)
 		fs.PrintDefaults()
@@ -64,15 +66,22 @@ type verdictOptions struct {
 	// unfinished: the run was interrupted or go test failed: what finished
 	// is shown, and a verdict that would pass is not one.
 	unfinished bool
+	// steps: capacity-search steps are what the run measured (the bench
+	// of llmsla capacity), shown as held or over; elsewhere samples of
+	// search steps alone are nothing an objective judges.
+	steps bool
 }
 
 // loadSamples reads what verdict, report and bench's leaderboard judge,
 // with one set of checks: samples files and directories pooled (a file
-// given twice is an error), a file cut short refused unless opts.partial
-// (the cuts are returned), a sharded run missing a shard refused (but in a
-// shard's own bench, which holds its share only), and a scenario the SLA
-// file names that the files do not hold refused: a misspelling whose
-// objectives would judge nothing.
+// given twice is an error), every line bounded and checked against what a
+// request can measure (sample.Read), a file cut short refused unless
+// opts.partial (the cuts are returned), a sharded run missing a shard
+// refused (but in a shard's own bench, which holds its share only), a
+// scenario the SLA file names that the files do not hold refused (a
+// misspelling whose objectives would judge nothing), and samples that
+// measured nothing (warm-up, cold first requests, search steps but in
+// opts.steps) refused: an empty table is not a pass.
 func loadSamples(cfg *config.Config, paths []string, opts verdictOptions) (samples []sample.Sample, cut []error, err error) {
 	samples, cut, err = sample.ReadAll(paths, opts.partial)
 	if err == nil && !opts.shard.On() {
@@ -81,10 +90,21 @@ func loadSamples(cfg *config.Config, paths []string, opts verdictOptions) (sampl
 	if err == nil {
 		err = cfg.CheckScenarios(recorded(samples))
 	}
+	if err == nil && !(opts.steps && searched(samples)) {
+		err = sample.CheckMeasured(samples)
+	}
 	if err != nil {
 		return nil, nil, err
 	}
 	return samples, cut, nil
+}
+
+// searched reports whether samples hold a measured capacity-search step.
+func searched(samples []sample.Sample) bool {
+	return slices.ContainsFunc(samples, func(s sample.Sample) bool {
+		_, step := s.Level.Get("search")
+		return step && s.Measured()
+	})
 }
 
 // verdicts prints the SLA table of samples files and directories (shards
@@ -134,6 +154,7 @@ func judgeSamples(cfg *config.Config, paths []string, stdout, stderr io.Writer, 
 // run only), the leaderboard of the same samples — also when the file was
 // cut short by an interrupt and judged on what finished.
 func judgeRun(cfg *config.Config, path string, stdout, stderr io.Writer, opts verdictOptions) int {
+	opts.steps = true // llmsla capacity's bench measures search steps
 	code, samples := judgeSamples(cfg, []string{path}, stdout, stderr, opts)
 	if code != 2 && !opts.shard.On() {
 		leaderboard(cfg, samples, path, stdout)

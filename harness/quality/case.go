@@ -12,7 +12,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/llmsla/llmsla/harness/escape"
 	"github.com/llmsla/llmsla/harness/internal/modroot"
+	"github.com/llmsla/llmsla/harness/secret"
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
@@ -174,6 +176,7 @@ func LoadCases(path string) ([]Case, error) {
 		}
 		c.File, c.Line = path, i+1
 		if c.ID != "" {
+			checkID(c.ID, fail)
 			if first, dup := firstLine[c.ID]; dup {
 				fail("id", "duplicate %q (first on line %d)", c.ID, first)
 			} else {
@@ -249,6 +252,32 @@ func parseCase(line []byte, fail func(key, format string, a ...any)) (Case, bool
 		}
 	}
 	return c, ok
+}
+
+// checkID: a case id is printed (go test -v, the verdict's failing cases)
+// and becomes a golden file's name, so it is one element of a path as it
+// is, and never a secret: a key pasted as an id would be written out.
+func checkID(id string, fail func(key, format string, a ...any)) {
+	if err := escape.CheckFileName(id); err != nil {
+		fail("id", "%v", err)
+		return
+	}
+	if name, found := findSecret([]byte(id), envSecrets()); found {
+		fail("id", "holds the value of $%s: a case id is printed and becomes a golden file's name (allowed: any other id)", name)
+	}
+}
+
+// CheckIDs refuses the cases whose id holds one of sec's secrets (the
+// configuration's: LoadCases knows the environment's only), each a
+// *CaseError at its line, joined.
+func CheckIDs(cases []Case, sec *secret.Set) error {
+	var errs []error
+	for _, c := range cases {
+		if sec.Contains([]byte(c.ID)) {
+			errs = append(errs, &CaseError{c.File, c.Line, "id", "holds a secret of the configuration: a case id is printed and becomes a golden file's name (allowed: any other id)"})
+		}
+	}
+	return errors.Join(errs...)
 }
 
 func validateCase(c *Case, root string, fail func(key, format string, a ...any)) {

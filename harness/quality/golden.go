@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/llmsla/llmsla/harness/atomicfile"
+	"github.com/llmsla/llmsla/harness/escape"
 	"github.com/llmsla/llmsla/harness/secret"
 )
 
@@ -43,6 +45,12 @@ func Golden(t Reporter, path string, got []byte, update bool, opts ...GoldenOpti
 		o(&c)
 	}
 	sec := envSecrets().Union(c.secrets)
+	if name, found := findSecret([]byte(path), sec); found {
+		// A case id or an endpoint name holding a key would become a
+		// file name, and the path is printed in every message below.
+		t.Errorf("golden %s: %v", sec.Redact(path), &SecretError{Var: name, Path: true})
+		return false
+	}
 	if update {
 		if err := writeFileSafe(path, got, sec); err != nil {
 			t.Errorf("golden %s: %v", path, err)
@@ -107,14 +115,37 @@ func canonicalPair(a, b []byte) (string, string, bool) {
 
 // SecretError is returned when content to be written holds a secret; it
 // names the environment variable it came from when there is one, never
-// the value.
-type SecretError struct{ Var string }
+// the value; Path says it is the file's name that holds it (a case id, an
+// endpoint name), not its content.
+type SecretError struct {
+	Var  string
+	Path bool
+}
 
 func (e *SecretError) Error() string {
-	if e.Var == "" {
-		return "refusing to write: content holds a secret of the configuration (an API key, a header value or a URL query value)"
+	what := "content"
+	if e.Path {
+		what = "the file name (a case id or an endpoint name)"
 	}
-	return "refusing to write: content holds the value of $" + e.Var
+	if e.Var == "" {
+		return "refusing to write: " + what + " holds a secret of the configuration (an API key, a header value or a URL query value)"
+	}
+	return "refusing to write: " + what + " holds the value of $" + e.Var
+}
+
+// GoldenFile is the golden file of a case answered by an endpoint:
+// dir/<endpoint>/<case>.golden, endpoint as a benchmark name writes it
+// (endpointDir: sample.NameValue). Each name must be one element of a
+// path as it is (escape.CheckFileName): a case id "../x" or one holding a
+// newline is an error, not a file elsewhere.
+func GoldenFile(dir, endpointDir, caseID string) (string, error) {
+	if err := escape.CheckFileName(endpointDir); err != nil {
+		return "", fmt.Errorf("endpoint: %w", err)
+	}
+	if err := escape.CheckFileName(caseID); err != nil {
+		return "", fmt.Errorf("case id: %w", err)
+	}
+	return filepath.Join(dir, endpointDir, caseID+".golden"), nil
 }
 
 // secretVar reports whether an environment variable holds a secret by its
@@ -154,7 +185,7 @@ func findSecret(content []byte, sec *secret.Set) (string, bool) {
 // so that an interrupted -update never leaves half a golden file.
 func writeFileSafe(path string, content []byte, sec *secret.Set) error {
 	if name, found := findSecret(content, sec); found {
-		return &SecretError{name}
+		return &SecretError{Var: name}
 	}
 	return atomicfile.Write(path, content)
 }
@@ -219,7 +250,9 @@ func scrubValue(v any) any {
 }
 
 // LineDiff returns a unified-style diff of two texts: hunks of changed lines
-// with three lines of context, "-" for want and "+" for got.
+// with three lines of context, "-" for want and "+" for got, each line
+// escaped for a terminal (escape.Text): the texts are answers an endpoint
+// sent, printed in go test output.
 func LineDiff(want, got string) string {
 	a, b := splitLines(want), splitLines(got)
 	ops := diffOps(a, b)
@@ -244,7 +277,7 @@ func LineDiff(want, got string) string {
 		fmt.Fprintf(&out, "@@ -%d +%d @@\n", ops[start].ai+1, ops[start].bi+1)
 		for _, op := range ops[start : end+1] {
 			out.WriteByte(op.kind)
-			out.WriteString(op.text)
+			out.WriteString(escape.Text(op.text)) // an answer's text, for a terminal
 			out.WriteByte('\n')
 		}
 		i = end + 1

@@ -1,12 +1,16 @@
 package report
 
 import (
+	"bytes"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
+
+	"github.com/llmsla/llmsla/harness/escape"
 )
 
 // The JSON form of a board. Its fields are stable (README, "Choosing a
@@ -113,10 +117,15 @@ func (b *Board) JSON(w io.Writer) error {
 		}
 		out.Ranks = append(out.Ranks, rj)
 	}
-	enc := json.NewEncoder(w)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	return enc.Encode(out)
+	if err := enc.Encode(out); err != nil {
+		return err
+	}
+	_, err := w.Write(escape.JSON(buf.Bytes()))
+	return err
 }
 
 func rowOf(r Row) rowJSON {
@@ -133,9 +142,10 @@ func rowOf(r Row) rowJSON {
 	return rj
 }
 
-// number is v, or nil (JSON null) when it is not a number.
+// number is v, or nil (JSON null) when it is not a finite number: JSON
+// has no NaN or infinity, and neither is a measurement.
 func number(v float64) *float64 {
-	if v != v {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return nil
 	}
 	return &v
@@ -156,14 +166,14 @@ func (b *Board) CSV(w io.Writer) error {
 	for _, e := range b.Endpoints {
 		var by []string
 		for _, d := range e.DominatedBy {
-			by = append(by, d.By)
+			by = append(by, escape.Text(d.By))
 		}
 		for _, r := range append([]Row{e.Overall}, e.Scenarios...) {
 			sc := r.Scenario
 			if sc == "" {
 				sc = "all"
 			}
-			line := []string{e.Name, e.Model, sc, strconv.Itoa(r.Stats.Attempted)}
+			line := []string{escape.CSV(e.Name), escape.CSV(e.Model), escape.CSV(sc), strconv.Itoa(r.Stats.Attempted)}
 			for _, c := range Columns() {
 				v, ok := c.Bench(r.Stats)
 				line = append(line, map[bool]string{true: strconv.FormatFloat(v, 'g', 6, 64), false: ""}[ok])
@@ -172,7 +182,7 @@ func (b *Board) CSV(w io.Writer) error {
 			if r.Cost.Measured() {
 				cost = strconv.FormatFloat(r.Cost.PerK, 'g', 6, 64)
 			}
-			line = append(line, cost, r.Cost.Currency, fmt.Sprint(r.Meets), fmt.Sprint(e.Pareto), strings.Join(by, " "))
+			line = append(line, cost, escape.CSV(r.Cost.Currency), fmt.Sprint(r.Meets), fmt.Sprint(e.Pareto), escape.CSV(strings.Join(by, " ")))
 			if err := cw.Write(line); err != nil {
 				return err
 			}

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/llmsla/llmsla/harness/escape"
 )
 
 // Table is the board as cells: per endpoint its overall row, then (unless
@@ -19,7 +21,7 @@ func (b *Board) Table(short bool) (head []string, rows [][]string, overall []boo
 	}
 	head = append(head, "cost/1k req", "objectives")
 	row := func(e *Entry, r Row, scenario string) []string {
-		out := []string{e.Name, e.Model, scenario, fmt.Sprint(r.Stats.Attempted)}
+		out := []string{escape.Text(e.Name), escape.Text(e.Model), escape.Text(scenario), fmt.Sprint(r.Stats.Attempted)}
 		if r.Scenario != "" {
 			out[0], out[1] = "", ""
 		}
@@ -70,7 +72,7 @@ func objectivesCell(r Row) string {
 // short), the Pareto front, the rankings with their ties, what the cost
 // rests on, and the recommendation.
 func (b *Board) Text(w io.Writer, short bool) {
-	fmt.Fprintf(w, "Model selection: %s\n\n", b.Summary())
+	fmt.Fprintf(w, "Model selection: %s\n\n", escape.Text(b.Summary()))
 	head, rows, _ := b.Table(short)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, strings.Join(head, "\t")+"\t")
@@ -83,14 +85,14 @@ func (b *Board) Text(w io.Writer, short bool) {
 		fmt.Fprintln(w, line)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, b.Recommendation)
+	fmt.Fprintln(w, escape.Text(b.Recommendation))
 }
 
 // Markdown writes the board for a pull-request comment or a GitHub step
 // summary: the same table and notes, the overall rows in bold.
 func (b *Board) Markdown(w io.Writer) {
-	fmt.Fprintf(w, "### Model selection: %s\n\n", b.Summary())
-	fmt.Fprintf(w, "**%s**\n\n", mdEscape(b.Recommendation))
+	fmt.Fprintf(w, "### Model selection: %s\n\n", escape.Markdown(b.Summary()))
+	fmt.Fprintf(w, "**%s**\n\n", escape.Markdown(b.Recommendation))
 	head, rows, overall := b.Table(false)
 	fmt.Fprintf(w, "| %s |\n", strings.Join(head, " | "))
 	align := make([]string, len(head))
@@ -104,7 +106,7 @@ func (b *Board) Markdown(w io.Writer) {
 	for i, r := range rows {
 		cells := make([]string, len(r))
 		for j, c := range r {
-			cells[j] = mdEscape(c)
+			cells[j] = escape.Markdown(c)
 			if overall[i] && j < 3 {
 				cells[j] = "**" + cells[j] + "**"
 			}
@@ -115,14 +117,23 @@ func (b *Board) Markdown(w io.Writer) {
 	for _, line := range b.Notes(false) {
 		// An indented note belongs to the one above it.
 		indent := line[:len(line)-len(strings.TrimLeft(line, " "))]
-		fmt.Fprintf(w, "%s- %s\n", indent, mdEscape(strings.TrimLeft(line, " ")))
+		fmt.Fprintf(w, "%s- %s\n", indent, escape.Markdown(strings.TrimLeft(line, " ")))
 	}
 }
 
 // Notes are the lines under the table: front, dominated endpoints,
 // rankings (unless short), cost basis, and (unless short) per endpoint
-// the objectives it missed, the first NotesViolations of them.
+// the objectives it missed, the first NotesViolations of them. Each line
+// is escaped for a terminal (escape.Text): it names endpoints.
 func (b *Board) Notes(short bool) []string {
+	out := b.notes(short)
+	for i := range out {
+		out[i] = escape.Text(out[i])
+	}
+	return out
+}
+
+func (b *Board) notes(short bool) []string {
 	var out []string
 	var front []string
 	for _, e := range b.Endpoints {
@@ -207,6 +218,3 @@ func plural(n int, noun string) string {
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
 }
-
-// mdEscape keeps a cell from breaking the table.
-func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }

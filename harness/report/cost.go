@@ -97,7 +97,18 @@ func CostOf(samples []sample.Sample, st *stats.Stats, p *Price) Cost {
 		}
 		return c
 	}
-	c.PerK = 1000 * sum / float64(c.Priced)
+	return finite(c, 1000*sum/float64(c.Priced))
+}
+
+// finite sets c's figure to perK when it is a number: a price so high
+// that the cost overflows is not a measurement, and says why.
+func finite(c Cost, perK float64) Cost {
+	if math.IsInf(perK, 0) || math.IsNaN(perK) {
+		c.Why = "the price overflows: the cost per 1000 requests is beyond 1.8e308 (a price out of range in the configuration?)"
+		c.perRequest = nil
+		return c
+	}
+	c.PerK = perK
 	return c
 }
 
@@ -112,7 +123,6 @@ func hourly(c Cost, samples []sample.Sample, st *stats.Stats, perHour float64) C
 		return c
 	}
 	c.Priced = st.Attempted
-	c.PerK = 1000 * perHour * st.Wall.Hours() / float64(st.Attempted)
 	for i := range samples {
 		s := &samples[i]
 		if !s.Measured() {
@@ -121,7 +131,7 @@ func hourly(c Cost, samples []sample.Sample, st *stats.Stats, perHour float64) C
 		inFlight := max(1, float64(s.Level.Concurrency()))
 		c.perRequest = append(c.perRequest, perHour*s.Total.Hours()/inFlight)
 	}
-	return c
+	return finite(c, 1000*perHour*st.Wall.Hours()/float64(st.Attempted))
 }
 
 // Measured reports whether the cost is a figure.

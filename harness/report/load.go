@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"strings"
 	"time"
 
 	"github.com/llmsla/llmsla/harness/metric"
@@ -33,18 +32,18 @@ func Load(w io.Writer, vs []objective.Verdict) {
 		st := v.Stats
 		if st.Open.Scheduled {
 			l := st.Open.Lag
-			fmt.Fprintf(w, "open loop (%s): %s; lag p50/p95/p99/max %s/%s/%s/%s ms\n",
+			say(w, "open loop (%s): %s; lag p50/p95/p99/max %s/%s/%s/%s ms",
 				where(v), rateSent(v), metric.Num(l.P50), metric.Num(l.P95), metric.Num(l.P99), metric.Num(l.Max))
 			if bound := math.Max(LagBound, LagShare*st.TTFT.P50); l.P95 > bound {
-				fmt.Fprintf(w, "WARNING (%s): the client fell behind its schedule: lag p95 %s ms > %s ms (1 ms or 5%% of ttft p50). "+
-					"The *_sched latencies count that wait, the others leave it out: read it as a busy client or a max_concurrency cap, not a slow server.\n",
+				say(w, "WARNING (%s): the client fell behind its schedule: lag p95 %s ms > %s ms (1 ms or 5%% of ttft p50). "+
+					"The *_sched latencies count that wait, the others leave it out: read it as a busy client or a max_concurrency cap, not a slow server.",
 					where(v), metric.Num(l.P95), metric.Num(bound))
 			}
 		}
 		if want, ok := v.Level.Float("prompt_tokens"); ok {
 			got := st.PromptTokens.Mean
 			if math.IsNaN(got) || math.Abs(got-want) > PromptTolerance*want {
-				fmt.Fprintf(w, "WARNING (%s): prompts measured %s tokens on average (usage.prompt_tokens), %s%% off the %s asked: the length labels are approximate for this tokenizer\n",
+				say(w, "WARNING (%s): prompts measured %s tokens on average (usage.prompt_tokens), %s%% off the %s asked: the length labels are approximate for this tokenizer",
 					where(v), metric.Num(got), metric.Num(100*math.Abs(got-want)/want), metric.Num(want))
 			}
 		}
@@ -61,17 +60,17 @@ func Load(w io.Writer, vs []objective.Verdict) {
 			} else {
 				apart = true
 			}
-			fmt.Fprintf(w, "WARNING (%s): the shards' measured windows overlap %s only: %s, and throughput over their union understates what they sent at once\n",
+			say(w, "WARNING (%s): the shards' measured windows overlap %s only: %s, and throughput over their union understates what they sent at once",
 				where(v), metric.Pct(o), why)
 		}
 		if st.LateShard != "" && st.StartLag > LateStart(st.LongestRun) {
 			apart = true
-			fmt.Fprintf(w, "WARNING (%s): shard %s started a run %s after the instant agreed for it (-start-at, -level-every), and sent alone for that long\n",
+			say(w, "WARNING (%s): shard %s started a run %s after the instant agreed for it (-start-at, -level-every), and sent alone for that long",
 				where(v), st.LateShard, st.StartLag.Round(time.Millisecond))
 		}
 	}
 	if apart {
-		fmt.Fprintf(w, "to keep shards together: start them with -start-at a time they all reach, and give each run a slot with -level-every of at least %s (the longest run took %s; a slot also holds go test's probe and the warm-up; a shard late for a slot of that length started late, not ran long)\n",
+		say(w, "to keep shards together: start them with -start-at a time they all reach, and give each run a slot with -level-every of at least %s (the longest run took %s; a slot also holds go test's probe and the warm-up; a shard late for a slot of that length started late, not ran long)",
 			slotFor(longest), longest.Round(time.Millisecond))
 	}
 	seen := map[string]bool{}
@@ -79,7 +78,7 @@ func Load(w io.Writer, vs []objective.Verdict) {
 		key := v.Scenario + "/" + v.Endpoint
 		if f := v.Stats.Prefill; f.N > 0 && !seen[key] {
 			seen[key] = true
-			fmt.Fprintf(w, "prefill (%s endpoint=%s): ttft = %s ms + %s ms per 1k prompt tokens (± %s, n=%d)\n",
+			say(w, "prefill (%s endpoint=%s): ttft = %s ms + %s ms per 1k prompt tokens (± %s, n=%d)",
 				v.Scenario, v.Endpoint, metric.Num(f.A), metric.Num(f.PerKTok()), metric.Num(1000*f.BErr), f.N)
 		}
 	}
@@ -122,13 +121,11 @@ func rateSent(v objective.Verdict) string {
 
 // Slices writes a soak's time slices, one line each.
 func Slices(w io.Writer, v objective.Verdict) {
-	var b strings.Builder
-	fmt.Fprintf(&b, "time slices (%s), drift %s:", where(v), metric.Signed(v.Stats.Drift()))
+	say(w, "time slices (%s), drift %s:", where(v), metric.Signed(v.Stats.Drift()))
 	for _, s := range v.Stats.Slices {
-		fmt.Fprintf(&b, "\n  %s: n=%d ttft p50/p95 %s/%s ms, errors %s", s.Name(), s.N,
+		say(w, "  %s: n=%d ttft p50/p95 %s/%s ms, errors %s", s.Name(), s.N,
 			metric.Num(s.TTFT.P50), metric.Num(s.TTFT.P95), metric.Pct(s.ErrorRate()))
 	}
-	fmt.Fprintln(w, b.String())
 }
 
 // LateStart is how late a shard may start a run of the given length

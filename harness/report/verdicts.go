@@ -13,6 +13,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/llmsla/llmsla/harness/escape"
 	"github.com/llmsla/llmsla/harness/metric"
 	"github.com/llmsla/llmsla/harness/objective"
 	"github.com/llmsla/llmsla/harness/sample"
@@ -36,7 +37,7 @@ func Verdicts(w io.Writer, vs []objective.Verdict) {
 	}
 	fmt.Fprintln(tw, strings.Join(append(head, "verdict"), "\t")+"\t")
 	for _, v := range vs {
-		row := []string{v.Scenario, v.Endpoint, levelCell(v.Level), fmt.Sprint(v.Stats.Attempted)}
+		row := []string{escape.Text(v.Scenario), escape.Text(v.Endpoint), escape.Text(levelCell(v.Level)), fmt.Sprint(v.Stats.Attempted)}
 		for _, c := range cols {
 			got, _ := c.Of(v.Stats)
 			row = append(row, c.Format(got))
@@ -57,12 +58,12 @@ func Verdicts(w io.Writer, vs []objective.Verdict) {
 	Load(w, vs)
 	for _, v := range vs {
 		for _, warning := range v.Stats.Warnings {
-			fmt.Fprintf(w, "WARNING (%s): %s\n", where(v), warning)
+			say(w, "WARNING (%s): %s", where(v), warning)
 		}
 	}
 	for _, v := range vs {
 		if st := v.Stats; st.Failed > 0 {
-			fmt.Fprintf(w, "errors (%s): %s of %d\n", where(v), st.ErrorKinds(), st.Attempted)
+			say(w, "errors (%s): %s of %d", where(v), st.ErrorKinds(), st.Attempted)
 		}
 	}
 	for _, v := range vs {
@@ -71,7 +72,7 @@ func Verdicts(w io.Writer, vs []objective.Verdict) {
 			if c.Shard != "" {
 				from = " of shard " + c.Shard
 			}
-			fmt.Fprintf(w, "cold start (%s endpoint=%s, first request%s, not in the percentiles): %s\n", v.Scenario, v.Endpoint, from, coldLine(c))
+			say(w, "cold start (%s endpoint=%s, first request%s, not in the percentiles): %s", v.Scenario, v.Endpoint, from, coldLine(c))
 		}
 	}
 	for _, v := range vs {
@@ -84,9 +85,17 @@ func Verdicts(w io.Writer, vs []objective.Verdict) {
 			continue // a search's steps beyond the limit fail by design
 		}
 		for _, viol := range v.Violations {
-			fmt.Fprintf(w, "%s: %s\n", where(v), viol)
+			say(w, "%s: %s", where(v), viol)
 		}
 	}
+}
+
+// say writes one line built from names and messages that came from
+// outside (a samples file, an endpoint), escaped for a terminal and go
+// test output (escape.Text): none of them acts on the terminal or forges
+// the line after it.
+func say(w io.Writer, format string, a ...any) {
+	fmt.Fprintln(w, escape.Text(fmt.Sprintf(format, a...)))
 }
 
 // where names a verdict's run as test output does:
@@ -102,13 +111,13 @@ func Cases(w io.Writer, st *stats.Stats, indent string) {
 	if len(worst) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "failing cases (%s endpoint=%s %s):\n", st.Scenario, st.Endpoint, st.Level)
+	say(w, "failing cases (%s endpoint=%s %s):", st.Scenario, st.Endpoint, st.Level)
 	for _, c := range worst {
-		fmt.Fprintf(w, "%scase %s failed %d of %d: expected %q, got %q", indent, c.ID, c.Failed, c.Asked, c.Expected, c.Got)
+		detail := ""
 		if c.Detail != "" {
-			fmt.Fprintf(w, " (%s)", c.Detail)
+			detail = " (" + c.Detail + ")"
 		}
-		fmt.Fprintln(w)
+		say(w, "%scase %s failed %d of %d: expected %q, got %q%s", indent, c.ID, c.Failed, c.Asked, c.Expected, c.Got, detail)
 	}
 }
 
@@ -127,7 +136,7 @@ func writeObjectives(w io.Writer, vs []objective.Verdict) {
 		}
 		if !seen[line] {
 			seen[line] = true
-			fmt.Fprintln(w, line)
+			say(w, "%s", line)
 		}
 	}
 	writeUncovered(w, vs)
@@ -140,7 +149,7 @@ func writeObjectives(w io.Writer, vs []objective.Verdict) {
 func writeLenient(w io.Writer, vs []objective.Verdict) {
 	for _, v := range vs {
 		if q := v.Stats.Quality; q.JSONLenient > 0 {
-			fmt.Fprintf(w, "json (%s): %d of %d answers parse as JSON only once a ``` fence or the prose around it is stripped; counted invalid (ask for bare JSON, or use response_format)\n",
+			say(w, "json (%s): %d of %d answers parse as JSON only once a ``` fence or the prose around it is stripped; counted invalid (ask for bare JSON, or use response_format)",
 				where(v), q.JSONLenient, q.JSONChecked)
 		}
 	}
@@ -163,7 +172,7 @@ func writeUncovered(w io.Writer, vs []objective.Verdict) {
 			required = required || th.Key() == "coverage_min"
 		}
 		if !required {
-			fmt.Fprintf(w, "coverage (%s): %d of %d fixture cases asked, not required: its quality figures speak for those only (more requests, or coverage_min: 1 to require every case)\n", run, st.Asked, st.FixtureCases)
+			say(w, "coverage (%s): %d of %d fixture cases asked, not required: its quality figures speak for those only (more requests, or coverage_min: 1 to require every case)", run, st.Asked, st.FixtureCases)
 		}
 	}
 }
@@ -199,7 +208,7 @@ func header(f metric.Fig) string {
 
 func coldLine(c *sample.Sample) string {
 	if !c.OK() {
-		return "failed: " + c.Err
+		return "failed: " + escape.Text(c.Err)
 	}
 	return fmt.Sprintf("ttft %s ms, total %s ms", metric.Num(stats.Ms(c.TTFT)), metric.Num(stats.Ms(c.Total)))
 }

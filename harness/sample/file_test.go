@@ -20,7 +20,7 @@ import (
 // its newline, which may be the cut. ReadAll refuses it unless partial.
 func TestReadCutFile(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "s.samples.jsonl")
-	good := `{"scenario":"chat","endpoint":"e","seq":0,"t0":"2026-01-01T00:00:00Z","offset_ns":0,"total_ns":5,"output_tokens":1,"chunks":1,"finish":"stop","reused":false}`
+	good := `{"scenario":"chat","endpoint":"e","seq":0,"t0":"2026-01-01T00:00:00Z","offset_ns":0,"ttft_ns":2,"ttfa_ns":2,"total_ns":5,"output_tokens":1,"chunks":1,"finish":"stop","reused":false}`
 	second := strings.Replace(good, `"seq":0`, `"seq":1`, 1)
 	for name, body := range map[string]string{"half a line": good + "\n" + second + "\n" + good[:40], "no last newline": good + "\n" + second + "\n" + good} {
 		t.Run(name, func(t *testing.T) {
@@ -47,7 +47,7 @@ func TestReadCutFile(t *testing.T) {
 // gap in gaps_ns, reads as the histogram of those gaps.
 func TestReadMigratesGaps(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "old.jsonl")
-	old := `{"scenario":"chat","endpoint":"e","concurrency":2,"seq":0,"t0":"2026-01-01T00:00:00Z","offset_ns":0,"total_ns":50,"output_tokens":4,"chunks":4,"gaps_ns":[1000000,2000000,3000000],"finish":"stop","reused":false}`
+	old := `{"scenario":"chat","endpoint":"e","concurrency":2,"seq":0,"t0":"2026-01-01T00:00:00Z","offset_ns":0,"ttft_ns":10000000,"ttfa_ns":10000000,"total_ns":50000000,"output_tokens":4,"chunks":4,"gaps_ns":[1000000,2000000,3000000],"finish":"stop","reused":false}`
 	require.NoError(t, os.WriteFile(p, []byte(old+"\n"), 0o644))
 	s, err := sample.Read(p)
 	require.NoError(t, err)
@@ -102,7 +102,7 @@ func TestCheckShards(t *testing.T) {
 // not a zero sample counted as a success that took no time.
 func TestReadRejectsEmptySamples(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "s.samples.jsonl")
-	good := `{"scenario":"chat","endpoint":"e","seq":0,"t0":"2026-01-01T00:00:00Z","offset_ns":0,"total_ns":5,"output_tokens":1,"chunks":1,"finish":"stop","reused":false}`
+	good := `{"scenario":"chat","endpoint":"e","seq":0,"t0":"2026-01-01T00:00:00Z","offset_ns":0,"ttft_ns":2,"ttfa_ns":2,"total_ns":5,"output_tokens":1,"chunks":1,"finish":"stop","reused":false}`
 	for bad, want := range map[string]string{
 		"null":                                   "no scenario, endpoint, t0",
 		"{}":                                     "no scenario, endpoint, t0",

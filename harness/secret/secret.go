@@ -6,10 +6,22 @@
 //
 // A [Set] holds the values (the API keys, every value of a base URL's
 // query, every custom header value) in each form they can take in output:
-// as they are, URL-escaped, JSON-escaped. [Set.Redact] replaces each with
-// "[redacted]"; [Set.Cut] redacts and then shortens, and drops what is
-// left of a secret at the cut, so that no prefix of one survives; a
-// [Writer] redacts a stream line by line.
+//
+//   - as they are, in any case (a server that upper-cases what it echoes);
+//   - URL-escaped (query and path), JSON-escaped (with and without HTML
+//     escaping), and hex (lower or upper case) of the whole value;
+//   - base64 of the whole value, standard or URL alphabet, padded or not;
+//   - with any of their characters written as JSON \uXXXX escapes, behind
+//     any number of backslashes (a raw chunk quoted in an error message,
+//     and that message in a JSON samples file).
+//
+// Not covered: a secret split or transformed otherwise (base64 of a text
+// the secret is only part of, which shifts its alphabet; a hash of it;
+// its characters interleaved with others).
+//
+// [Set.Redact] replaces each form with "[redacted]"; [Set.Cut] redacts and
+// then shortens, and drops what is left of a secret at the cut, so that no
+// prefix of one survives; a [Writer] redacts a stream line by line.
 //
 // Values shorter than [MinLen] bytes are not secrets here: "true", a
 // region or a version number would match ordinary text everywhere, and a
@@ -18,6 +30,8 @@ package secret
 
 import (
 	"bytes"
+	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"net/url"
 	"slices"
@@ -35,8 +49,11 @@ const Redacted = "[redacted]"
 // which change nothing.
 type Set struct {
 	values []string
-	forms  []string // every form of every value, longest first
-	r      *strings.Replacer
+	// folded are the forms matched in any ASCII case and through \u
+	// escapes, lower-cased; exact those matched as they are (base64, whose
+	// case is its content). Both longest first: where two forms match at
+	// one place, the longer is replaced whole.
+	folded, exact []string
 }
 
 // New returns the set of values, skipping those shorter than MinLen.
@@ -47,29 +64,29 @@ func New(values ...string) *Set {
 			continue
 		}
 		s.values = append(s.values, v)
-		for _, f := range forms(v) {
-			if !slices.Contains(s.forms, f) {
-				s.forms = append(s.forms, f)
+		for _, f := range foldedForms(v) {
+			if f = lowerASCII(f); !slices.Contains(s.folded, f) {
+				s.folded = append(s.folded, f)
+			}
+		}
+		for _, f := range exactForms(v) {
+			if !slices.Contains(s.exact, f) {
+				s.exact = append(s.exact, f)
 			}
 		}
 	}
-	// Longest first: where two forms match at one place, the longer is
-	// replaced whole (strings.Replacer tries them in argument order).
-	slices.SortStableFunc(s.forms, func(a, b string) int { return len(b) - len(a) })
-	pairs := make([]string, 0, 2*len(s.forms))
-	for _, f := range s.forms {
-		pairs = append(pairs, f, Redacted)
-	}
-	s.r = strings.NewReplacer(pairs...)
+	longestFirst := func(a, b string) int { return len(b) - len(a) }
+	slices.SortStableFunc(s.folded, longestFirst)
+	slices.SortStableFunc(s.exact, longestFirst)
 	return s
 }
 
-// forms are the ways a value can appear in output: as it is, escaped for a
-// URL's query or path (Go's errors quote the URL they failed on), and
-// escaped in a JSON string (the samples file), with and without HTML
-// escaping.
-func forms(v string) []string {
-	out := []string{v, url.QueryEscape(v), url.PathEscape(v)}
+// foldedForms are the ways a value can appear in output whatever its case:
+// as it is, escaped for a URL's query or path (Go's errors quote the URL
+// they failed on), escaped in a JSON string (the samples file), with and
+// without HTML escaping, and in hex.
+func foldedForms(v string) []string {
+	out := []string{v, url.QueryEscape(v), url.PathEscape(v), hex.EncodeToString([]byte(v))}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	for _, html := range []bool{true, false} {
@@ -78,6 +95,16 @@ func forms(v string) []string {
 		if enc.Encode(v) == nil {
 			out = append(out, strings.TrimSuffix(strings.TrimSpace(b.String()), `"`)[1:])
 		}
+	}
+	return out
+}
+
+// exactForms are the base64 forms of a value: standard and URL alphabet,
+// padded and not.
+func exactForms(v string) []string {
+	var out []string
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding, base64.RawStdEncoding, base64.RawURLEncoding} {
+		out = append(out, enc.EncodeToString([]byte(v)))
 	}
 	return out
 }
@@ -102,23 +129,42 @@ func (s *Set) Values() []string {
 	return slices.Clone(s.values)
 }
 
-// longest is the length of the longest form.
+// longest bounds the length in output of a form of a secret: the longest
+// form with each of its bytes a \uXXXX escape behind two backslashes (a
+// quoted escape in a JSON file), for a Writer to hold back.
 func (s *Set) longest() int {
 	if s.Empty() {
 		return 0
 	}
-	return len(s.forms[0])
+	n := len(s.folded[0])
+	if len(s.exact) > 0 {
+		n = max(n, len(s.exact[0]))
+	}
+	return 7 * n
 }
 
 // Empty reports whether the set has no value.
-func (s *Set) Empty() bool { return s == nil || len(s.forms) == 0 }
+func (s *Set) Empty() bool { return s == nil || len(s.values) == 0 }
 
 // Redact replaces every secret in text.
 func (s *Set) Redact(text string) string {
 	if s.Empty() {
 		return text
 	}
-	return s.r.Replace(text)
+	found := s.find(text, false)
+	if len(found) == 0 {
+		return text
+	}
+	var b strings.Builder
+	b.Grow(len(text))
+	at := 0
+	for _, r := range found {
+		b.WriteString(text[at:r.from])
+		b.WriteString(Redacted)
+		at = r.to
+	}
+	b.WriteString(text[at:])
+	return b.String()
 }
 
 // RedactBytes replaces every secret in b; b itself is left as it was when
@@ -127,20 +173,12 @@ func (s *Set) RedactBytes(b []byte) []byte {
 	if s.Empty() || !s.Contains(b) {
 		return b
 	}
-	return []byte(s.r.Replace(string(b)))
+	return []byte(s.Redact(string(b)))
 }
 
 // Contains reports whether b holds a secret.
 func (s *Set) Contains(b []byte) bool {
-	if s.Empty() {
-		return false
-	}
-	for _, f := range s.forms {
-		if bytes.Contains(b, []byte(f)) {
-			return true
-		}
-	}
-	return false
+	return !s.Empty() && len(s.find(string(b), true)) > 0
 }
 
 // Cut redacts text and then, if it is longer than n bytes, cuts it there
@@ -160,21 +198,35 @@ func (s *Set) Cut(text string, n int) string {
 }
 
 // TrimPartial drops the longest end of text that is the beginning of a
-// secret: what is left of one when text was cut short in the middle of
-// it. Call it on text that was cut, never on whole text, whose end is
-// its own.
+// form of a secret (in any case, through \u escapes): what is left of one
+// when text was cut short in the middle of it. Call it on text that was
+// cut, never on whole text, whose end is its own.
 func (s *Set) TrimPartial(text string) string {
 	if s.Empty() {
 		return text
 	}
-	drop := 0
-	for _, f := range s.forms {
-		for k := min(len(f)-1, len(text)); k > drop; k-- {
-			if strings.HasSuffix(text, f[:k]) {
-				drop = k
-				break
-			}
+	v := newView(text)
+	cut := len(text)
+	for _, f := range s.folded {
+		if k := partialEnd(v.text, f); k > 0 {
+			cut = min(cut, v.orig(len(v.text)-k))
 		}
 	}
-	return text[:len(text)-drop]
+	for _, f := range s.exact {
+		if k := partialEnd(text, f); k > 0 {
+			cut = min(cut, len(text)-k)
+		}
+	}
+	return text[:cut]
+}
+
+// partialEnd is the length of the longest end of text that begins f and
+// is shorter than f, 0 when there is none.
+func partialEnd(text, f string) int {
+	for k := min(len(f)-1, len(text)); k > 0; k-- {
+		if strings.HasSuffix(text, f[:k]) {
+			return k
+		}
+	}
+	return 0
 }

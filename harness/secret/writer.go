@@ -42,9 +42,10 @@ func (x *Writer) Write(p []byte) (int, error) {
 		x.buf = append(x.buf[:0], x.buf[i+1:]...)
 	}
 	if len(x.buf) > maxHeld {
-		// A secret not yet whole starts in the last longest−1 bytes.
+		// A secret not yet whole starts in the last longest−1 bytes
+		// (longest counts its \u-escaped forms).
 		r := x.s.RedactBytes(x.buf)
-		keep := x.s.longest() - 1
+		keep := min(x.s.longest()-1, len(r))
 		x.emit(r[:len(r)-keep])
 		x.buf = append(x.buf[:0], r[len(r)-keep:]...)
 	}

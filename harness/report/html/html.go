@@ -16,6 +16,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/llmsla/llmsla/harness/escape"
 	"github.com/llmsla/llmsla/harness/report"
 )
 
@@ -38,9 +39,11 @@ func Write(w io.Writer, b *report.Board) error {
 		Notes          []string
 		Figures        []figure
 	}{
-		Title:          "llmsla model selection",
-		Summary:        b.Summary(),
-		Recommendation: b.Recommendation,
+		Title: "llmsla model selection",
+		// html/template escapes for HTML; escape.Text shows the control
+		// characters of names (Table and Notes are escaped already).
+		Summary:        escape.Text(b.Summary()),
+		Recommendation: escape.Text(b.Recommendation),
 		Head:           head,
 		Notes:          b.Notes(false),
 		Figures:        figs,

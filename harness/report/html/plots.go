@@ -19,6 +19,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
 
+	"github.com/llmsla/llmsla/harness/escape"
 	"github.com/llmsla/llmsla/harness/report"
 	"github.com/llmsla/llmsla/harness/sample"
 	"github.com/llmsla/llmsla/harness/stats"
@@ -61,10 +62,16 @@ func render(p *plot.Plot) ([]byte, error) {
 }
 
 // svgOf is the canvas as an <svg> element, without the XML declaration
-// that a standalone file has and an inline one must not.
+// that a standalone file has and an inline one must not. The library
+// escapes its labels (endpoint names) for XML; escape.Writer shows their
+// control characters.
 func svgOf(c *vgsvg.Canvas) ([]byte, error) {
 	var buf bytes.Buffer
-	if _, err := c.WriteTo(&buf); err != nil {
+	w := escape.NewWriter(&buf)
+	if _, err := c.WriteTo(w); err != nil {
+		return nil, err
+	}
+	if err := w.Close(); err != nil {
 		return nil, err
 	}
 	svg := buf.Bytes()
