@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/llmsla/llmsla/harness/config"
+	"github.com/llmsla/llmsla/harness/escape"
 	"github.com/llmsla/llmsla/harness/metric"
 	"github.com/llmsla/llmsla/harness/objective"
 	"github.com/llmsla/llmsla/harness/sample"
@@ -72,7 +73,7 @@ func benchLevel(b *testing.B, s *session.Session, c session.Cell) (v objective.V
 		samples, err = s.Measure(context.Background(), c, n)
 	}
 	if err != nil {
-		b.Fatalf("%s: %v", c.Name(), err)
+		b.Fatalf("%s: %s", c.Name(), escape.Text(err.Error()))
 	}
 	mustRecord(b, s)
 	v = objective.Judge(samples, c.Settings.Objectives)
@@ -136,7 +137,7 @@ func benchCapacity(b *testing.B, s *session.Session, c session.Cell) {
 		r, err := s.Capacity(context.Background(), c)
 		mustRecord(b, s)
 		if err != nil {
-			b.Fatalf("capacity search (%s endpoint=%s): %v", c.Scenario, c.Endpoint.Name, err)
+			b.Fatalf("capacity search (%s endpoint=%s): %s", c.Scenario, c.Endpoint.Name, escape.Text(err.Error()))
 		}
 		b.Log(session.CapacityLine(c.Scenario, c.Endpoint.Name, *cs, r))
 		b.ReportMetric(0, "ns/op")
@@ -154,7 +155,7 @@ func logBreakdown(t *testing.T, s *session.Session, c session.Cell) {
 	}
 	b, err := s.Breakdown(context.Background(), c, session.BreakdownRequests)
 	if err != nil {
-		t.Logf("breakdown: %v", err)
+		t.Logf("breakdown: %s", escape.Text(err.Error()))
 		return
 	}
 	t.Log(b.String())
@@ -168,7 +169,7 @@ func logBreakdown(t *testing.T, s *session.Session, c session.Cell) {
 func reportBreakdown(b *testing.B, s *session.Session, c session.Cell) {
 	bd, err := s.BreakdownOnce(context.Background(), c, session.BreakdownRequests)
 	if err != nil {
-		b.Logf("breakdown: %v", err)
+		b.Logf("breakdown: %s", escape.Text(err.Error()))
 		return
 	}
 	figs, err := session.ServerFigures(bd)

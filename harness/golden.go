@@ -78,7 +78,12 @@ func CheckGolden(t testing.TB, dir, endpoint string, samples []sample.Sample, up
 			continue
 		}
 		seen[s.Case] = true
-		path := filepath.Join(dir, sample.NameValue(endpoint), s.Case+".golden")
+		path, err := quality.GoldenFile(dir, sample.NameValue(endpoint), s.Case)
+		if err != nil {
+			t.Errorf("golden: %v", err)
+			bad++
+			continue
+		}
 		if !quality.Golden(t, path, quality.Scrub([]byte(s.Content)), update, opts...) {
 			bad++
 		}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/llmsla/llmsla/harness/config"
+	"github.com/llmsla/llmsla/harness/escape"
 	"github.com/llmsla/llmsla/harness/load"
 	"github.com/llmsla/llmsla/harness/objective"
 	"github.com/llmsla/llmsla/harness/quality"
@@ -178,7 +179,7 @@ func measure(t *testing.T, s *session.Session, c session.Cell) []sample.Sample {
 	t.Helper()
 	samples, err := s.Measure(context.Background(), c, c.Settings.Requests(c.Level))
 	if err != nil {
-		t.Fatalf("%s: %v", c.Name(), err)
+		t.Fatalf("%s: %s", c.Name(), escape.Text(err.Error()))
 	}
 	mustRecord(t, s)
 	return samples
@@ -223,7 +224,7 @@ func mustSource(t testing.TB, s *session.Session, sc Scenario) *load.Fixture {
 	}
 	src, err := s.Source(sc)
 	if err != nil {
-		t.Fatalf("%v", err)
+		t.Fatalf("%s", escape.Text(err.Error()))
 	}
 	return src
 }

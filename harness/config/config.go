@@ -15,8 +15,8 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode"
 
+	"github.com/llmsla/llmsla/harness/escape"
 	"github.com/llmsla/llmsla/harness/gate"
 	"github.com/llmsla/llmsla/harness/internal/modroot"
 	"github.com/llmsla/llmsla/harness/objective"
@@ -318,12 +318,12 @@ func (c *Config) Describe() []string {
 
 // checkModel refuses a model name that would corrupt what is built from
 // it: it is written into benchmark configuration lines (a newline would
-// forge one) and shown on terminals.
+// forge one) and shown on terminals (escape.CheckLine).
 func checkModel(m string) error {
-	if strings.IndexFunc(m, func(r rune) bool { return unicode.IsControl(r) }) >= 0 {
-		return fmt.Errorf("%q is not a model name (no newline or control character)", m)
+	if m == "" {
+		return nil // said where a model is required
 	}
-	return nil
+	return escape.CheckLine(m)
 }
 
 func fileExists(p string) bool {

@@ -93,7 +93,7 @@ func TestBudgetAndNames(t *testing.T) {
 	for yaml, want := range map[string]string{
 		"endpoints:\n  sim: {sim: \"\"}\nbudget: {max_requests: 0}\n":                     `budget.max_requests: "0" is not a whole number from 1`,
 		"endpoints:\n  sim: {sim: \"\"}\nbudget: {max_duration: forever}\n":               `budget.max_duration: "forever" is not a duration > 0`,
-		"endpoints:\n  p: {base_url: \"http://h/v1\", model: \"m\\nBenchmarkFake 1 1 x\"}\n": `endpoints.p.model: "m\nBenchmarkFake 1 1 x" is not a model name`,
+		"endpoints:\n  p: {base_url: \"http://h/v1\", model: \"m\\nBenchmarkFake 1 1 x\"}\n": `endpoints.p.model: "m\nBenchmarkFake 1 1 x" holds a control character, a line break`,
 	} {
 		_, err := LoadFile(writeConfig(t, yaml))
 		assert.ErrorContains(t, err, want)

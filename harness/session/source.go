@@ -24,6 +24,11 @@ func (s *Session) Source(sc Scenario) (*load.Fixture, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A case id names golden files and shows in go test output: one that
+	// holds a secret of the configuration is refused before any request.
+	if err := quality.CheckIDs(cases, s.secrets); err != nil {
+		return nil, fmt.Errorf("%s: %w", sc.Fixture, err)
+	}
 	f, err := load.NewFixture(cases, load.FixtureOptions{System: sc.System, Structured: sc.Structured,
 		Lenient: sc.Lenient, Temperature: sc.Temperature, Seed: sc.Seed, NoChecks: s.run.LatencyOnly})
 	if err != nil {
