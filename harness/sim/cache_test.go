@@ -84,6 +84,10 @@ func TestPrefixCache(t *testing.T) {
 			{chatBody("system", sys, "user", words("q", 8)), 0},
 			{chatBody("system", "nonce "+sys, "user", words("q", 8)), 0},
 		}},
+		"a block is found only after its own prefix": {blocks: 64, reqs: []req{
+			{chatBody("user", words("x", 16)+" "+words("y", 16)+" z"), 0},
+			{chatBody("user", words("y", 16)+" "+words("y", 16)+" z"), 0},
+		}},
 		"role is part of the token": {blocks: 64, reqs: []req{
 			{chatBody("system", sys), 0},
 			{chatBody("user", sys), 0},

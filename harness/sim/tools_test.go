@@ -307,6 +307,9 @@ func TestAgentLoop(t *testing.T) {
 		}
 	}
 	trs := srv.Truth()
+	if want := historyWords(t, toolsBody(true, history)); trs[2].PromptTokens != want {
+		t.Errorf("last step: %d prompt tokens, want %d: every message's words and the calls' names and arguments", trs[2].PromptTokens, want)
+	}
 	for k, tr := range trs {
 		wantFinish, wantCalls := "tool_calls", 1
 		if k == 2 {
@@ -492,4 +495,29 @@ func TestWrongArguments(t *testing.T) {
 			}
 		})
 	}
+}
+
+// historyWords counts a request's prompt words as the simulator must:
+// every message's content, and its tool calls' names and arguments.
+func historyWords(t *testing.T, body string) int {
+	t.Helper()
+	var req struct {
+		Messages []struct {
+			Content   string
+			ToolCalls []struct {
+				Function struct{ Name, Arguments string }
+			} `json:"tool_calls"`
+		}
+	}
+	if err := json.Unmarshal([]byte(body), &req); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, m := range req.Messages {
+		n += len(strings.Fields(m.Content))
+		for _, tc := range m.ToolCalls {
+			n += len(strings.Fields(tc.Function.Name)) + len(strings.Fields(tc.Function.Arguments))
+		}
+	}
+	return n
 }
