@@ -14,11 +14,12 @@ import (
 // instant, fault-free endpoint with no output; Default is the usual start.
 type Config struct {
 	// Latency model. The time to first token is
-	// (TTFT + PrefillPerToken*prompt tokens) * Scale * jitter * slowdown,
+	// (TTFT + PrefillPerToken*prefilled tokens) * Scale * jitter * slowdown,
 	// counted from the handler's entry; each following token comes TPOT *
-	// jitter * slowdown after the one before.
+	// jitter * slowdown after the one before. The prefilled tokens are the
+	// prompt's, less those found in the prefix cache (CacheBlocks).
 	TTFT            time.Duration
-	PrefillPerToken time.Duration // prompt tokens = whitespace-separated words of all messages
+	PrefillPerToken time.Duration // prompt tokens = whitespace-separated words of all messages (see promptWords)
 	TTFTJitter      float64       // relative sd of a mean-1 lognormal factor; 0 = none
 	TPOT            time.Duration
 	TPOTJitter      float64
