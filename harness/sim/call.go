@@ -43,6 +43,7 @@ type call struct {
 	reasoning []string
 	answer    []string
 	tools     *toolPlan // a tool-call answer instead of text; nil for text
+	toolSent  int       // of its tokens, those sent
 	scheduled int       // tokens given a due time so far (see schedule)
 	kvBlocks  int       // KV blocks held while generating (metrics.go)
 	started   bool      // generation began: counted in /metrics
@@ -87,7 +88,12 @@ func newCall(s *Server, cfg *Config, tr *Truth, req *openai.ChatCompletionReques
 func (c *call) run() {
 	defer c.timer.Stop()
 	defer c.releaseSlot()
-	defer func() { c.tr.Answer = strings.Join(c.sent, "") }()
+	defer func() {
+		c.tr.Answer = strings.Join(c.sent, "")
+		if c.tools != nil && c.toolSent > 0 {
+			c.tr.ToolCalls = c.tools.callsOf(c.toolSent)
+		}
+	}()
 	c.from = c.tr.Received
 	c.plan()
 	switch c.tr.Fault {

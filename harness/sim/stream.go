@@ -255,7 +255,7 @@ func (c *call) complete() {
 		c.tr.FirstAnswer = now
 	}
 	if c.tools != nil && c.tools.tokens > 0 {
-		c.tr.ToolCalls, c.tr.FirstTool, c.tr.ToolDone = c.tools.sentCalls(), now, now
+		c.toolSent, c.tr.FirstTool, c.tr.ToolDone = c.tools.tokens, now, now
 	}
 }
 
@@ -265,7 +265,7 @@ func (c *call) message() map[string]any {
 	msg := map[string]any{"role": "assistant", "content": strings.Join(c.answer, "")}
 	if c.tools != nil {
 		calls := []map[string]any{}
-		for _, tc := range c.tools.sentCalls() {
+		for _, tc := range c.tools.callsOf(c.tools.tokens) {
 			calls = append(calls, map[string]any{"id": tc.ID, "type": "function",
 				"function": map[string]string{"name": tc.Name, "arguments": tc.Arguments}})
 		}

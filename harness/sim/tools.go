@@ -75,8 +75,9 @@ type toolChunk struct {
 // toolPlan is a tool-call answer, framed before the stream starts so that
 // sending it is the same work per chunk as sending text.
 type toolPlan struct {
-	calls       []ToolCall // in full as planned: ids, names, arguments cut by max_tokens
-	chunks      []toolChunk
+	calls       []ToolCall  // in full as planned, before max_tokens
+	toks        []toolToken // every token, in order, cut by max_tokens
+	chunks      []toolChunk // toks, framed
 	tokens      int
 	finishDelta string
 }
@@ -124,27 +125,30 @@ func (c *call) planTools(calls []ToolCall) {
 	c.tools = frameTools(framing, calls, toks)
 }
 
-// frameTools lays tokens out in the chunks of a framing.
+// frameTools lays tokens out in the chunks of a framing, each chunk's
+// JSON built in one scratch buffer and kept as one string.
 func frameTools(framing string, calls []ToolCall, toks []toolToken) *toolPlan {
-	p := &toolPlan{calls: calls, tokens: len(toks), finishDelta: "{}"}
+	p := &toolPlan{calls: calls, toks: toks, tokens: len(toks), finishDelta: "{}"}
 	whole := framing == ToolsWhole || framing == ToolsNoIndex
+	var buf, args []byte
 	for start := 0; start < len(toks); {
 		end := start + 1
 		for whole && end < len(toks) && toks[end].call == toks[start].call {
 			end++
 		}
 		group := toks[start:end]
-		var delta string
+		buf = append(buf[:0], `"choices":[{"index":0,"delta":`...)
 		if whole {
-			var args strings.Builder
+			args = args[:0]
 			for _, t := range group[1:] { // group[0] is the name
-				args.WriteString(t.text)
+				args = append(args, t.text...)
 			}
-			delta = wholeDelta(framing, calls[group[0].call], group[0].call, args.String())
+			buf = appendWhole(buf, framing, calls[group[0].call], group[0].call, args)
 		} else {
-			delta = fragmentDelta(framing, calls[group[0].call], group[0])
+			buf = appendFragment(buf, framing, calls[group[0].call], group[0])
 		}
-		p.chunks = append(p.chunks, toolChunk{rest: `"choices":[{"index":0,"delta":` + delta + `,"finish_reason":null}]}`, toks: group})
+		buf = append(buf, `,"finish_reason":null}]}`...)
+		p.chunks = append(p.chunks, toolChunk{rest: string(buf), toks: group})
 		start = end
 	}
 	switch {
@@ -156,61 +160,55 @@ func frameTools(framing string, calls []ToolCall, toks []toolToken) *toolPlan {
 	return p
 }
 
-// fragmentDelta is the delta of one token in a fragment framing.
-func fragmentDelta(framing string, tc ToolCall, tok toolToken) string {
-	index := `"index":` + strconv.Itoa(tok.call)
-	if framing == ToolsNoIndexFragments {
-		index = ""
+// appendFragment appends the delta of one token in a fragment framing.
+func appendFragment(b []byte, framing string, tc ToolCall, tok toolToken) []byte {
+	index := func(b []byte) []byte {
+		if framing == ToolsNoIndexFragments {
+			return b
+		}
+		b = strconv.AppendInt(append(b, `"index":`...), int64(tok.call), 10)
+		return append(b, ',')
 	}
-	var b []byte
 	switch {
 	case !tok.name:
-		b = append(b, `{"tool_calls":[{`+index...)
-		if index != "" {
-			b = append(b, ',')
-		}
-		b = append(b, `"function":{"arguments":`...)
-		b = appendJSONString(b, tok.text)
-		return string(b) + `}}]}`
+		b = index(append(b, `{"tool_calls":[{`...))
+		b = appendJSONString(append(b, `"function":{"arguments":`...), tok.text)
+		return append(b, `}}]}`...)
 	case framing == ToolsVLLM:
 		b = append(b, `{"tool_calls":[{"id":`...)
 		b = appendJSONString(b, tc.ID)
-		b = append(b, `,"type":"function",`+index+`,"function":{"name":`...)
-		b = appendJSONString(b, tok.text)
-		return string(b) + `}}]}`
+		b = index(append(b, `,"type":"function",`...))
+		b = appendJSONString(append(b, `"function":{"name":`...), tok.text)
+		return append(b, `}}]}`...)
 	default:
-		b = append(b, `{"tool_calls":[{`...)
-		if index != "" {
-			b = append(b, index+","...)
-		}
+		b = index(append(b, `{"tool_calls":[{`...))
 		b = append(b, `"id":`...)
 		b = appendJSONString(b, tc.ID)
 		b = append(b, `,"type":"function","function":{"name":`...)
 		b = appendJSONString(b, tok.text)
-		return string(b) + `,"arguments":""}}]}`
+		return append(b, `,"arguments":""}}]}`...)
 	}
 }
 
-// wholeDelta is the delta of one whole call: Ollama's with its index,
-// Gemini's without.
-func wholeDelta(framing string, tc ToolCall, k int, args string) string {
-	var b []byte
+// appendWhole appends the delta of one whole call: Ollama's with its
+// index, Gemini's without.
+func appendWhole(b []byte, framing string, tc ToolCall, k int, args []byte) []byte {
 	if framing == ToolsNoIndex {
 		b = append(b, `{"role":"assistant","tool_calls":[{"function":{"arguments":`...)
-		b = appendJSONString(b, args)
+		b = appendJSONString(b, string(args))
 		b = append(b, `,"name":`...)
 		b = appendJSONString(b, tc.Name)
 		b = append(b, `},"id":`...)
 		b = appendJSONString(b, tc.ID)
-		return string(b) + `,"type":"function"}]}`
+		return append(b, `,"type":"function"}]}`...)
 	}
 	b = append(b, `{"role":"assistant","content":"","tool_calls":[{"id":`...)
 	b = appendJSONString(b, tc.ID)
 	b = append(b, `,"index":`+strconv.Itoa(k)+`,"type":"function","function":{"name":`...)
 	b = appendJSONString(b, tc.Name)
 	b = append(b, `,"arguments":`...)
-	b = appendJSONString(b, args)
-	return string(b) + `}}]}`
+	b = appendJSONString(b, string(args))
+	return append(b, `}}]}`...)
 }
 
 // toolCallID is call k's id in request i, in the vendor's form.
@@ -231,7 +229,8 @@ func (c Config) toolFraming() string {
 	return c.ToolFraming
 }
 
-// sendTool sends one planned chunk and records what it carried.
+// sendTool sends one planned chunk and counts what it carried; run's end
+// records the calls from the count (see toolPlan.callsOf).
 func (c *call) sendTool(ch toolChunk) {
 	now := c.chunk(ch.rest)
 	if c.failed {
@@ -240,38 +239,32 @@ func (c *call) sendTool(ch toolChunk) {
 	tr := c.tr
 	tr.OutputTokens += len(ch.toks)
 	tr.ToolChunks++
-	for _, at := range []*time.Time{&tr.FirstToken, &tr.FirstAnswer, &tr.FirstTool} {
+	c.toolSent += len(ch.toks)
+	for _, at := range [...]*time.Time{&tr.FirstToken, &tr.FirstAnswer, &tr.FirstTool} {
 		if at.IsZero() {
 			*at = now
 		}
 	}
-	for _, t := range ch.toks {
-		if t.call == len(tr.ToolCalls) {
-			tr.ToolCalls = append(tr.ToolCalls, ToolCall{ID: c.tools.calls[t.call].ID})
-		}
-		if t.name {
-			tr.ToolCalls[t.call].Name = t.text
-		} else {
-			tr.ToolCalls[t.call].Arguments += t.text
-		}
-	}
 }
 
-// sentCalls is the plan's calls as its tokens give them, for an answer
-// that goes out whole (not streamed): cut by max_tokens like a stream.
-func (p *toolPlan) sentCalls() []ToolCall {
+// callsOf is the calls the first n tokens make: those sent, when a stream
+// was cut short, or all of them.
+func (p *toolPlan) callsOf(n int) []ToolCall {
 	var out []ToolCall
-	for _, ch := range p.chunks {
-		for _, t := range ch.toks {
-			if t.call == len(out) {
-				out = append(out, ToolCall{ID: p.calls[t.call].ID})
-			}
-			if t.name {
-				out[t.call].Name = t.text
-			} else {
-				out[t.call].Arguments += t.text
-			}
+	var args []strings.Builder
+	for _, t := range p.toks[:n] {
+		if t.call == len(out) {
+			out = append(out, ToolCall{ID: p.calls[t.call].ID})
+			args = append(args, strings.Builder{})
 		}
+		if t.name {
+			out[t.call].Name = t.text
+		} else {
+			args[t.call].WriteString(t.text)
+		}
+	}
+	for k := range out {
+		out[k].Arguments = args[k].String()
 	}
 	return out
 }
