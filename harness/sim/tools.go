@@ -32,9 +32,10 @@ type ToolCall struct {
 // token-bearing chunks). Every framing ends with a finish chunk,
 // finish_reason "tool_calls", its delta as below.
 const (
-	// OpenAI's chat-completions stream: a call's first chunk has its
-	// index, id, type and name with arguments "", the next ones its index
-	// and a piece of the arguments; the finish chunk's delta is {}.
+	// OpenAI's chat-completions stream (the API reference's streamed
+	// tool-call chunks): a call's first chunk has its index, id, type and
+	// name with arguments "", the next ones its index and a piece of the
+	// arguments; the finish chunk's delta is {}.
 	ToolsOpenAI = "openai"
 	// vLLM (vllm/entrypoints/openai/serving_chat.py): the first chunk has
 	// id, type, index and name and no arguments, then fragments as
@@ -44,13 +45,18 @@ const (
 	ToolsVLLM = "vllm"
 	// Ollama's OpenAI compatibility: each call whole in one chunk, with
 	// id, index, type, name and arguments, beside role "assistant" and
-	// content ""; the finish chunk's delta is role and content "".
+	// content ""; the finish chunk's delta is role and content "" (as
+	// recorded from Ollama's /v1/chat/completions, e.g. in
+	// g0t4/ask-openai.nvim's backends/ollama/notes/sses.md; the index
+	// came with ollama/ollama#7881). Groq and Mistral send whole calls too.
 	ToolsWhole = "whole"
 	// Gemini's OpenAI compatibility: each call whole in one chunk, with
-	// no index (function, id and type only); the finish chunk's delta {}.
+	// no index (function, id and type only, as measured in
+	// THU-MAIC/OpenMAIC#1556); the finish chunk's delta {}.
 	ToolsNoIndex = "noindex"
-	// Gemini's other shape: OpenAI's fragments without index. A call's
-	// first chunk has its id and name; the chunks after it continue it.
+	// Gemini's other shape (open-webui/computer#224): OpenAI's fragments
+	// without index. A call's first chunk has its id and name, the chunks
+	// after it continue it, so a reader must start a call at a new id.
 	ToolsNoIndexFragments = "noindex_fragments"
 )
 
