@@ -136,6 +136,9 @@ func (c *call) plan() {
 	tr.InvalidJSON = cfg.InvalidJSONRate > 0 && draw(cfg.Seed, tr.Index, streamInvalid).Float64() < cfg.InvalidJSONRate
 	tr.ToolWrong = cfg.ToolWrongRate > 0 && draw(cfg.Seed, tr.Index, streamToolWrong).Float64() < cfg.ToolWrongRate
 	tr.ToolBadJSON = cfg.ToolBadJSONRate > 0 && draw(cfg.Seed, tr.Index, streamToolBadJSON).Float64() < cfg.ToolBadJSONRate
+	if cfg.UsageOffRate > 0 && draw(cfg.Seed, tr.Index, streamUsageOff).Float64() < cfg.UsageOffRate {
+		tr.UsageOff = cfg.UsageOffTokens
+	}
 	c.reasoning = loremTokens(cfg.ReasoningTokens, 7)
 	if tr.Fault == FaultEmptyAnswer {
 		c.reasoning = nil
@@ -368,8 +371,8 @@ type usage struct {
 func (c *call) usage() usage {
 	u := usage{
 		PromptTokens:     c.tr.PromptTokens,
-		CompletionTokens: c.tr.OutputTokens,
-		TotalTokens:      c.tr.PromptTokens + c.tr.OutputTokens,
+		CompletionTokens: c.tr.OutputTokens + c.tr.UsageOff,
+		TotalTokens:      c.tr.PromptTokens + c.tr.OutputTokens + c.tr.UsageOff,
 	}
 	if c.tr.Cache {
 		u.PromptDetails = &struct {

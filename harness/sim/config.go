@@ -115,6 +115,13 @@ type Config struct {
 	MetricsHang         float64
 	MetricsSeries       int
 
+	// UsageOffRate is the probability, decided from Seed and the index,
+	// that a request's usage.completion_tokens (and total_tokens) is off
+	// by UsageOffTokens from the tokens it streamed (Truth.UsageOff), so
+	// that a client's check of usage against the stream can be tested.
+	UsageOffTokens int
+	UsageOffRate   float64
+
 	Seed int64
 }
 

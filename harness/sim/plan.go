@@ -22,6 +22,7 @@ const (
 	streamToolWrong
 	streamToolBadJSON
 	streamMetricsHang
+	streamUsageOff
 )
 
 // draw is the deterministic generator for request index i and one stream.

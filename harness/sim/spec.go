@@ -14,7 +14,7 @@ var specKeys = []string{
 	"role", "empty", "keepalive", "nousage", "crlf", "reasoning", "nodone", "multiline", "echo",
 	"fault", "wrong", "invalid_json",
 	"tools", "tool_wrong", "tool_badjson", "cache",
-	"metrics_lie", "metrics_foreign", "metrics_vanish", "metrics_hang", "metrics_series",
+	"metrics_lie", "metrics_foreign", "metrics_vanish", "metrics_hang", "metrics_series", "usage_off",
 	"seed",
 }
 
@@ -39,6 +39,7 @@ var specKeys = []string{
 //	metrics_vanish=N[@family]      a family (default vllm:time_to_first_token_seconds) gone after N scrapes
 //	metrics_hang=p                 the probability that a scrape sends nothing until the client leaves
 //	metrics_series=N               N more series, of the gauge sim_extra_series
+//	usage_off=N:p                  usage.completion_tokens off by N on a share p of requests
 func ParseSpec(spec string) (Config, error) {
 	c := Default()
 	for _, item := range strings.Split(spec, ",") {
@@ -140,6 +141,14 @@ func (c *Config) set(key, val string, hasVal bool) error {
 		num(&c.MetricsHang)
 	case "metrics_series":
 		integer(&c.MetricsSeries)
+	case "usage_off":
+		n, p, ok := strings.Cut(val, ":")
+		if !ok {
+			return fmt.Errorf("usage_off needs tokens:probability, e.g. usage_off=5:0.1")
+		}
+		if c.UsageOffTokens, err = strconv.Atoi(n); err == nil {
+			c.UsageOffRate, err = strconv.ParseFloat(p, 64)
+		}
 	case "seed":
 		c.Seed, err = strconv.ParseInt(val, 10, 64)
 	case "fault":
@@ -290,6 +299,9 @@ func (c Config) agentSpec() []string {
 	ff("metrics_hang", c.MetricsHang)
 	if c.MetricsSeries != 0 {
 		out = append(out, "metrics_series="+strconv.Itoa(c.MetricsSeries))
+	}
+	if c.UsageOffTokens != 0 || c.UsageOffRate != 0 {
+		out = append(out, "usage_off="+strconv.Itoa(c.UsageOffTokens)+":"+strconv.FormatFloat(c.UsageOffRate, 'g', -1, 64))
 	}
 	return out
 }

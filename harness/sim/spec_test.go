@@ -47,6 +47,7 @@ func TestParseSpec(t *testing.T) {
 				c.MetricsLie, c.MetricsForeign, c.MetricsVanish, c.MetricsVanishFamily = 2, 0.2, 3, MetricKVUsage
 				c.MetricsHang, c.MetricsSeries = 1, 100000
 			}},
+		"usage off": {"usage_off=-5:0.1", func(c *Config) { c.UsageOffTokens, c.UsageOffRate = -5, 0.1 }},
 		"vanish, the default family": {"metrics_vanish=1,tools=noindex_fragments", func(c *Config) {
 			c.MetricsVanish, c.ToolFraming = 1, ToolsNoIndexFragments
 		}},
@@ -104,6 +105,9 @@ func TestParseSpecErrors(t *testing.T) {
 		"vanish not a number":  {"metrics_vanish=soon", []string{`"metrics_vanish=soon"`}},
 		"hang rate":            {"metrics_hang=2", []string{"metrics_hang=2", "[0,1]"}},
 		"too many series":      {"metrics_series=2000000", []string{"metrics_series=2000000", "1000000"}},
+		"usage off without p":  {"usage_off=5", []string{"tokens:probability"}},
+		"usage off p > 1":      {"usage_off=5:2", []string{"usage_off=5:2", "(0,1]"}},
+		"usage off by nothing": {"usage_off=0:0.5", []string{"usage_off=0:0.5", "not 0"}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

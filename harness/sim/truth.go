@@ -25,10 +25,13 @@ type Truth struct {
 	CachedTokens  int
 	PrefillTokens int
 	Cache         bool
-	// OutputTokens equals the usage.completion_tokens sent: one per
-	// content or reasoning chunk, and a tool-call chunk's tokens (a whole
-	// call carries several in one chunk: see ToolChunks).
+	// OutputTokens equals the usage.completion_tokens sent, less
+	// UsageOff: one per content or reasoning chunk, and a tool-call
+	// chunk's tokens (a whole call carries several in one chunk: see
+	// ToolChunks). UsageOff is what usage was made to be off by
+	// (Config.UsageOffRate), 0 when it was true.
 	OutputTokens    int
+	UsageOff        int
 	ReasoningTokens int           // of OutputTokens, those sent as reasoning (they all come before the answer)
 	TTFTDelay       time.Duration // planned time to first token, queue wait excluded
 	// QueueWait is the time spent waiting for a generation slot (Config.Slots),

@@ -14,7 +14,7 @@ const (
 	maxMetricsForeign = 100
 )
 
-// validateAgents reports the first tool, cache or metrics setting that
+// validateAgents reports the first tool, cache, metrics or usage setting that
 // cannot be simulated, naming its spec key and what is allowed.
 func (c Config) validateAgents() error {
 	if c.ToolFraming != "" && !slices.Contains(ToolFramings, c.ToolFraming) {
@@ -40,6 +40,9 @@ func (c Config) validateAgents() error {
 	if f := c.MetricsVanishFamily; f != "" && (c.MetricsVanish == 0 || !slices.Contains(MetricFamilies, f)) {
 		return fmt.Errorf("metrics_vanish=%d@%s: needs a count >= 1 and one of the families %s",
 			c.MetricsVanish, f, strings.Join(MetricFamilies, ", "))
+	}
+	if !isProb(c.UsageOffRate) || (c.UsageOffRate > 0) != (c.UsageOffTokens != 0) {
+		return fmt.Errorf("usage_off=%d:%v: tokens not 0 and a probability in (0,1]", c.UsageOffTokens, c.UsageOffRate)
 	}
 	if c.MetricsSeries < 0 || c.MetricsSeries > maxMetricsSeries {
 		return fmt.Errorf("metrics_series=%d: from 0 to %d", c.MetricsSeries, maxMetricsSeries)
