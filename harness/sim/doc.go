@@ -8,7 +8,8 @@
 //     word, TPOT, lognormal jitter, slowdown with load, a Scale to fake a
 //     regression), SSE framing quirks (role chunk, empty content, ": ping"
 //     keep-alives, CRLF, reasoning tokens, no usage, no [DONE], JSON spread
-//     over several data: lines), faults and answer quality. ParseSpec reads
+//     over several data: lines), faults, answer quality and usage that
+//     disagrees with the stream (usage_off=N:p). ParseSpec reads
 //     the same from a one-line spec for the CLI
 //     ("ttft=50ms,tpot=5ms,fault=truncated:0.05"); Config.String writes it.
 //   - Capacity (slots.go): with Slots, at most that many requests generate
