@@ -357,3 +357,43 @@ func keys(fams map[string]*dto.MetricFamily) string {
 	}
 	return b.String()
 }
+
+// TestMetricsKVWithCache: with a prefix cache, KV usage is relative to
+// its size; after Reset the counters are zero again and the cache cold.
+func TestMetricsKVWithCache(t *testing.T) {
+	cfg := fast()
+	cfg.Slots, cfg.TTFT, cfg.CacheBlocks = 1, 150*time.Millisecond, 8
+	srv, url := Start(t, cfg)
+	body := chatBody("user", words("w", 40))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if resp, err := post(t, http.DefaultClient, url, body, ""); err == nil {
+			rawBody(t, resp, 1<<20)
+		}
+	}()
+	deadline := time.Now().Add(2 * time.Second)
+	for busy, _ := srv.Slots(); busy != 1; busy, _ = srv.Slots() {
+		if time.Now().After(deadline) {
+			t.Fatal("the request never started")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	want := float64(kvBlocksOf(40, cfg.OutputTokens)) / 8 // 46 tokens: 3 blocks of 8
+	if got := value(t, scrape(t, url), MetricKVUsage, "", ""); got != want || want != 3.0/8 {
+		t.Errorf("%s = %v, want %v", MetricKVUsage, got, want)
+	}
+	<-done
+	usageOf(t, url, body)
+	if m := srv.Metrics(); m.CacheHits != 32 || m.Success["stop"] != 2 {
+		t.Fatalf("before Reset: %+v", m)
+	}
+	srv.Reset()
+	if u := usageOf(t, url, body); cachedOf(u) != 0 {
+		t.Errorf("after Reset: %d cached tokens, want a cold cache", cachedOf(u))
+	}
+	fams := scrape(t, url)
+	if got := value(t, fams, MetricSuccess+"_total", "finished_reason", "stop"); got != 1 {
+		t.Errorf("after Reset: request_success %v, want 1", got)
+	}
+}
