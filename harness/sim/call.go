@@ -42,7 +42,13 @@ type call struct {
 	gz        *gzip.Writer
 	reasoning []string
 	answer    []string
-	sent      []string // content tokens sent, for Truth.Answer
+	tools     *toolPlan // a tool-call answer instead of text; nil for text
+	toolSent  int       // of its tokens, those sent
+	scheduled int       // tokens given a due time so far (see schedule)
+	kvBlocks  int       // KV blocks held while generating (metrics.go)
+	started   bool      // generation began: counted in /metrics
+	running   bool      // counted among the running requests now
+	sent      []string  // content tokens sent, for Truth.Answer
 	finish    string
 	failed    bool // a write or flush failed: the client is gone
 }
@@ -82,7 +88,12 @@ func newCall(s *Server, cfg *Config, tr *Truth, req *openai.ChatCompletionReques
 func (c *call) run() {
 	defer c.timer.Stop()
 	defer c.releaseSlot()
-	defer func() { c.tr.Answer = strings.Join(c.sent, "") }()
+	defer func() {
+		c.tr.Answer = strings.Join(c.sent, "")
+		if c.tools != nil && c.toolSent > 0 {
+			c.tr.ToolCalls = c.tools.callsOf(c.toolSent)
+		}
+	}()
 	c.from = c.tr.Received
 	c.plan()
 	switch c.tr.Fault {
@@ -119,11 +130,39 @@ func (c *call) run() {
 
 func (c *call) plan() {
 	cfg, tr := c.cfg, c.tr
-	var text string
 	// Draw every stream whatever the answer, so Echo or a fault leaves
 	// the other requests of a run as they were.
 	tr.Wrong = cfg.WrongRate > 0 && draw(cfg.Seed, tr.Index, streamWrong).Float64() < cfg.WrongRate
 	tr.InvalidJSON = cfg.InvalidJSONRate > 0 && draw(cfg.Seed, tr.Index, streamInvalid).Float64() < cfg.InvalidJSONRate
+	tr.ToolWrong = cfg.ToolWrongRate > 0 && draw(cfg.Seed, tr.Index, streamToolWrong).Float64() < cfg.ToolWrongRate
+	tr.ToolBadJSON = cfg.ToolBadJSONRate > 0 && draw(cfg.Seed, tr.Index, streamToolBadJSON).Float64() < cfg.ToolBadJSONRate
+	if cfg.UsageOffRate > 0 && draw(cfg.Seed, tr.Index, streamUsageOff).Float64() < cfg.UsageOffRate {
+		tr.UsageOff = cfg.UsageOffTokens
+	}
+	c.reasoning = loremTokens(cfg.ReasoningTokens, 7)
+	if tr.Fault == FaultEmptyAnswer {
+		c.reasoning = nil
+	}
+	c.finish = "stop"
+	if calls := c.toolCalls(); len(calls) > 0 {
+		c.planTools(calls)
+	} else {
+		tr.ToolWrong, tr.ToolBadJSON = false, false
+		c.planText()
+	}
+	tr.PrefillTokens = tr.PromptTokens
+	c.ttftFactor = cfg.scale() * tr.SlowFactor * jitter(draw(cfg.Seed, tr.Index, streamTTFT), cfg.TTFTJitter)
+	// Decided here for the requests that never start generating (status
+	// faults), and again by start once a slot is held or the prefix
+	// cache has spared some prefill.
+	tr.TTFTDelay = c.ttftDelay()
+}
+
+// planText plans a text answer: the hook's, a wrong one, a broken one,
+// Echo's or lorem words.
+func (c *call) planText() {
+	cfg, tr := c.cfg, c.tr
+	var text string
 	if cfg.Echo || tr.Fault == FaultEmptyAnswer {
 		tr.Wrong, tr.InvalidJSON = false, false
 	}
@@ -155,27 +194,35 @@ func (c *call) plan() {
 	} else if tr.InvalidJSON {
 		c.answer = splitTokens(breakJSON(strings.Join(c.answer, "")))
 	}
-	c.reasoning = loremTokens(cfg.ReasoningTokens, 7)
-	if tr.Fault == FaultEmptyAnswer {
-		c.reasoning = nil
-	}
-	c.finish = "stop"
-	if limit := tr.MaxTokens; limit > 0 && len(c.reasoning)+len(c.answer) > limit {
-		c.reasoning = c.reasoning[:min(len(c.reasoning), limit)]
-		c.answer = c.answer[:limit-len(c.reasoning)]
-		c.finish = "length"
-	}
+	c.answer = c.answer[:c.budget(len(c.answer))]
+}
 
-	c.ttftFactor = cfg.scale() * tr.SlowFactor * jitter(draw(cfg.Seed, tr.Index, streamTTFT), cfg.TTFTJitter)
-	// Decided here for the requests that never start generating (status
-	// faults), and again by start once a slot is held.
-	tr.TTFTDelay = c.ttftDelay()
+// budget applies max_tokens to reasoning, which comes first, and an
+// answer of n tokens: it cuts c.reasoning and returns how many of the n
+// fit after it, with finish "length" when something was cut.
+func (c *call) budget(n int) int {
+	limit := c.tr.MaxTokens
+	if limit <= 0 || len(c.reasoning)+n <= limit {
+		return n
+	}
+	c.reasoning = c.reasoning[:min(len(c.reasoning), limit)]
+	c.finish = "length"
+	return limit - len(c.reasoning)
+}
+
+// planned is the number of tokens the answer will have.
+func (c *call) planned() int {
+	n := len(c.reasoning) + len(c.answer)
+	if c.tools != nil {
+		n += c.tools.tokens
+	}
+	return n
 }
 
 // ttftDelay is the time from arrival (or from the end of a queue wait) to
 // the first token.
 func (c *call) ttftDelay() time.Duration {
-	return scaled(c.cfg.firstToken(c.tr.PromptTokens), c.ttftFactor*c.slowdown())
+	return scaled(c.cfg.firstToken(c.tr.PrefillTokens), c.ttftFactor*c.slowdown())
 }
 
 // slowdown models a server that shares its compute between the requests
@@ -313,7 +360,10 @@ type usage struct {
 	PromptTokens     int `json:"prompt_tokens"`
 	CompletionTokens int `json:"completion_tokens"`
 	TotalTokens      int `json:"total_tokens"`
-	Details          *struct {
+	PromptDetails    *struct {
+		CachedTokens int `json:"cached_tokens"`
+	} `json:"prompt_tokens_details,omitempty"`
+	Details *struct {
 		ReasoningTokens int `json:"reasoning_tokens"`
 	} `json:"completion_tokens_details,omitempty"`
 }
@@ -321,8 +371,13 @@ type usage struct {
 func (c *call) usage() usage {
 	u := usage{
 		PromptTokens:     c.tr.PromptTokens,
-		CompletionTokens: c.tr.OutputTokens,
-		TotalTokens:      c.tr.PromptTokens + c.tr.OutputTokens,
+		CompletionTokens: c.tr.OutputTokens + c.tr.UsageOff,
+		TotalTokens:      c.tr.PromptTokens + c.tr.OutputTokens + c.tr.UsageOff,
+	}
+	if c.tr.Cache {
+		u.PromptDetails = &struct {
+			CachedTokens int `json:"cached_tokens"`
+		}{c.tr.CachedTokens}
 	}
 	if len(c.reasoning) > 0 {
 		u.Details = &struct {

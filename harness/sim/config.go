@@ -14,11 +14,12 @@ import (
 // instant, fault-free endpoint with no output; Default is the usual start.
 type Config struct {
 	// Latency model. The time to first token is
-	// (TTFT + PrefillPerToken*prompt tokens) * Scale * jitter * slowdown,
+	// (TTFT + PrefillPerToken*prefilled tokens) * Scale * jitter * slowdown,
 	// counted from the handler's entry; each following token comes TPOT *
-	// jitter * slowdown after the one before.
+	// jitter * slowdown after the one before. The prefilled tokens are the
+	// prompt's, less those found in the prefix cache (CacheBlocks).
 	TTFT            time.Duration
-	PrefillPerToken time.Duration // prompt tokens = whitespace-separated words of all messages
+	PrefillPerToken time.Duration // prompt tokens = whitespace-separated words of all messages (see promptWords)
 	TTFTJitter      float64       // relative sd of a mean-1 lognormal factor; 0 = none
 	TPOT            time.Duration
 	TPOTJitter      float64
@@ -79,6 +80,47 @@ type Config struct {
 	Wrong           func(req *openai.ChatCompletionRequest) string
 	WrongRate       float64
 	InvalidJSONRate float64
+
+	// Tool calls (tools.go). A request that offers tools (and whose
+	// tool_choice is not "none") is answered with the calls Tools gives
+	// for it, framed as ToolFraming says; nil calls mean a text answer
+	// (an agent loop's final answer). With no Tools hook the model calls
+	// the first tool offered (or the one tool_choice names) with the
+	// arguments its schema requires, once, and then answers with text.
+	// ToolWrongRate and ToolBadJSONRate are the probabilities, decided
+	// from Seed and the index, that a call's arguments are wrong (a value
+	// changed, still valid JSON of the same type) or not JSON at all.
+	Tools           func(req *openai.ChatCompletionRequest) []ToolCall
+	ToolFraming     string // one of ToolFramings; "" = ToolsOpenAI
+	ToolWrongRate   float64
+	ToolBadJSONRate float64
+
+	// CacheBlocks turns on a prefix cache (cache.go) of that many blocks
+	// of CacheBlock prompt tokens; 0 = none. Cached tokens cost no
+	// prefill and are reported in usage.prompt_tokens_details.
+	CacheBlocks int
+
+	// Metrics faults (metrics.go), for scrapers under test. /metrics is
+	// always served; these make it lie. MetricsLie multiplies every TTFT
+	// the histogram observes (0 or 1: the truth). MetricsForeign counts
+	// that share of extra requests, copies of real ones no client sent.
+	// From the scrape after the MetricsVanish-th on, the family
+	// MetricsVanishFamily is left out (0: never). MetricsHang is the
+	// probability that a scrape hangs, sending nothing until the client
+	// leaves. MetricsSeries adds that many series of one gauge family.
+	MetricsLie          float64
+	MetricsForeign      float64
+	MetricsVanish       int
+	MetricsVanishFamily string // "" = MetricTTFT
+	MetricsHang         float64
+	MetricsSeries       int
+
+	// UsageOffRate is the probability, decided from Seed and the index,
+	// that a request's usage.completion_tokens (and total_tokens) is off
+	// by UsageOffTokens from the tokens it streamed (Truth.UsageOff), so
+	// that a client's check of usage against the stream can be tested.
+	UsageOffTokens int
+	UsageOffRate   float64
 
 	Seed int64
 }
@@ -224,6 +266,9 @@ func (c Config) Validate() error {
 	}
 	if sum > 1+1e-9 {
 		return bad("fault probabilities sum to %v > 1", sum)
+	}
+	if err := c.validateAgents(); err != nil {
+		return fmt.Errorf("%w: %v", ErrConfig, err)
 	}
 	return nil
 }

@@ -19,6 +19,10 @@ const (
 	streamInvalid
 	streamTTFT
 	streamTPOT
+	streamToolWrong
+	streamToolBadJSON
+	streamMetricsHang
+	streamUsageOff
 )
 
 // draw is the deterministic generator for request index i and one stream.
@@ -60,13 +64,30 @@ func scaled(d time.Duration, f float64) time.Duration {
 // for a tokenizer: close enough to scale prefill, and easy to predict.
 func promptTokens(req *openai.ChatCompletionRequest) int {
 	n := 0
-	for _, m := range req.Messages {
-		n += len(strings.Fields(m.Content))
-		for _, p := range m.MultiContent {
-			n += len(strings.Fields(p.Text))
+	promptWords(req, func(string, string) { n++ })
+	return n
+}
+
+// promptWords calls yield with every prompt token of req in order, with
+// its message's role: the words of every message's content and text
+// parts, and of an assistant's tool calls (name, then arguments), so that
+// a conversation's or an agent loop's history counts in full.
+func promptWords(req *openai.ChatCompletionRequest, yield func(role, word string)) {
+	words := func(role, s string) {
+		for w := range strings.FieldsSeq(s) {
+			yield(role, w)
 		}
 	}
-	return n
+	for _, m := range req.Messages {
+		words(m.Role, m.Content)
+		for _, p := range m.MultiContent {
+			words(m.Role, p.Text)
+		}
+		for _, tc := range m.ToolCalls {
+			words(m.Role, tc.Function.Name)
+			words(m.Role, tc.Function.Arguments)
+		}
+	}
 }
 
 var lorem = spaced(strings.Fields(`lorem ipsum dolor sit amet consectetur adipiscing elit sed do

@@ -84,3 +84,34 @@ func TestReasoningTPOT(t *testing.T) {
 		t.Errorf("non-stream truth %d tokens, %d reasoning; want 10, 4", tr.OutputTokens, tr.ReasoningTokens)
 	}
 }
+
+// TestUsageOff: usage is off by the spec's tokens on its share of the
+// requests, exactly those the truth marks, and the stream is untouched.
+func TestUsageOff(t *testing.T) {
+	cfg, err := ParseSpec("ttft=0s,tpot=0s,tokens=6,usage_off=5:0.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, url := Start(t, cfg)
+	const n = 100
+	var wire []summary
+	for range n {
+		resp, err := post(t, http.DefaultClient, url, streamBody, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		evs, _ := readSSE(t, resp.Body, "\n")
+		resp.Body.Close()
+		wire = append(wire, summarize(t, evs))
+	}
+	off := 0
+	for i, tr := range srv.Truth() {
+		if w := wire[i]; w.tokens != 6 || tr.OutputTokens != 6 || w.usage-w.tokens != tr.UsageOff || (tr.UsageOff != 0 && tr.UsageOff != 5) {
+			t.Errorf("request %d: %d tokens streamed, usage %d, truth %d tokens off by %d", i, w.tokens, w.usage, tr.OutputTokens, tr.UsageOff)
+		}
+		off += btoi(tr.UsageOff != 0)
+	}
+	if off < 2 || off > 22 { // about 4 standard deviations around 10
+		t.Errorf("%d of %d requests off, want about 10", off, n)
+	}
+}

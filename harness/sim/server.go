@@ -23,13 +23,23 @@ type Server struct {
 	inflight int
 	slots    slotQueue
 	idle     chan struct{} // closed while inflight == 0
+
+	cache *prefixCache // nil without Config.CacheBlocks
+	// The account behind /metrics (metrics.go): requests generating and
+	// the KV blocks they hold, what happened (truthAcct) and what
+	// /metrics shows (shownAcct), foreign requests added, scrapes.
+	running, kvBlocks    int
+	truthAcct, shownAcct account
+	counted, foreign     int
+	scrapeCount          int
+	scrapes              []Scrape
 }
 
 // New returns a server simulating cfg. It panics if cfg.Validate fails: a
 // broken config is a programming error, and ParseSpec already reports it as
 // an error for specs that come from users.
 func New(cfg Config) *Server {
-	s := &Server{idle: make(chan struct{})}
+	s := &Server{idle: make(chan struct{}), truthAcct: newAccount(), shownAcct: newAccount()}
 	close(s.idle)
 	s.SetConfig(cfg)
 	return s
@@ -42,6 +52,11 @@ func (s *Server) SetConfig(cfg Config) {
 	}
 	s.mu.Lock()
 	s.cfg = cfg
+	if cfg.CacheBlocks == 0 {
+		s.cache = nil
+	} else if s.cache == nil || s.cache.limit != cfg.CacheBlocks {
+		s.cache = newPrefixCache(cfg.CacheBlocks)
+	}
 	s.slots.limit = cfg.Slots
 	s.slots.grant() // a raised limit serves waiters at once
 	s.mu.Unlock()
@@ -49,12 +64,19 @@ func (s *Server) SetConfig(cfg Config) {
 
 // Reset forgets all records and restarts request indices at 0, so the next
 // run meets the same faults and jitter as the first; the next request is
-// the first again for SlowAfter.
+// the first again for SlowAfter. It empties the prefix cache and zeroes
+// the counters and histograms of /metrics, as a restart would, but not
+// its gauges, which belong to the requests still running.
 func (s *Server) Reset() {
 	s.mu.Lock()
 	s.gen++
 	s.records = nil
 	s.first = time.Time{}
+	if s.cache != nil {
+		s.cache = newPrefixCache(s.cache.limit)
+	}
+	s.truthAcct, s.shownAcct = newAccount(), newAccount()
+	s.counted, s.foreign, s.scrapeCount, s.scrapes = 0, 0, 0, nil
 	s.mu.Unlock()
 }
 
@@ -117,12 +139,17 @@ func (s *Server) begin(received time.Time) (Truth, Config, int) {
 	return tr, s.cfg, s.gen
 }
 
-func (s *Server) end(tr *Truth, gen int) {
+// end records a request whose handler returns; generated says it reached
+// generation, and so counts in /metrics.
+func (s *Server) end(tr *Truth, gen int, generated bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	tr.Done = true
 	if gen == s.gen && tr.Index < len(s.records) {
 		s.records[tr.Index] = *tr
+		if generated {
+			s.count(tr)
+		}
 	}
 	s.inflight--
 	if s.inflight == 0 {
@@ -139,6 +166,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		s.chat(w, r)
+	case strings.HasSuffix(r.URL.Path, "/metrics") && r.Method == http.MethodGet:
+		s.serveMetrics(w, r)
 	case strings.HasSuffix(r.URL.Path, "/models") && r.Method == http.MethodGet:
 		w.Header().Set("Content-Type", "application/json")
 		io.WriteString(w, `{"object":"list","data":[{"id":"sim","object":"model","created":0,"owned_by":"llmsla"}]}`)
@@ -160,7 +189,8 @@ type rawParams struct {
 
 func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	tr, cfg, gen := s.begin(time.Now())
-	defer s.end(&tr, gen)
+	var c *call
+	defer func() { s.end(&tr, gen, c != nil && c.started) }()
 
 	body, err := io.ReadAll(io.LimitReader(r.Body, 32<<20))
 	var req openai.ChatCompletionRequest
@@ -195,6 +225,6 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	c := newCall(s, &cfg, &tr, &req, w, r)
+	c = newCall(s, &cfg, &tr, &req, w, r)
 	c.run()
 }

@@ -98,8 +98,14 @@ func (c *call) start() bool {
 		}
 		// Slowdown shares compute among the requests generating now,
 		// which the slot count says only once this one is among them.
+		c.lookupCache()
+		c.tr.TTFTDelay = c.ttftDelay()
+	} else if c.lookupCache() {
 		c.tr.TTFTDelay = c.ttftDelay()
 	}
+	c.started, c.running = true, true
+	c.kvBlocks = kvBlocksOf(c.tr.PromptTokens, c.planned())
+	c.s.generating(c.kvBlocks, true)
 	c.next = c.from.Add(c.tr.QueueWait + c.tr.TTFTDelay)
 	return true
 }
@@ -132,8 +138,13 @@ func (c *call) acquire() bool {
 	}
 }
 
-// releaseSlot runs on every exit of a request, panics included.
+// releaseSlot runs on every exit of a request, panics included: it takes
+// the request out of the running ones and gives back its slot.
 func (c *call) releaseSlot() {
+	if c.running {
+		c.running = false
+		c.s.generating(c.kvBlocks, false)
+	}
 	if c.held {
 		c.held = false
 		c.s.release()

@@ -12,7 +12,10 @@ var specKeys = []string{
 	"ttft", "prefill", "tpot", "tokens", "jitter", "ttft_jitter", "tpot_jitter",
 	"slowdown", "scale", "slots", "slow_after", "slow_factor",
 	"role", "empty", "keepalive", "nousage", "crlf", "reasoning", "nodone", "multiline", "echo",
-	"fault", "wrong", "invalid_json", "seed",
+	"fault", "wrong", "invalid_json",
+	"tools", "tool_wrong", "tool_badjson", "cache",
+	"metrics_lie", "metrics_foreign", "metrics_vanish", "metrics_hang", "metrics_series", "usage_off",
+	"seed",
 }
 
 // ParseSpec reads a comma-separated spec such as
@@ -24,6 +27,19 @@ var specKeys = []string{
 // repeat; jitter sets both ttft_jitter and tpot_jitter. Unknown keys and bad
 // values are errors that name the key, so a typo never silently runs a
 // different endpoint.
+//
+// Agents, caches and server metrics (each off unless set, but a request
+// that offers tools always gets tool calls):
+//
+//	tools=openai|vllm|whole|noindex|noindex_fragments  the tool-call framing (ToolFramings; default openai)
+//	tool_wrong=p, tool_badjson=p   rates of calls with wrong, and with non-JSON, arguments
+//	cache=N                        a prefix cache of N blocks of 16 tokens (0: none)
+//	metrics_lie=f                  /metrics' TTFT histogram observes f × the TTFT
+//	metrics_foreign=s              /metrics counts s extra requests per real one (0.2: 20%)
+//	metrics_vanish=N[@family]      a family (default vllm:time_to_first_token_seconds) gone after N scrapes
+//	metrics_hang=p                 the probability that a scrape sends nothing until the client leaves
+//	metrics_series=N               N more series, of the gauge sim_extra_series
+//	usage_off=N:p                  usage.completion_tokens off by N on a share p of requests
 func ParseSpec(spec string) (Config, error) {
 	c := Default()
 	for _, item := range strings.Split(spec, ",") {
@@ -105,6 +121,34 @@ func (c *Config) set(key, val string, hasVal bool) error {
 		flag(&c.MultiLine)
 	case "echo":
 		flag(&c.Echo)
+	case "tools":
+		c.ToolFraming = val
+	case "tool_wrong":
+		num(&c.ToolWrongRate)
+	case "tool_badjson":
+		num(&c.ToolBadJSONRate)
+	case "cache":
+		integer(&c.CacheBlocks)
+	case "metrics_lie":
+		num(&c.MetricsLie)
+	case "metrics_foreign":
+		num(&c.MetricsForeign)
+	case "metrics_vanish":
+		n, family, _ := strings.Cut(val, "@")
+		c.MetricsVanishFamily = family
+		c.MetricsVanish, err = strconv.Atoi(n)
+	case "metrics_hang":
+		num(&c.MetricsHang)
+	case "metrics_series":
+		integer(&c.MetricsSeries)
+	case "usage_off":
+		n, p, ok := strings.Cut(val, ":")
+		if !ok {
+			return fmt.Errorf("usage_off needs tokens:probability, e.g. usage_off=5:0.1")
+		}
+		if c.UsageOffTokens, err = strconv.Atoi(n); err == nil {
+			c.UsageOffRate, err = strconv.ParseFloat(p, 64)
+		}
 	case "seed":
 		c.Seed, err = strconv.ParseInt(val, 10, 64)
 	case "fault":
@@ -219,8 +263,45 @@ func (c Config) String() string {
 	if c.InvalidJSONRate != d.InvalidJSONRate {
 		add("invalid_json", ff(c.InvalidJSONRate))
 	}
+	out = append(out, c.agentSpec()...)
 	if c.Seed != d.Seed {
 		add("seed", strconv.FormatInt(c.Seed, 10))
 	}
 	return strings.Join(out, ",")
+}
+
+// agentSpec is the spec of the tool, cache and metrics settings that
+// differ from Default(), none of which it sets.
+func (c Config) agentSpec() []string {
+	var out []string
+	ff := func(key string, f float64) {
+		if f != 0 {
+			out = append(out, key+"="+strconv.FormatFloat(f, 'g', -1, 64))
+		}
+	}
+	if c.ToolFraming != "" {
+		out = append(out, "tools="+c.ToolFraming)
+	}
+	ff("tool_wrong", c.ToolWrongRate)
+	ff("tool_badjson", c.ToolBadJSONRate)
+	if c.CacheBlocks != 0 {
+		out = append(out, "cache="+strconv.Itoa(c.CacheBlocks))
+	}
+	ff("metrics_lie", c.MetricsLie)
+	ff("metrics_foreign", c.MetricsForeign)
+	if c.MetricsVanish != 0 || c.MetricsVanishFamily != "" {
+		v := strconv.Itoa(c.MetricsVanish)
+		if c.MetricsVanishFamily != "" {
+			v += "@" + c.MetricsVanishFamily
+		}
+		out = append(out, "metrics_vanish="+v)
+	}
+	ff("metrics_hang", c.MetricsHang)
+	if c.MetricsSeries != 0 {
+		out = append(out, "metrics_series="+strconv.Itoa(c.MetricsSeries))
+	}
+	if c.UsageOffTokens != 0 || c.UsageOffRate != 0 {
+		out = append(out, "usage_off="+strconv.Itoa(c.UsageOffTokens)+":"+strconv.FormatFloat(c.UsageOffRate, 'g', -1, 64))
+	}
+	return out
 }

@@ -40,6 +40,17 @@ func TestParseSpec(t *testing.T) {
 		"capacity and drift": {"slots=4,slow_after=30s,slow_factor=2.5", func(c *Config) {
 			c.Slots, c.SlowAfter, c.SlowFactor = 4, 30*time.Second, 2.5
 		}},
+		"tools, cache and metrics": {"tools=vllm,tool_wrong=0.1,tool_badjson=0.05,cache=4096," +
+			"metrics_lie=2,metrics_foreign=0.2,metrics_vanish=3@vllm:kv_cache_usage_perc,metrics_hang=1,metrics_series=100000",
+			func(c *Config) {
+				c.ToolFraming, c.ToolWrongRate, c.ToolBadJSONRate, c.CacheBlocks = ToolsVLLM, 0.1, 0.05, 4096
+				c.MetricsLie, c.MetricsForeign, c.MetricsVanish, c.MetricsVanishFamily = 2, 0.2, 3, MetricKVUsage
+				c.MetricsHang, c.MetricsSeries = 1, 100000
+			}},
+		"usage off": {"usage_off=-5:0.1", func(c *Config) { c.UsageOffTokens, c.UsageOffRate = -5, 0.1 }},
+		"vanish, the default family": {"metrics_vanish=1,tools=noindex_fragments", func(c *Config) {
+			c.MetricsVanish, c.ToolFraming = 1, ToolsNoIndexFragments
+		}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -79,6 +90,24 @@ func TestParseSpecErrors(t *testing.T) {
 		"negative slots":       {"slots=-1", []string{"slots=-1"}},
 		"drift without factor": {"slow_after=30s", []string{"slow_after=30s", "slow_factor"}},
 		"negative drift":       {"slow_factor=-2", []string{"slow_factor=-2"}},
+		"unknown framing":      {"tools=grpc", []string{`tools="grpc"`, "allowed", "openai", "vllm", "whole", "noindex_fragments"}},
+		"framing missing":      {"tools", []string{`"tools"`, "needs a value"}},
+		"tool rate":            {"tool_wrong=1.5", []string{"tool_wrong=1.5", "[0,1]"}},
+		"broken-JSON rate":     {"tool_badjson=-0.1", []string{"tool_badjson=-0.1", "[0,1]"}},
+		"negative cache":       {"cache=-1", []string{"cache=-1", "blocks of 16 tokens", "0 (no prefix cache)"}},
+		"cache too large":      {"cache=99999999", []string{"cache=99999999", "4194304"}},
+		"cache not a number":   {"cache=lots", []string{`"cache=lots"`, "invalid syntax"}},
+		"lie negative":         {"metrics_lie=-2", []string{"metrics_lie=-2", "factor"}},
+		"foreign negative":     {"metrics_foreign=-0.2", []string{"metrics_foreign=-0.2", "from 0 to 100"}},
+		"vanish negative":      {"metrics_vanish=-1", []string{"metrics_vanish=-1", ">= 1"}},
+		"vanish unknown":       {"metrics_vanish=2@vllm:nope", []string{"metrics_vanish=2@vllm:nope", "vllm:num_requests_waiting", "vllm:time_to_first_token_seconds"}},
+		"vanish without count": {"metrics_vanish=0@vllm:num_requests_waiting", []string{"metrics_vanish=0@", "count >= 1"}},
+		"vanish not a number":  {"metrics_vanish=soon", []string{`"metrics_vanish=soon"`}},
+		"hang rate":            {"metrics_hang=2", []string{"metrics_hang=2", "[0,1]"}},
+		"too many series":      {"metrics_series=2000000", []string{"metrics_series=2000000", "1000000"}},
+		"usage off without p":  {"usage_off=5", []string{"tokens:probability"}},
+		"usage off p > 1":      {"usage_off=5:2", []string{"usage_off=5:2", "(0,1]"}},
+		"usage off by nothing": {"usage_off=0:0.5", []string{"usage_off=0:0.5", "not 0"}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

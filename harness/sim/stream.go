@@ -128,9 +128,7 @@ func (c *call) tokens(limit int) bool {
 			if n == limit {
 				return true
 			}
-			if n > 0 {
-				c.tokenDue()
-			}
+			c.schedule(1)
 			if !c.sleepUntil(c.next) {
 				return false
 			}
@@ -138,13 +136,42 @@ func (c *call) tokens(limit int) bool {
 			n++
 		}
 	}
+	if c.tools == nil {
+		return !c.failed
+	}
+	for _, ch := range c.tools.chunks {
+		if n == limit {
+			return true
+		}
+		c.schedule(len(ch.toks))
+		if !c.sleepUntil(c.next) {
+			return false
+		}
+		c.sendTool(ch)
+		n++
+	}
 	return !c.failed
+}
+
+// schedule gives k more tokens their due times: the first token of a
+// response is due when start said, each one after it a TPOT later.
+func (c *call) schedule(k int) {
+	for range k {
+		if c.scheduled > 0 {
+			c.tokenDue()
+		}
+		c.scheduled++
+	}
 }
 
 // end sends the normal termination: finish_reason, usage, [DONE].
 func (c *call) end() {
 	c.tr.Finish = c.finish
-	c.chunk(`"choices":[{"index":0,"delta":{},"finish_reason":"` + c.finish + `"}]}`)
+	if c.tools == nil {
+		c.chunk(`"choices":[{"index":0,"delta":{},"finish_reason":"` + c.finish + `"}]}`)
+	} else if at := c.chunk(`"choices":[{"index":0,"delta":` + c.tools.finishDelta + `,"finish_reason":"` + c.finish + `"}]}`); !c.failed {
+		c.tr.ToolDone = at
+	}
 	if so := c.req.StreamOptions; so != nil && so.IncludeUsage && !c.cfg.NoUsage {
 		c.chunk(`"choices":[],"usage":` + string(mustJSON(c.usage())) + `}`)
 	}
@@ -193,23 +220,18 @@ func (c *call) complete() {
 	if !c.start() {
 		return
 	}
-	for range max(len(c.reasoning)+len(c.answer)-1, 0) {
-		c.tokenDue()
-	}
+	c.schedule(c.planned())
 	if !c.sleepUntil(c.next) {
 		return
 	}
 	plainFault := isStreamFault(c.tr.Fault)
 	if !plainFault {
-		c.tr.OutputTokens = len(c.reasoning) + len(c.answer)
+		c.tr.OutputTokens = c.planned()
 		c.tr.ReasoningTokens = len(c.reasoning)
 		c.tr.Finish = c.finish
 		c.sent = c.answer
 	}
-	msg := map[string]any{"role": "assistant", "content": strings.Join(c.answer, "")}
-	if len(c.reasoning) > 0 {
-		msg["reasoning_content"] = strings.Join(c.reasoning, "")
-	}
+	msg := c.message()
 	body := mustJSON(map[string]any{
 		"id": c.tr.ID, "object": "chat.completion", "created": c.tr.Received.Unix(),
 		"model": c.req.Model, "usage": c.usage(),
@@ -229,9 +251,30 @@ func (c *call) complete() {
 	if c.tr.OutputTokens > 0 {
 		c.tr.FirstToken = now
 	}
-	if len(c.answer) > 0 {
+	if len(c.answer) > 0 || (c.tools != nil && c.tools.tokens > 0) {
 		c.tr.FirstAnswer = now
 	}
+	if c.tools != nil && c.tools.tokens > 0 {
+		c.toolSent, c.tr.FirstTool, c.tr.ToolDone = c.tools.tokens, now, now
+	}
+}
+
+// message is a whole answer's message: content, or OpenAI's tool_calls
+// with content null; reasoning_content beside either.
+func (c *call) message() map[string]any {
+	msg := map[string]any{"role": "assistant", "content": strings.Join(c.answer, "")}
+	if c.tools != nil {
+		calls := []map[string]any{}
+		for _, tc := range c.tools.callsOf(c.tools.tokens) {
+			calls = append(calls, map[string]any{"id": tc.ID, "type": "function",
+				"function": map[string]string{"name": tc.Name, "arguments": tc.Arguments}})
+		}
+		msg["content"], msg["tool_calls"] = nil, calls
+	}
+	if len(c.reasoning) > 0 {
+		msg["reasoning_content"] = strings.Join(c.reasoning, "")
+	}
+	return msg
 }
 
 // streamFaultPlain plays a mid-stream fault on a non-stream response: the

@@ -13,11 +13,25 @@ type Truth struct {
 	Received    time.Time // handler entry
 	Headers     time.Time // after WriteHeader+Flush (zero for connection_reset and timeout_headers cut short)
 	FirstToken  time.Time // first token-bearing chunk (reasoning or content)
-	FirstAnswer time.Time // first content chunk
+	FirstAnswer time.Time // first content or tool-call chunk
 	Last        time.Time // after the last byte the handler wrote ([DONE], or the fault's last write)
 
-	PromptTokens    int
-	OutputTokens    int           // token-bearing chunks sent; equals the usage.completion_tokens sent
+	// PromptTokens counts the words of every message, history included
+	// (see promptTokens); CachedTokens of them were found in the prefix
+	// cache (Config.CacheBlocks) and PrefillTokens, the rest, were
+	// charged prefill. Cache says the cache was on, and so that usage
+	// carried prompt_tokens_details.cached_tokens.
+	PromptTokens  int
+	CachedTokens  int
+	PrefillTokens int
+	Cache         bool
+	// OutputTokens equals the usage.completion_tokens sent, less
+	// UsageOff: one per content or reasoning chunk, and a tool-call
+	// chunk's tokens (a whole call carries several in one chunk: see
+	// ToolChunks). UsageOff is what usage was made to be off by
+	// (Config.UsageOffRate), 0 when it was true.
+	OutputTokens    int
+	UsageOff        int
 	ReasoningTokens int           // of OutputTokens, those sent as reasoning (they all come before the answer)
 	TTFTDelay       time.Duration // planned time to first token, queue wait excluded
 	// QueueWait is the time spent waiting for a generation slot (Config.Slots),
@@ -37,6 +51,24 @@ type Truth struct {
 	// InvalidJSON: the answer was broken on purpose (see Config.InvalidJSONRate).
 	InvalidJSON bool
 	Answer      string // content text sent, reasoning excluded
+
+	// Tool calls (tools.go). ToolStep is the agent step answered, from 1
+	// (the tool-result turns after the last user message, plus one), 0
+	// for a request that offered no tools. ToolCalls are the calls sent,
+	// as sent: ids, names, and arguments wrong (ToolWrong) or broken
+	// (ToolBadJSON) on purpose, or cut by max_tokens or a fault; nil for a
+	// text answer. FirstTool is the first chunk with name or argument
+	// bytes, ToolDone the finish chunk (finish_reason "tool_calls" or
+	// "length"), zero when none was sent. ToolChunks counts the chunks
+	// that carried name or argument bytes, not vLLM's empty repeat; a
+	// non-stream answer has none.
+	ToolStep    int
+	ToolCalls   []ToolCall
+	ToolWrong   bool
+	ToolBadJSON bool
+	FirstTool   time.Time
+	ToolDone    time.Time
+	ToolChunks  int
 
 	Model       string
 	MaxTokens   int      // max_completion_tokens, else max_tokens, as received
