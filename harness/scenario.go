@@ -80,6 +80,9 @@ var current = sync.OnceValues(func() (*process, error) {
 	if err := cfg.CheckScenarios(Defined()); err != nil {
 		return nil, err
 	}
+	if child.LatencyOnly {
+		cfg.LatencyOnly()
+	}
 	s, err := session.New(cfg, child.Run, session.Options{Samples: child.Samples, Progress: child.Progress})
 	if err != nil {
 		return nil, err

@@ -81,6 +81,9 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		return exitBroken
 	}
 	run = withBudget(run, cfg.Budget)
+	if run.LatencyOnly {
+		cfg.LatencyOnly()
+	}
 	// Everything printed or recorded from here on passes a redactor: the
 	// samples come redacted from the client, and this is the second line
 	// for the rest of go test's output and the results file.

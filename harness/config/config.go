@@ -44,6 +44,8 @@ type Config struct {
 	Notes []string
 	// Prices holds the price of each endpoint that has one in the file.
 	Prices map[string]report.Price
+	// latencyOnly: every scenario is QualityOff (LatencyOnly).
+	latencyOnly bool
 	// keyEnvs names every api_key_env of the file, selected or not.
 	keyEnvs []string
 	// lines holds the line of each scenario named in the file, for errors
@@ -93,13 +95,26 @@ func Presets() map[string]Scenario {
 // (or the preset's, or the generic ones), with the endpoint's overrides on
 // top. This is the one place an unnamed scenario gets its defaults.
 func (c *Config) Scenario(scenario, endpoint string) Scenario {
-	if o, ok := c.PerEndpoint[scenario][endpoint]; ok {
-		return o
+	sc, ok := c.PerEndpoint[scenario][endpoint]
+	if !ok {
+		sc, ok = c.Scenarios[scenario]
 	}
-	if sc, ok := c.Scenarios[scenario]; ok {
-		return sc
+	if !ok {
+		sc = Generic()
 	}
-	return Generic()
+	if c.latencyOnly {
+		sc.QualityOff = true
+		sc.Objectives = slices.DeleteFunc(slices.Clone(sc.Objectives), func(th objective.Threshold) bool { return objective.Minimums.Has(th.Name) })
+	}
+	return sc
+}
+
+// LatencyOnly turns quality off on every scenario and drops its quality
+// objectives (llmsla bench -latency-only: a load test of a model that is
+// not meant to pass the fixtures), and says so on the run's first lines.
+func (c *Config) LatencyOnly() {
+	c.latencyOnly = true
+	c.Notes = append(c.Notes, "-latency-only: no answer is judged, and every quality objective is dropped: the verdict is latency and errors only")
 }
 
 // Objectives is Scenario(…).Objectives, as a lookup for verdicts.

@@ -47,6 +47,11 @@ type Scenario struct {
 	PromptTokens []int
 
 	Objectives objective.Objectives
+	// QualityOff sends the fixture's cases without judging the answers:
+	// latency and errors only (quality: off; llmsla bench -latency-only
+	// sets it on every scenario). A scenario's fixture is built once for
+	// every endpoint, so it is a scenario's key, not an endpoint's.
+	QualityOff bool
 
 	// Capacity, when set, searches for the highest load at which every
 	// objective holds (llmsla capacity, or a capacity: block).
@@ -158,7 +163,11 @@ const (
 // kind (concurrency:, rate:, ramp:) among them, endpoints last (an
 // endpoint's overrides allow all but it).
 var scenarioKeys = slices.Concat([]string{"samples", "duration", "slice", "warmup", "max_tokens"}, loadKeys(),
-	[]string{"arrival", "burstiness", "max_concurrency", "seed", "prompt_tokens", "output_tokens", "capacity", "sla", "endpoints"})
+	[]string{"arrival", "burstiness", "max_concurrency", "seed", "prompt_tokens", "output_tokens", "capacity", "sla", "quality", "endpoints"})
+
+// endpointScenarioKeys are what an endpoint's override may set: all but
+// quality (the fixture is built once for every endpoint) and endpoints.
+var endpointScenarioKeys = slices.DeleteFunc(slices.Clone(scenarioKeys), func(k string) bool { return k == "quality" || k == "endpoints" })
 
 // loadKeys are the keys of the registered kinds of load level.
 func loadKeys() []string {
@@ -189,7 +198,7 @@ func (p *configParser) scenario(cfg *Config, name string, n *yaml.Node, override
 	}
 	cfg.PerEndpoint[name] = map[string]Scenario{}
 	p.mapping(per, key+".endpoints", nil, func(ep string, v *yaml.Node) {
-		cfg.PerEndpoint[name][ep] = p.scenarioSettings(sc, key+".endpoints."+ep, v, scenarioKeys[:len(scenarioKeys)-1], nil)
+		cfg.PerEndpoint[name][ep] = p.scenarioSettings(sc, key+".endpoints."+ep, v, endpointScenarioKeys, nil)
 		override(ep, v)
 	})
 }
@@ -277,6 +286,15 @@ func (p *configParser) setting(sc *Scenario, key, k string, v *yaml.Node) {
 		})
 	case "capacity":
 		sc.Capacity = p.capacity(v, key)
+	case "quality":
+		switch p.str(v, key) {
+		case "off":
+			sc.QualityOff = true
+		case "on":
+			sc.QualityOff = false
+		default:
+			p.errf(v, key, "%q: want on or off (off: latency and errors only, the answers not judged)", v.Value)
+		}
 	case "sla":
 		p.mapping(v, key, nil, func(m string, v *yaml.Node) {
 			th, err := objective.Parse(m, p.num(v, key+"."+m))
@@ -322,6 +340,19 @@ func (p *configParser) checkSettings(sc Scenario, key string, set map[string]*ya
 		p.errf(v, key+".max_concurrency", "caps an open loop: set rate: (or another open-loop level) too; closed-loop levels are concurrency:")
 	}
 	p.checkLevels(sc, key, set)
+	if sc.QualityOff {
+		for _, th := range sc.Objectives {
+			if objective.Minimums.Has(th.Name) {
+				v := set["sla"]
+				if v == nil {
+					v = set["quality"]
+				}
+				if v != nil {
+					p.errf(v, key+".sla."+th.Key(), "quality: off judges no answer, so this objective could never be measured: remove it, or turn quality on")
+				}
+			}
+		}
+	}
 }
 
 // list calls fn for each item of a sequence node, or for a lone scalar.

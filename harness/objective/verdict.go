@@ -1,6 +1,7 @@
 package objective
 
 import (
+	"slices"
 	"sort"
 
 	"github.com/llmsla/llmsla/harness/sample"
@@ -42,8 +43,15 @@ func Failed(vs []Verdict) bool {
 
 // Judge summarises one run's samples and checks them against o and the
 // quality minimums the checks that ran imply.
+//
+// Samples whose answers were not judged (quality: off, -latency-only:
+// every one of the run's) have no quality to judge: their quality
+// objectives are dropped, and the report says quality was not judged.
 func Judge(samples []sample.Sample, o Objectives) Verdict {
 	st := stats.Summarize(samples, o.Good)
+	if st.Attempted > 0 && st.QualityOff == st.Attempted {
+		o = slices.DeleteFunc(slices.Clone(o), func(th Threshold) bool { return Minimums.Has(th.Name) })
+	}
 	o = o.Implied(st)
 	return Verdict{Scenario: st.Scenario, Endpoint: st.Endpoint, Level: st.Level, Objectives: o, Stats: st, Violations: o.Check(st)}
 }

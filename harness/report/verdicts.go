@@ -141,6 +141,20 @@ func writeObjectives(w io.Writer, vs []objective.Verdict) {
 	}
 	writeUncovered(w, vs)
 	writeLenient(w, vs)
+	writeQualityOff(w, vs)
+}
+
+// writeQualityOff names the runs whose answers were not judged: their "ok"
+// is latency and errors only.
+func writeQualityOff(w io.Writer, vs []objective.Verdict) {
+	seen := map[string]bool{}
+	for _, v := range vs {
+		run := v.Scenario + " endpoint=" + v.Endpoint
+		if v.Stats.QualityOff > 0 && !seen[run] {
+			seen[run] = true
+			say(w, "quality (%s): not judged (quality: off, or -latency-only): its verdict is latency and errors only", run)
+		}
+	}
 }
 
 // writeLenient names the levels whose answers were JSON only once a fence

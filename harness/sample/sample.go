@@ -102,6 +102,10 @@ type Sample struct {
 	Reasoning  int    `json:"reasoning_bytes,omitempty"`
 
 	Quality *Quality `json:"quality,omitempty"`
+	// QualityOff: the answer was not judged (quality: off, llmsla bench
+	// -latency-only), so that a verdict over the samples says so rather
+	// than read a missing check as a fixture without one.
+	QualityOff bool `json:"quality_off,omitempty"`
 }
 
 // OK reports whether the request succeeded.

@@ -47,7 +47,8 @@ type Run struct {
 	StartAt    time.Time     `json:"start_at,omitzero"`
 	LevelEvery time.Duration `json:"level_every_ns,omitempty"`
 	// LatencyOnly judges latency and errors only: no quality check runs,
-	// and the verdict says that quality was not judged.
+	// and the verdict says that quality was not judged (both processes
+	// call config.Config.LatencyOnly).
 	LatencyOnly bool `json:"latency_only,omitempty"`
 	// AbortAfter stops the run after this many consecutive requests to
 	// one endpoint failed with the same kind that no load explains

@@ -81,6 +81,7 @@ func (s *Session) send(ctx context.Context, c Cell, n int, probe bool) ([]sample
 		load.Tag(func(smp *sample.Sample) {
 			smp.Scenario, smp.Level, smp.FixtureCases = c.Scenario, label, cases
 			smp.Shard, smp.StartLag = shardName, startLag
+			smp.QualityOff = c.Settings.QualityOff
 		}),
 		load.Sink(func(smp *sample.Sample) {
 			if s.sink != nil {

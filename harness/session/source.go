@@ -11,7 +11,8 @@ import (
 
 // Source builds the requests of a scenario from its fixture cases (a path
 // relative to the module root), and tells the simulators the right and
-// wrong answer to each. Under Run.LatencyOnly no quality check is attached.
+// wrong answer to each. A scenario with quality off (quality: off,
+// -latency-only) is sent without its checks: its answers are not judged.
 func (s *Session) Source(sc Scenario) (*load.Fixture, error) {
 	if err := sc.Check(); err != nil {
 		return nil, err
@@ -30,7 +31,7 @@ func (s *Session) Source(sc Scenario) (*load.Fixture, error) {
 		return nil, fmt.Errorf("%s: %w", sc.Fixture, err)
 	}
 	f, err := load.NewFixture(cases, load.FixtureOptions{System: sc.System, Structured: sc.Structured,
-		Lenient: sc.Lenient, Temperature: sc.Temperature, Seed: sc.Seed, NoChecks: s.run.LatencyOnly})
+		Lenient: sc.Lenient, Temperature: sc.Temperature, Seed: sc.Seed, NoChecks: s.cfg.Scenario(sc.Name, "").QualityOff})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", sc.Fixture, err)
 	}

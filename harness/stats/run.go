@@ -56,8 +56,11 @@ type Stats struct {
 	OutTokPerSec float64 // Σ output tokens / wall
 
 	Quality quality.Tally
-	Good    int     // requests meeting every latency and quality objective
-	GoodPct float64 // Good / Attempted
+	// QualityOff counts the requests whose answers were not judged
+	// (quality: off, -latency-only).
+	QualityOff int
+	Good       int     // requests meeting every latency and quality objective
+	GoodPct    float64 // Good / Attempted
 
 	// Cases holds, per fixture case asked, how it fared; FixtureCases is
 	// the number of cases in the fixture (0 when the scenario has none).
@@ -173,6 +176,9 @@ func Summarize(samples []sample.Sample, good func(*sample.Sample) bool) *Stats {
 			st.addCase(s)
 		}
 		st.FixtureCases = max(st.FixtureCases, s.FixtureCases)
+		if s.QualityOff {
+			st.QualityOff++
+		}
 		if s.StartLag > st.StartLag {
 			st.StartLag, st.LateShard = s.StartLag, s.Shard
 		}
