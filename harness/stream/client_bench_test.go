@@ -31,7 +31,7 @@ func BenchmarkStreamChunk(b *testing.B) {
 	b.ResetTimer()
 	for done := 0; done < b.N; done += perBody {
 		s := sample.Sample{}
-		st := streamState{s: &s, t0: time.Now(), maxContent: 1 << 20, maxData: 1 << 20}
+		st := newStreamState(&s, time.Now(), 1<<20, 1<<20, nil)
 		body := raw[:ends[min(perBody, b.N-done)]]
 		st.consume(newLineReader(idle.reader(bytes.NewReader(body)), 1<<20))
 	}

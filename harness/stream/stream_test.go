@@ -224,7 +224,7 @@ func TestTPOTCountsWhatWasStreamed(t *testing.T) {
 		if reasoning > 0 {
 			details = fmt.Sprintf(`,"completion_tokens_details":{"reasoning_tokens":%d}`, reasoning)
 		}
-		return fmt.Sprintf(`data: {"id":"c1","choices":[],"usage":{"prompt_tokens":5,"completion_tokens":%d,"total_tokens":9%s}}`+"\n\n", completion, details)
+		return fmt.Sprintf(`data: {"id":"c1","choices":[],"usage":{"prompt_tokens":5,"completion_tokens":%d,"total_tokens":%d%s}}`+"\n\n", completion, 5+completion, details)
 	}
 	cases := map[string]struct {
 		body                     string
