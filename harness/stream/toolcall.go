@@ -41,8 +41,8 @@ type toolAssembler struct {
 }
 
 type toolCall struct {
-	sample.ToolCall          // Index, ID, Name
-	explicit        bool     // Index is the server's
+	sample.ToolCall      // Index, ID, Name
+	explicit        bool // Index is the server's
 	args            []byte
 }
 
