@@ -24,7 +24,8 @@ const (
 //     arguments "": a delta that adds no name or argument bytes adds
 //     nothing, and is not a token;
 //   - Ollama, Groq, Mistral: the whole call in one delta, with an index
-//     (Mistral: 0 for every call, told apart by their ids);
+//     (Ollama: 0 for every call of a parallel batch, told apart by their
+//     ids, ollama#15457);
 //   - Gemini, Ollama before 0.5: whole calls without an index.
 //
 // A delta with an index goes to the last call with that index, unless it
