@@ -81,10 +81,32 @@ func FuzzSSE(f *testing.F) {
 		tool + stop + done,
 		tokA + "data: {\"error\":null}\n\n" + stop + done,
 		"data:" + tokA[5:] + "data :x\n\n" + stop + done,
+		// Content parts, tool-call deltas of each framing, the endings and
+		// usage figures of the vendor shapes.
+		`data: {"choices":[{"delta":{"content":[{"type":"thinking","thinking":[{"type":"text","text":"hm"}]}]}}]}` + "\n\n" +
+			`data: {"choices":[{"delta":{"content":[{"type":"text","text":"Hi"},{"type":"thinking","thinking":"x"}]}}]}` + "\n\n" + stop + done,
+		toolFrag(`{"index":0,"id":"c1","type":"function","function":{"name":"f","arguments":""}}`) + toolFrag(`{"index":0,"function":{"arguments":"{\"a\""}}`) +
+			toolFrag(`{"index":0,"function":{"arguments":":1}"}}`) + toolFrag(`{"index":0,"function":{"arguments":""}}`) + toolsDone + usage + done,
+		toolFrag(`{"id":"c1","function":{"name":"f","arguments":"{}"}},{"id":"c2","function":{"name":"f","arguments":"{}"}}`) +
+			toolFrag(`{"function":{"name":"g","arguments":"{}"}},{"function":{"name":"g"}},{"function":{"arguments":"x"}}`) + toolsDone + done,
+		toolFrag(`{"index":0,"id":"a","function":{"name":"f","arguments":"1"}},{"index":0,"id":"b","function":{"name":"g","arguments":"2"}},{"index":0,"function":{"arguments":"3"}}`) + done,
+		`data: {"choices":[{"delta":{"tool_calls":{"index":0,"id":"","function":{"name":null,"arguments":"{"}}}}]}` + "\n\n" + done,
+		`data: {"choices":[{"delta":{"function_call":{"name":"f","arguments":""}}}]}` + "\n\n" +
+			`data: {"choices":[{"delta":{"function_call":{"arguments":"{}"}},"finish_reason":"function_call"}]}` + "\n\n" + done,
+		tokA + `data: {"choices":[{"delta":{},"finish_reason":"content_filter"}]}` + "\n\n" + done,
+		tokA + `data: {"choices":[],"x_groq":{"id":"r","error":"stopped"}}` + "\n\n" + done,
+		tokA + stop + `data: {"choices":[],"x_groq":{"usage":{"prompt_tokens":3,"completion_tokens":1,"total_tokens":9}}}` + "\n\n" + done,
+		tokA + stop + `data: {"choices":[],"timings":{"cache_n":4},"usage":{"prompt_tokens":5,"completion_tokens":1,"total_tokens":6,"prompt_tokens_details":{"cached_tokens":6}}}` + "\n\n" + done,
+		tokA + stop + `data: {"choices":[],"usage":{"prompt_tokens":5,"completion_tokens":-1,"total_tokens":4}}` + "\n\n" + done,
+		tokA + stop + `data: {"choices":[],"usage":{"prompt_tokens":50,"completion_tokens":1,"total_tokens":51,"prompt_cache_hit_tokens":48}}` + "\n\n" + done,
 	} {
 		for _, cut := range []uint16{0, 7, 100} {
 			f.Add([]byte(body), cut)
 		}
+	}
+	for name := range vendorShapes {
+		body := strings.Join(readVendorStream(f, name).blocks, "")
+		f.Add([]byte(body), uint16(len(body)/2))
 	}
 	fs := newFuzzServer(f)
 	f.Fuzz(func(t *testing.T, body []byte, cut uint16) {
@@ -110,6 +132,13 @@ func FuzzSSE(f *testing.F) {
 		}
 	})
 }
+
+// toolFrag is an event with a delta of tool calls (a JSON array's elements).
+func toolFrag(calls string) string {
+	return `data: {"choices":[{"delta":{"tool_calls":[` + calls + `]}}]}` + "\n\n"
+}
+
+const toolsDone = `data: {"choices":[{"delta":{},"finish_reason":"tool_calls"}]}` + "\n\n"
 
 // TestRefParse checks the reference itself on the spec's own examples.
 func TestRefParse(t *testing.T) {
