@@ -204,6 +204,16 @@ func TestStreamEndMessages(t *testing.T) {
 			"(2 reasoning chunks only: max_tokens may have gone to reasoning)"},
 		"joined lines undecodable": {tokA + "data: {\"id\":\"c1\"}\ndata: {\"id\":\"c1\"}\n\n", sample.KindProtocol,
 			"undecodable event (2 data lines, joined with newlines"},
+		"content filter": {tokA + tokB + `data: {"choices":[{"delta":{},"finish_reason":"content_filter"}]}` + "\n\n" + done, sample.KindContentFilter,
+			"finish_reason content_filter: the server's filter ended the answer after 2 answer chunks"},
+		"x_groq error": {tokA + `data: {"choices":[],"x_groq":{"id":"r","error":"upstream gone"}}` + "\n\n" + done, sample.KindMidstream,
+			`x_groq.error: "upstream gone"`},
+		"negative usage": {tokA + stop + `data: {"choices":[],"usage":{"prompt_tokens":5,"completion_tokens":-2,"total_tokens":3}}` + "\n\n" + done,
+			sample.KindProtocol, "usage.completion_tokens -2 is negative"},
+		"more cached than prompt": {tokA + stop + `data: {"choices":[],"usage":{"prompt_tokens":5,"completion_tokens":2,"total_tokens":7,"prompt_tokens_details":{"cached_tokens":9}}}` + "\n\n" + done,
+			sample.KindProtocol, "usage: 9 cached tokens of a prompt of 5"},
+		"negative cache_n": {tokA + stop + `data: {"choices":[],"timings":{"cache_n":-1}}` + "\n\n" + done,
+			sample.KindProtocol, "timings.cache_n -1 is negative"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
