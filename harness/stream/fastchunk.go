@@ -43,7 +43,7 @@ func fastChunk(data []byte, c *chunk, in *intern) bool {
 		case fold(key, "timings"):
 			return once(&sawTimings) && sub(&p, &c.Timings)
 		case fold(key, "choices"):
-			return once(&sawChoices) && p.choices(&c.Choices)
+			return once(&sawChoices) && p.choices(&c.Choices, in)
 		}
 		return p.skip(0)
 	})
@@ -60,36 +60,29 @@ func (p *jparser) looseStr(dst *looseString, last *string) bool {
 	return p.skip(0)
 }
 
-func (p *jparser) choices(dst *[]choice) bool {
+// choices decodes the choices into the room in keeps for them.
+func (p *jparser) choices(dst *[]choice, in *intern) bool {
 	if p.null() {
 		*dst = nil
 		return true
 	}
-	if !p.consume('[') {
-		return false
+	if in.choices == nil {
+		in.choices = make([]choice, 0, 1) // never nil: [] is an empty array, as encoding/json has it
 	}
-	out := make([]choice, 0, 1)
-	p.space()
-	if p.consume(']') {
-		*dst = out
-		return true
-	}
-	for {
+	out := in.choices[:0]
+	ok := p.array(func() bool {
 		var ch choice
-		p.space()
 		if !p.null() && !p.choice(&ch) {
 			return false
 		}
 		out = append(out, ch)
-		p.space()
-		if p.consume(']') {
-			*dst = out
-			return true
-		}
-		if !p.consume(',') {
-			return false
-		}
+		return true
+	})
+	in.choices = out
+	if ok {
+		*dst = out
 	}
+	return ok
 }
 
 func (p *jparser) choice(ch *choice) bool {
