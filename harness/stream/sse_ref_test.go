@@ -208,7 +208,7 @@ func (u *refUsage) read(c *chunk) bool {
 
 // count: output tokens are the usage's completion tokens, plus the hidden
 // reasoning a total beyond prompt + completion says (when the usage gives
-// no reasoning count), plus the reasoning chunks when the usage counts
+// no reasoning count and the excess is not the cached tokens), plus the reasoning chunks when the usage counts
 // fewer than the chunks seen; never fewer than the token chunks; the
 // chunks themselves without usage.
 func (o *refOutcome) count(u refUsage, answers, thoughts int) {
@@ -221,7 +221,8 @@ func (o *refOutcome) count(u refUsage, answers, thoughts int) {
 		return
 	}
 	o.output, o.source = u.completion, sample.TokensUsage
-	if hidden := u.total - u.prompt - u.completion; u.reasoning == 0 && hidden > 0 {
+	hidden := u.total - u.prompt - u.completion
+	if u.reasoning == 0 && hidden > 0 && (u.cached == nil || *u.cached != hidden) {
 		o.output += hidden
 		o.reasoning = hidden
 	} else if thoughts > 0 && o.output < o.reasoning+answers {

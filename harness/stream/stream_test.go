@@ -236,6 +236,13 @@ func TestTPOTCountsWhatWasStreamed(t *testing.T) {
 		}
 		return fmt.Sprintf(`data: {"id":"c1","choices":[],"usage":{"prompt_tokens":5,"completion_tokens":%d,"total_tokens":%d%s}}`+"\n\n", completion, 5+completion, details)
 	}
+	usageTotal := func(completion, total int, cached *int) string {
+		details := ""
+		if cached != nil {
+			details = fmt.Sprintf(`,"prompt_tokens_details":{"cached_tokens":%d}`, *cached)
+		}
+		return fmt.Sprintf(`data: {"id":"c1","choices":[],"usage":{"prompt_tokens":6,"completion_tokens":%d,"total_tokens":%d%s}}`+"\n\n", completion, total, details)
+	}
 	cases := map[string]struct {
 		body                     string
 		output, reasoning, spans int // spans: tokens tpot divides over
@@ -250,6 +257,12 @@ func TestTPOTCountsWhatWasStreamed(t *testing.T) {
 		// before the first token.
 		"reasoning not streamed": {tokA + tokB + stop + usageOf(102, 100) + done, 102, 100, 2, sample.TokensUsage},
 		"no usage":               {think + tokA + tokB + stop + done, 3, 1, 3, sample.TokensEstimated},
+		// Gemini: reasoning counted in total_tokens alone; the excess is
+		// reasoning, inferred, and output.
+		"hidden reasoning in the total": {tokA + tokB + stop + usageTotal(2, 6+2+6, nil) + done, 8, 6, 2, sample.TokensUsage},
+		// A layer whose prompt_tokens leave out the cache reads its total
+		// counts: the excess is the cached tokens, not reasoning.
+		"the excess is the cache": {tokA + tokB + stop + usageTotal(2, 6+2+4, cached(4)) + done, 2, 0, 2, sample.TokensUsage},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

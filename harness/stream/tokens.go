@@ -109,8 +109,12 @@ func (st *streamState) count() {
 		return
 	}
 	s.TokenSource = sample.TokensUsage
+	// A gap that is the cached tokens is a layer that counts its cache
+	// reads outside prompt_tokens (Anthropic's input_tokens are net of
+	// them), not reasoning.
+	cacheGap := u.cachedTok != nil && *u.cachedTok == u.hidden
 	switch {
-	case u.reasoning == 0 && u.hidden > 0:
+	case u.reasoning == 0 && u.hidden > 0 && !cacheGap:
 		// Reasoning the server generated and counted in its total alone:
 		// output tokens all the same, before the first one streamed.
 		s.OutputTokens += u.hidden
