@@ -35,15 +35,21 @@ const (
 	// the ttft and ttfa percentiles, and an endpoint answering half its
 	// requests with nothing would look as fast as one answering all.
 	KindEmptyAnswer ErrorKind = "empty_answer"
-	KindCancelled   ErrorKind = "cancelled"
-	KindOther       ErrorKind = "other"
+	// KindContentFilter: the server's content filter ended the answer
+	// (finish_reason content_filter, Azure's and OpenAI's), whatever it
+	// had sent before. As a success the cut answer would count as a fast,
+	// complete one.
+	KindContentFilter ErrorKind = "content_filter"
+	KindCancelled     ErrorKind = "cancelled"
+	KindOther         ErrorKind = "other"
 )
 
 // Kinds lists every error kind in report order.
 var Kinds = []ErrorKind{
 	KindTimeoutHeaders, KindTimeoutIdle, KindTimeoutTotal, KindConnRefused,
 	KindConnReset, KindRateLimited, KindServerError, KindClientError, KindAuth,
-	KindProtocol, KindMidstream, KindTruncated, KindEmptyAnswer, KindCancelled, KindOther,
+	KindProtocol, KindMidstream, KindTruncated, KindEmptyAnswer, KindContentFilter,
+	KindCancelled, KindOther,
 }
 
 // Sentinels, one per kind, for errors.Is. ErrTimeout matches all three
@@ -63,6 +69,7 @@ var (
 	ErrMidstream      = kindErr(KindMidstream)
 	ErrTruncated      = kindErr(KindTruncated)
 	ErrEmptyAnswer    = kindErr(KindEmptyAnswer)
+	ErrContentFilter  = kindErr(KindContentFilter)
 	ErrCancelled      = kindErr(KindCancelled)
 )
 

@@ -18,6 +18,20 @@ const (
 	TokensEstimated TokenSource = "estimated" // counted token-bearing chunks
 )
 
+// ReasoningSource says where a sample's reasoning token count came from.
+type ReasoningSource string
+
+const (
+	// ReasoningUsage: usage.completion_tokens_details.reasoning_tokens.
+	ReasoningUsage ReasoningSource = "usage"
+	// ReasoningChunks: the reasoning chunks streamed, counted.
+	ReasoningChunks ReasoningSource = "chunks"
+	// ReasoningInferred: usage.total_tokens − prompt_tokens −
+	// completion_tokens, for a server that counts hidden reasoning in the
+	// total alone (Gemini); those tokens are added to the output tokens.
+	ReasoningInferred ReasoningSource = "inferred"
+)
+
 // Sample is one timed request: everything METRICS.md defines per request.
 // Durations are measured from t0 on the monotonic clock; a zero TTFT means no
 // token arrived. Samples are plain data: they are written as JSONL, merged
@@ -74,17 +88,40 @@ type Sample struct {
 
 	OutputTokens int `json:"output_tokens"`
 	// ReasoningTokens are those of OutputTokens that were reasoning: the
-	// server's usage.completion_tokens_details.reasoning_tokens, else the
-	// reasoning chunks counted.
-	ReasoningTokens int         `json:"reasoning_tokens,omitempty"`
-	PromptTokens    int         `json:"prompt_tokens,omitempty"`
-	TokenSource     TokenSource `json:"token_source,omitempty"`
-	Chunks          int         `json:"chunks"` // token-bearing chunks
+	// server's usage.completion_tokens_details.reasoning_tokens, else what
+	// its total counts beyond prompt and completion, else the reasoning
+	// chunks counted; ReasoningSource says which.
+	ReasoningTokens int             `json:"reasoning_tokens,omitempty"`
+	ReasoningSource ReasoningSource `json:"reasoning_source,omitempty"`
+	PromptTokens    int             `json:"prompt_tokens,omitempty"`
+	// CachedTokens are the prompt tokens the server says it served from its
+	// prefix cache (usage.prompt_tokens_details.cached_tokens, DeepSeek's
+	// prompt_cache_hit_tokens, llama.cpp's timings.cache_n); nil when the
+	// server does not say, which is unknown, not 0.
+	CachedTokens *int        `json:"cached_tokens,omitempty"`
+	TokenSource  TokenSource `json:"token_source,omitempty"`
+	Chunks       int         `json:"chunks"` // token-bearing chunks
 	// ITL counts the inter-token latencies, every gap between consecutive
 	// token-bearing chunks, in a histogram of bounded size (see Hist for
 	// its precision); nil with fewer than two chunks. Files written before
 	// it kept every gap in "gaps_ns"; Read turns those into an ITL.
 	ITL *Hist `json:"itl,omitempty"`
+
+	// ToolCalls are the calls the answer made, assembled from the streamed
+	// deltas (ToolCallsCut: calls beyond the client's bound were dropped).
+	// TTFTool is t0 → the first event with a tool-call delta that brought
+	// a name or argument bytes; ToolDone is t0 → the chunk with
+	// finish_reason tool_calls, else the end of the stream.
+	ToolCalls    []ToolCall    `json:"tool_calls,omitempty"`
+	ToolCallsCut bool          `json:"tool_calls_cut,omitempty"`
+	TTFTool      time.Duration `json:"ttftool_ns,omitempty"`
+	ToolDone     time.Duration `json:"tool_done_ns,omitempty"`
+
+	// ResponseModel and SystemFingerprint are what the response said
+	// answered (its chunks' model and system_fingerprint), which need not
+	// be the model asked: provenance, so that a swap behind a name shows.
+	ResponseModel     string `json:"response_model,omitempty"`
+	SystemFingerprint string `json:"system_fingerprint,omitempty"`
 
 	Finish     string    `json:"finish"` // finish_reason, or the error kind
 	Status     int       `json:"status,omitempty"`

@@ -271,6 +271,15 @@ func (c *Client) redact(s *sample.Sample) {
 	}
 	s.Err = c.sec.Redact(s.Err)
 	s.ID = c.sec.Redact(s.ID)
+	s.ResponseModel = c.sec.Redact(s.ResponseModel)
+	s.SystemFingerprint = c.sec.Redact(s.SystemFingerprint)
+	for i := range s.ToolCalls {
+		tc := &s.ToolCalls[i]
+		tc.ID, tc.Name, tc.Arguments = c.sec.Redact(tc.ID), c.sec.Redact(tc.Name), c.sec.Redact(tc.Arguments)
+		if tc.ArgumentsCut {
+			tc.Arguments = c.sec.TrimPartial(tc.Arguments)
+		}
+	}
 	s.Finish = c.sec.Redact(s.Finish)
 	s.RetryAfter = c.sec.Redact(s.RetryAfter)
 }
@@ -349,7 +358,7 @@ func (c *Client) stream(parent context.Context, body []byte, s *sample.Sample) {
 		rb = idle.reader(rb)
 	}
 	lr := newLineReader(rb, c.maxLine)
-	st := streamState{s: s, t0: t0, maxContent: c.maxContent, maxData: c.maxLine, sec: c.sec}
+	st := newStreamState(s, t0, c.maxContent, c.maxLine, c.sec)
 	readErr := st.consume(lr)
 	if st.done {
 		// Let the connection go back to the pool.

@@ -16,6 +16,20 @@
 // decoded (a reflection-free decoder for the usual chunk shapes, checked
 // against encoding/json by a fuzz test).
 //
+// Servers differ in what they stream, and testdata/vendors keeps one
+// recorded stream of each shape read (TestVendorShapes replays them):
+// content is a string or an array of typed parts (Magistral's thinking
+// and text parts); tool calls come as fragments by index, as whole calls
+// with or without an index, or as one object (TGI 2), and are assembled
+// into the sample's ToolCalls (toolAssembler says how), a delta that
+// brings no new name or argument bytes being no token; usage may be in
+// x_groq (Groq), with cached tokens in prompt_tokens_details, DeepSeek's
+// prompt_cache_hit_tokens or llama.cpp's timings (unknown, nil, when none
+// says); reasoning a server hides but counts in total_tokens alone
+// (Gemini) is inferred; finish_reason content_filter is its own error
+// kind. The response's model and system_fingerprint are kept, for
+// provenance.
+//
 // A failed request is never an error return: the sample carries its
 // [sample.ErrorKind], classified from the status, the transport error, the
 // timeout that fired, or what the stream said.

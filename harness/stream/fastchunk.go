@@ -1,45 +1,49 @@
 package stream
 
-import (
-	"bytes"
-	"encoding/json"
-	"unicode/utf8"
-
-	openai "github.com/sashabaranov/go-openai"
-)
-
 // fastChunk decodes a chunk without reflection, which costs a fifth of
 // encoding/json on the stream's hot path. It accepts exactly the inputs
 // encoding/json decodes into a chunk and gives the same result (FuzzFastChunk
 // checks both); on anything it does not handle — a key with an escape or a
-// non-ASCII letter, a value of an unexpected type, a repeated choices or
-// usage, malformed JSON — it returns false and the caller uses encoding/json.
-// The raw values it keeps (error, tool_calls) point into data.
-func fastChunk(data []byte, c *chunk) bool {
-	p := jparser{b: data}
-	var sawChoices, sawUsage bool
+// non-ASCII letter, a value of an unexpected type, a repeated key whose
+// value encoding/json would merge, malformed JSON — it returns false and
+// the caller uses encoding/json. The raw values it keeps (error) point
+// into data. in, when not nil, lends the strings of the stream's last
+// chunk (see intern).
+func fastChunk(data []byte, c *chunk, in *intern) bool {
+	if in == nil {
+		in = new(intern)
+	}
+	p := jparser{b: data, in: in}
+	var sawChoices, sawUsage, sawGroq, sawTimings bool
+	once := func(saw *bool) bool {
+		if *saw {
+			return false
+		}
+		*saw = true
+		return true
+	}
 	ok := p.object(func(key []byte) bool {
 		switch {
 		case fold(key, "id"):
-			return p.str(&c.ID)
+			return p.strAs(&c.ID, &in.id)
 		case fold(key, "object"):
-			return p.str(&c.Object)
+			return p.strAs(&c.Object, &in.object)
+		case fold(key, "model"):
+			return p.looseStr(&c.Model, &in.model)
+		case fold(key, "system_fingerprint"):
+			return p.looseStr(&c.SystemFingerprint, &in.fingerprint)
 		case fold(key, "message"):
 			return p.str(&c.Message)
 		case fold(key, "error"):
 			return p.raw((*[]byte)(&c.Error))
 		case fold(key, "usage"):
-			if sawUsage {
-				return false
-			}
-			sawUsage = true
-			return p.usage(&c.Usage)
+			return once(&sawUsage) && sub(&p, &c.Usage)
+		case fold(key, "x_groq"):
+			return once(&sawGroq) && sub(&p, &c.XGroq)
+		case fold(key, "timings"):
+			return once(&sawTimings) && sub(&p, &c.Timings)
 		case fold(key, "choices"):
-			if sawChoices {
-				return false
-			}
-			sawChoices = true
-			return p.choices(&c.Choices)
+			return once(&sawChoices) && p.choices(&c.Choices, in)
 		}
 		return p.skip(0)
 	})
@@ -47,36 +51,38 @@ func fastChunk(data []byte, c *chunk) bool {
 	return ok && p.i == len(p.b)
 }
 
-func (p *jparser) choices(dst *[]choice) bool {
+// looseStr is a looseString: a string kept (interned in last), any other
+// value skipped.
+func (p *jparser) looseStr(dst *looseString, last *string) bool {
+	if p.i < len(p.b) && p.b[p.i] == '"' {
+		return p.strAs((*string)(dst), last)
+	}
+	return p.skip(0)
+}
+
+// choices decodes the choices into the room in keeps for them.
+func (p *jparser) choices(dst *[]choice, in *intern) bool {
 	if p.null() {
 		*dst = nil
 		return true
 	}
-	if !p.consume('[') {
-		return false
+	if in.choices == nil {
+		in.choices = make([]choice, 0, 1) // never nil: [] is an empty array, as encoding/json has it
 	}
-	out := make([]choice, 0, 1)
-	p.space()
-	if p.consume(']') {
-		*dst = out
-		return true
-	}
-	for {
+	out := in.choices[:0]
+	ok := p.array(func() bool {
 		var ch choice
-		p.space()
 		if !p.null() && !p.choice(&ch) {
 			return false
 		}
 		out = append(out, ch)
-		p.space()
-		if p.consume(']') {
-			*dst = out
-			return true
-		}
-		if !p.consume(',') {
-			return false
-		}
+		return true
+	})
+	in.choices = out
+	if ok {
+		*dst = out
 	}
+	return ok
 }
 
 func (p *jparser) choice(ch *choice) bool {
@@ -91,24 +97,7 @@ func (p *jparser) choice(ch *choice) bool {
 			if p.null() {
 				return true
 			}
-			return p.object(func(key []byte) bool {
-				d := &ch.Delta
-				switch {
-				case fold(key, "content"):
-					return p.str(&d.Content)
-				case fold(key, "reasoning_content"):
-					return p.str(&d.ReasoningContent)
-				case fold(key, "reasoning"):
-					return p.str(&d.Reasoning)
-				case fold(key, "refusal"):
-					return p.str(&d.Refusal)
-				case fold(key, "tool_calls"):
-					return p.raw((*[]byte)(&d.ToolCalls))
-				case fold(key, "function_call"):
-					return p.raw((*[]byte)(&d.FunctionCall))
-				}
-				return p.skip(0)
-			})
+			return p.delta(&ch.Delta)
 		case fold(key, "finish_reason"):
 			return p.str((*string)(&ch.FinishReason))
 		}
@@ -116,258 +105,40 @@ func (p *jparser) choice(ch *choice) bool {
 	})
 }
 
-// usage hands the usage object, which comes once per stream, to
-// encoding/json.
-func (p *jparser) usage(dst **openai.Usage) bool {
-	if p.null() {
-		*dst = nil
-		return true
-	}
-	start := p.i
-	if p.i >= len(p.b) || p.b[p.i] != '{' || !p.skip(0) {
-		return false
-	}
-	u := new(openai.Usage)
-	if json.Unmarshal(p.b[start:p.i], u) != nil {
-		return false
-	}
-	*dst = u
-	return true
-}
-
-// jparser is a strict JSON scanner over one line.
-type jparser struct {
-	b []byte
-	i int
-}
-
-const maxDepth = 64
-
-func (p *jparser) space() {
-	for p.i < len(p.b) {
-		switch p.b[p.i] {
-		case ' ', '\t', '\n', '\r':
-			p.i++
-		default:
-			return
-		}
-	}
-}
-
-func (p *jparser) consume(c byte) bool {
-	if p.i < len(p.b) && p.b[p.i] == c {
-		p.i++
-		return true
-	}
-	return false
-}
-
-func (p *jparser) null() bool {
-	if bytes.HasPrefix(p.b[p.i:], []byte("null")) {
-		p.i += 4
-		return true
-	}
-	return false
-}
-
-// object calls field for each key, with the parser at the key's value. Keys
-// with escapes or non-ASCII bytes are not handled (encoding/json unescapes and
-// folds them).
-func (p *jparser) object(field func(key []byte) bool) bool {
-	p.space()
-	if !p.consume('{') {
-		return false
-	}
-	p.space()
-	if p.consume('}') {
-		return true
-	}
-	for {
-		p.space()
-		start := p.i + 1
-		raw, ok := p.string()
-		if !ok || raw {
-			return false
-		}
-		key := p.b[start : p.i-1]
-		for _, k := range key {
-			if k >= utf8.RuneSelf {
-				return false
-			}
-		}
-		p.space()
-		if !p.consume(':') {
-			return false
-		}
-		p.space()
-		if !field(key) {
-			return false
-		}
-		p.space()
-		if p.consume('}') {
-			return true
-		}
-		if !p.consume(',') {
-			return false
-		}
-	}
-}
-
-// string scans a string at p.i; escaped reports whether it holds an escape.
-func (p *jparser) string() (escaped bool, ok bool) {
-	if !p.consume('"') {
-		return false, false
-	}
-	for p.i < len(p.b) {
-		c := p.b[p.i]
+func (p *jparser) delta(d *delta) bool {
+	var sawContent, sawTools, sawFunction bool
+	return p.object(func(key []byte) bool {
 		switch {
-		case c == '"':
-			p.i++
-			return escaped, true
-		case c < 0x20:
-			return false, false
-		case c == '\\':
-			escaped = true
-			if p.i+1 >= len(p.b) {
-				return false, false
-			}
-			switch p.b[p.i+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				p.i += 2
-			case 'u':
-				if p.i+6 > len(p.b) {
-					return false, false
-				}
-				for _, h := range p.b[p.i+2 : p.i+6] {
-					if !isHex(h) {
-						return false, false
-					}
-				}
-				p.i += 6
-			default:
-				return false, false
-			}
-		default:
-			p.i++
-		}
-	}
-	return false, false
-}
-
-func isHex(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
-}
-
-// str decodes a string (or null, which leaves dst as it was, as
-// encoding/json does). Escapes and invalid UTF-8 go to encoding/json.
-func (p *jparser) str(dst *string) bool {
-	if p.null() {
-		return true
-	}
-	start := p.i
-	escaped, ok := p.string()
-	if !ok {
-		return false
-	}
-	body := p.b[start+1 : p.i-1]
-	if !escaped && utf8.Valid(body) {
-		*dst = string(body)
-		return true
-	}
-	return json.Unmarshal(p.b[start:p.i], dst) == nil
-}
-
-// raw keeps the value's bytes, as json.RawMessage does.
-func (p *jparser) raw(dst *[]byte) bool {
-	start := p.i
-	if !p.skip(0) {
-		return false
-	}
-	*dst = p.b[start:p.i]
-	return true
-}
-
-// skip scans one value of any type, strictly.
-func (p *jparser) skip(depth int) bool {
-	if depth > maxDepth || p.i >= len(p.b) {
-		return false
-	}
-	switch c := p.b[p.i]; {
-	case c == '"':
-		_, ok := p.string()
-		return ok
-	case c == '{':
-		return p.object(func([]byte) bool { return p.skip(depth + 1) })
-	case c == '[':
-		p.i++
-		p.space()
-		if p.consume(']') {
-			return true
-		}
-		for {
-			p.space()
-			if !p.skip(depth + 1) {
+		case fold(key, "content"):
+			if sawContent {
 				return false
 			}
-			p.space()
-			if p.consume(']') {
+			sawContent = true
+			return p.content(&d.Content)
+		case fold(key, "reasoning_content"):
+			return p.str(&d.ReasoningContent)
+		case fold(key, "reasoning"):
+			return p.str(&d.Reasoning)
+		case fold(key, "refusal"):
+			return p.str(&d.Refusal)
+		case fold(key, "tool_calls"):
+			if sawTools {
+				return false
+			}
+			sawTools = true
+			return p.toolDeltas(&d.ToolCalls)
+		case fold(key, "function_call"):
+			if sawFunction {
+				return false
+			}
+			sawFunction = true
+			if p.null() {
+				d.FunctionCall = nil
 				return true
 			}
-			if !p.consume(',') {
-				return false
-			}
+			d.FunctionCall = new(toolFunction)
+			return p.function(d.FunctionCall)
 		}
-	case c == 't':
-		return p.literal("true")
-	case c == 'f':
-		return p.literal("false")
-	case c == 'n':
-		return p.literal("null")
-	default:
-		return p.number()
-	}
-}
-
-func (p *jparser) literal(s string) bool {
-	if bytes.HasPrefix(p.b[p.i:], []byte(s)) {
-		p.i += len(s)
-		return true
-	}
-	return false
-}
-
-// number scans -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
-func (p *jparser) number() bool {
-	p.consume('-')
-	digits := func() int {
-		n := 0
-		for p.i < len(p.b) && '0' <= p.b[p.i] && p.b[p.i] <= '9' {
-			p.i++
-			n++
-		}
-		return n
-	}
-	if p.consume('0') {
-		// no leading zeros
-	} else if digits() == 0 {
-		return false
-	}
-	if p.consume('.') && digits() == 0 {
-		return false
-	}
-	if p.i < len(p.b) && (p.b[p.i] == 'e' || p.b[p.i] == 'E') {
-		p.i++
-		if !p.consume('+') {
-			p.consume('-')
-		}
-		if digits() == 0 {
-			return false
-		}
-	}
-	return true
-}
-
-// fold matches an ASCII key case-insensitively, as encoding/json does.
-func fold(key []byte, name string) bool {
-	return len(key) == len(name) && bytes.EqualFold(key, []byte(name))
+		return p.skip(0)
+	})
 }

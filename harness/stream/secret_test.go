@@ -105,3 +105,36 @@ func TestSecretsAtACut(t *testing.T) {
 		})
 	}
 }
+
+// TestSecretsNeverInToolCallsOrProvenance: a server that puts the key in
+// a tool call's id, name and arguments (split over fragments, and cut by
+// the capture limit at every position) and in the response's model and
+// system fingerprint leaves no part of it in the sample.
+func TestSecretsNeverInToolCallsOrProvenance(t *testing.T) {
+	frag := func(args string) string {
+		return `data: {"id":"c1","model":"` + echoKey + `","system_fingerprint":"fp-` + echoKey + `","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"` + args + `"}}]}}]}` + "\n\n"
+	}
+	body := `data: {"id":"` + echoKey + `","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call-` + echoKey + `","function":{"name":"f_` + echoKey + `","arguments":""}}]}}]}` + "\n\n" +
+		frag(`{\"k\":\"`+echoKey[:9]) + frag(echoKey[9:]+`\"}`) +
+		`data: {"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}` + "\n\ndata: [DONE]\n\n"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, body)
+	}))
+	defer srv.Close()
+	redacted := 0
+	for limit := 1; limit < 50; limit++ {
+		c := stream.NewClient(stream.Endpoint{Name: "x", BaseURL: srv.URL + "/v1", Model: "m", APIKey: echoKey}, stream.MaxContent(limit))
+		s := c.Do(context.Background(), hello().Prompt(0).Request)
+		c.CloseIdle()
+		require.True(t, s.OK(), s.Err)
+		require.Len(t, s.ToolCalls, 1)
+		b, err := json.Marshal(s)
+		require.NoError(t, err)
+		assertNoSecret(t, "sample", string(b))
+		if strings.Contains(s.ToolCalls[0].Arguments, "[redacted]") {
+			redacted++
+		}
+	}
+	assert.Positive(t, redacted, "no arguments held the whole key to redact: the test saw nothing")
+}

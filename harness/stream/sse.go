@@ -6,7 +6,6 @@ import (
 
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -27,11 +26,11 @@ type streamState struct {
 	sec        *secret.Set
 	done       bool // saw [DONE]
 	err        error
-	usage      bool
-	answers    int // answer-bearing chunks (content, refusal, tool call)
+	answers    int // answer-bearing chunks (content, refusal, new tool-call bytes)
 	thoughts   int // reasoning chunks that carry no answer
-	// usageReasoning is usage.completion_tokens_details.reasoning_tokens.
-	usageReasoning int
+	tools      toolAssembler
+	counts     usageCounts
+	intern     intern
 
 	// The event being read, as the SSE spec assembles one: its data lines
 	// joined with "\n", its type from an "event:" line. It is dispatched at
@@ -41,41 +40,8 @@ type streamState struct {
 	event []byte
 }
 
-// chunk is the union of what a chat stream line can carry, errors included
-// (OpenAI's {"error":…} in any key order and vLLM's {"object":"error",…}).
-// It decodes only what the timing needs: tool and function calls stay raw,
-// because only their presence makes a chunk token-bearing.
-type chunk struct {
-	ID      string          `json:"id"`
-	Object  string          `json:"object"`
-	Choices []choice        `json:"choices"`
-	Usage   *openai.Usage   `json:"usage"`
-	Error   json.RawMessage `json:"error"`
-	Message string          `json:"message"`
-}
-
-type choice struct {
-	Delta        delta               `json:"delta"`
-	FinishReason openai.FinishReason `json:"finish_reason"`
-}
-
-type delta struct {
-	Content          string          `json:"content"`
-	ReasoningContent string          `json:"reasoning_content"` // DeepSeek, vLLM
-	Reasoning        string          `json:"reasoning"`         // Ollama, vLLM ≥ 0.10
-	Refusal          string          `json:"refusal"`
-	ToolCalls        json.RawMessage `json:"tool_calls"`
-	FunctionCall     json.RawMessage `json:"function_call"`
-}
-
-// decodeChunk decodes one data line: the fast path for the usual shapes,
-// encoding/json for anything else (and for the error of a malformed line).
-func decodeChunk(data []byte, c *chunk) error {
-	if fastChunk(data, c) {
-		return nil
-	}
-	*c = chunk{}
-	return json.Unmarshal(data, c)
+func newStreamState(s *sample.Sample, t0 time.Time, maxContent, maxData int, sec *secret.Set) *streamState {
+	return &streamState{s: s, t0: t0, maxContent: maxContent, maxData: maxData, sec: sec, tools: newToolAssembler(maxContent)}
 }
 
 // line handles one line of the stream as the SSE spec says: "field: value"
@@ -105,9 +71,7 @@ func (st *streamState) line(b []byte) bool {
 		st.data = append(st.data, value...)
 		st.ndata++
 		if len(st.data) > st.maxData {
-			st.err = &sample.RequestError{Kind: sample.KindProtocol, Status: st.s.Status,
-				Message: fmt.Sprintf("event data over the length limit (%d data lines, %d bytes)", st.ndata, len(st.data))}
-			return true
+			return st.fail(sample.KindProtocol, fmt.Sprintf("event data over the length limit (%d data lines, %d bytes)", st.ndata, len(st.data)), nil)
 		}
 	case "event":
 		st.event = append(st.event[:0], value...)
@@ -127,8 +91,7 @@ func (st *streamState) dispatch() bool {
 	if string(event) == "error" {
 		// Some servers and proxies name the event and put the error, in
 		// whatever shape, in its data.
-		st.err = &sample.RequestError{Kind: sample.KindMidstream, Status: st.s.Status, Message: errorMessage(data, st.sec, false)}
-		return true
+		return st.fail(sample.KindMidstream, errorMessage(data, st.sec, false), nil)
 	}
 	data = bytes.TrimSpace(data)
 	if len(data) == 0 {
@@ -140,61 +103,79 @@ func (st *streamState) dispatch() bool {
 		return true
 	}
 	var c chunk
-	if err := decodeChunk(data, &c); err != nil {
+	if err := decodeChunk(data, &c, &st.intern); err != nil {
 		msg := "undecodable chunk: "
 		if lines > 1 {
 			msg = fmt.Sprintf("undecodable event (%d data lines, joined with newlines as the SSE spec says): ", lines)
 		}
-		st.err = &sample.RequestError{Kind: sample.KindProtocol, Status: st.s.Status, Message: msg + st.quote(data, 80), Err: err}
-		return true
+		return st.fail(sample.KindProtocol, msg+st.quote(data, 80), err)
 	}
-	if (len(c.Error) > 0 && string(c.Error) != "null") || c.Object == "error" {
-		st.err = &sample.RequestError{Kind: sample.KindMidstream, Status: st.s.Status, Message: errorMessage(data, st.sec, false)}
-		return true
+	switch {
+	case isSet(c.Error) || c.Object == "error":
+		return st.fail(sample.KindMidstream, errorMessage(data, st.sec, false), nil)
+	case c.XGroq != nil && isSet(c.XGroq.Error):
+		return st.fail(sample.KindMidstream, "x_groq.error: "+st.quote(c.XGroq.Error, maxMessage), nil)
 	}
-	if c.ID != "" && st.s.ID == "" {
-		st.s.ID = c.ID
-	}
-	if c.Usage != nil {
-		st.usage = true
-		st.s.OutputTokens = c.Usage.CompletionTokens
-		st.s.PromptTokens = c.Usage.PromptTokens
-		if d := c.Usage.CompletionTokensDetails; d != nil {
-			st.usageReasoning = d.ReasoningTokens
-		}
+	st.provenance(&c)
+	if msg := st.readUsage(&c); msg != "" {
+		return st.fail(sample.KindProtocol, msg, nil)
 	}
 	for i := range c.Choices {
-		ch := &c.Choices[i]
-		d := &ch.Delta
-		answer := d.Content != "" || d.Refusal != "" || present(d.ToolCalls) || present(d.FunctionCall)
-		reasoning := d.ReasoningContent != "" || d.Reasoning != ""
-		if answer || reasoning {
-			st.token(now, answer)
-		}
-		if reasoning && !answer {
-			st.thoughts++
-		}
-		if reasoning {
-			st.s.Reasoning += len(d.ReasoningContent) + len(d.Reasoning)
-		}
-		if d.Content != "" {
-			st.keep(d.Content)
-		}
-		if ch.FinishReason != "" {
-			st.s.Finish = string(ch.FinishReason)
-			st.s.Total = now.Sub(st.t0)
-		}
+		st.choice(&c.Choices[i], now)
 	}
 	return false
 }
 
-// present: a JSON value that is there and not null or empty.
-func present(raw json.RawMessage) bool {
-	switch string(raw) {
-	case "", "null", "[]", "{}":
-		return false
-	}
+// fail ends the stream with an error of kind.
+func (st *streamState) fail(kind sample.ErrorKind, msg string, err error) bool {
+	st.err = &sample.RequestError{Kind: kind, Status: st.s.Status, Message: msg, Err: err}
 	return true
+}
+
+// provenance keeps the response's id, model and system fingerprint, the
+// first of each a chunk gives, bounded.
+func (st *streamState) provenance(c *chunk) {
+	s := st.s
+	if c.ID != "" && s.ID == "" {
+		s.ID = st.sec.Cut(c.ID, maxMeta)
+	}
+	if c.Model != "" && s.ResponseModel == "" {
+		s.ResponseModel = st.sec.Cut(string(c.Model), maxMeta)
+	}
+	if c.SystemFingerprint != "" && s.SystemFingerprint == "" {
+		s.SystemFingerprint = st.sec.Cut(string(c.SystemFingerprint), maxMeta)
+	}
+}
+
+// choice handles one choice of a chunk read at now.
+func (st *streamState) choice(ch *choice, now time.Time) {
+	s, d := st.s, &ch.Delta
+	tool := (len(d.ToolCalls) > 0 || d.FunctionCall != nil) && st.tools.add(d)
+	answer := d.Content.Text != "" || d.Refusal != "" || tool
+	reasoning := d.ReasoningContent != "" || d.Reasoning != "" || d.Content.Thinking != ""
+	if answer || reasoning {
+		st.token(now, answer)
+	}
+	if tool && s.TTFTool == 0 {
+		s.TTFTool = now.Sub(st.t0)
+	}
+	if reasoning && !answer {
+		st.thoughts++
+	}
+	if reasoning {
+		s.Reasoning += len(d.ReasoningContent) + len(d.Reasoning) + len(d.Content.Thinking)
+	}
+	if d.Content.Text != "" {
+		st.keep(d.Content.Text)
+	}
+	if ch.FinishReason != "" {
+		s.Finish = string(ch.FinishReason)
+		s.Total = now.Sub(st.t0)
+		called := ch.FinishReason == openai.FinishReasonToolCalls || ch.FinishReason == openai.FinishReasonFunctionCall
+		if called && len(st.tools.calls) > 0 && s.ToolDone == 0 {
+			s.ToolDone = s.Total
+		}
+	}
 }
 
 // token records a token-bearing chunk at now.
@@ -272,38 +253,26 @@ func (st *streamState) consume(lr *lineReader) error {
 func (st *streamState) finish(ctx, parent context.Context, readErr error, partial int) {
 	s := st.s
 	s.Content = st.content.String()
+	st.tools.into(s)
+	s.CachedTokens = st.counts.cached()
 	end := time.Since(st.t0)
-	finished := st.done || s.Finish != ""
-	switch {
-	case st.err != nil:
+	if err := st.endError(ctx, parent, readErr, partial); err != nil {
 		s.Total = end
-		s.Fail(st.err)
-		return
-	case errors.Is(readErr, errLineTooLong):
-		s.Total = end
-		s.Fail(&sample.RequestError{Kind: sample.KindProtocol, Status: s.Status, Message: errLineTooLong.Error(), Err: readErr})
-		return
-	case readErr != nil && readErr != io.EOF && !(s.Finish != "" && errors.Is(readErr, io.ErrUnexpectedEOF)):
-		// A cut, reset or timeout: what the network did, wherever in a
-		// line it fell.
-		s.Total = end
-		s.Fail(classify(ctx, parent, readErr))
-		return
-	case !finished:
-		s.Total = end
-		msg := "stream ended without [DONE] or finish_reason"
-		switch {
-		case partial > 0:
-			msg = fmt.Sprintf("stream ended inside a line (%d bytes of it) without [DONE] or finish_reason", partial)
-		case st.ndata > 0:
-			msg = fmt.Sprintf("stream ended inside an event (%d data lines, no blank line after them) without [DONE] or finish_reason", st.ndata)
-		}
-		s.Fail(&sample.RequestError{Kind: sample.KindTruncated, Status: s.Status, Message: msg})
+		s.Fail(err)
 		return
 	}
 	if !st.done {
 		// EOF after a finish_reason: the end of the stream is the EOF.
 		s.Total = end
+	}
+	if len(s.ToolCalls) > 0 && s.ToolDone == 0 {
+		s.ToolDone = s.Total // no finish_reason tool_calls: the end completes them
+	}
+	if s.Finish == string(openai.FinishReasonContentFilter) {
+		st.count()
+		s.Fail(&sample.RequestError{Kind: sample.KindContentFilter, Status: s.Status,
+			Message: fmt.Sprintf("finish_reason content_filter: the server's filter ended the answer after %d answer chunks", st.answers)})
+		return
 	}
 	if st.answers == 0 {
 		s.Fail(st.emptyAnswer())
@@ -312,33 +281,29 @@ func (st *streamState) finish(ctx, parent context.Context, readErr error, partia
 	st.count()
 }
 
-// count fills the token counts. Every output token counts, reasoning
-// included (Sample.TPOT spans them from the first token of any kind); of
-// them, ReasoningTokens were reasoning: the server's figure when its usage
-// gives one, else the reasoning chunks.
-func (st *streamState) count() {
+// endError is the failure of a stream that did not end well: an error
+// event or chunk, a line too long, the network's doing, or an end before
+// [DONE] or a finish_reason; nil when it ended well.
+func (st *streamState) endError(ctx, parent context.Context, readErr error, partial int) error {
 	s := st.s
-	s.ReasoningTokens = st.thoughts
-	if st.usageReasoning > 0 {
-		s.ReasoningTokens = st.usageReasoning
+	switch {
+	case st.err != nil:
+		return st.err
+	case errors.Is(readErr, errLineTooLong):
+		return &sample.RequestError{Kind: sample.KindProtocol, Status: s.Status, Message: errLineTooLong.Error(), Err: readErr}
+	case readErr != nil && readErr != io.EOF && !(s.Finish != "" && errors.Is(readErr, io.ErrUnexpectedEOF)):
+		// A cut, reset or timeout: what the network did, wherever in a
+		// line it fell.
+		return classify(ctx, parent, readErr)
+	case st.done || s.Finish != "":
+		return nil
 	}
-	if !st.usage {
-		s.OutputTokens = s.Chunks
-		s.TokenSource = sample.TokensEstimated
-		return
+	msg := "stream ended without [DONE] or finish_reason"
+	switch {
+	case partial > 0:
+		msg = fmt.Sprintf("stream ended inside a line (%d bytes of it) without [DONE] or finish_reason", partial)
+	case st.ndata > 0:
+		msg = fmt.Sprintf("stream ended inside an event (%d data lines, no blank line after them) without [DONE] or finish_reason", st.ndata)
 	}
-	s.TokenSource = sample.TokensUsage
-	if st.thoughts > 0 && s.OutputTokens < s.ReasoningTokens+st.answers {
-		// Fewer tokens than the reasoning and answer chunks seen: this
-		// server's completion_tokens counts the answer alone. Divided into
-		// the time from the first reasoning token, it made tpot several
-		// times too high; the reasoning is added, and the sum is ours.
-		s.OutputTokens += s.ReasoningTokens
-		s.TokenSource = sample.TokensEstimated
-	}
-	if s.Chunks > s.OutputTokens {
-		// More token-bearing chunks than the usage counts: the count is
-		// the chunks', and says it is ours.
-		s.OutputTokens, s.TokenSource = s.Chunks, sample.TokensEstimated
-	}
+	return &sample.RequestError{Kind: sample.KindTruncated, Status: s.Status, Message: msg}
 }

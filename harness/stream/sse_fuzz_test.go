@@ -2,136 +2,16 @@ package stream
 
 import (
 	"context"
-	"encoding/json"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"sync/atomic"
 	"testing"
 
 	"github.com/llmsla/llmsla/harness/sample"
 )
-
-// refEvent is an event as the SSE spec dispatches it.
-type refEvent struct {
-	typ  string
-	data string
-}
-
-// refParse is a reference reader of an event stream, written from the
-// spec (html.spec.whatwg.org, "Event stream interpretation") and nothing
-// else: a leading BOM is dropped; lines end at CRLF, LF or CR; a blank
-// line dispatches the event if its data buffer is not empty (its last LF
-// removed); ":" starts a comment; "field: value" loses one space after the
-// colon; a line without a colon is a field with an empty value; data
-// appends value+LF, event sets the type; id, retry and others do not
-// matter here. What follows the last line end is not a line, and an event
-// without its blank line at the end of the stream is not dispatched.
-func refParse(body string) []refEvent {
-	body = strings.TrimPrefix(body, "\ufeff")
-	var lines []string
-	for {
-		i := strings.IndexAny(body, "\r\n")
-		if i < 0 {
-			break // no line end: not a line
-		}
-		lines = append(lines, body[:i])
-		if body[i] == '\r' && i+1 < len(body) && body[i+1] == '\n' {
-			i++
-		}
-		body = body[i+1:]
-	}
-	var out []refEvent
-	var data strings.Builder
-	typ := ""
-	for _, line := range lines {
-		switch {
-		case line == "":
-			if data.Len() > 0 {
-				out = append(out, refEvent{typ, strings.TrimSuffix(data.String(), "\n")})
-			}
-			data.Reset()
-			typ = ""
-			continue
-		case line[0] == ':':
-			continue
-		}
-		field, value, found := strings.Cut(line, ":")
-		if found {
-			value = strings.TrimPrefix(value, " ")
-		}
-		switch field {
-		case "data":
-			data.WriteString(value + "\n")
-		case "event":
-			typ = value
-		}
-	}
-	return out
-}
-
-// refOutcome is what llmsla should report for the events, by METRICS.md:
-// an "error" event or a chunk with an error is midstream_error, data that
-// is not JSON is protocol, [DONE] or a finish_reason ends well, anything
-// else is truncated, and a good end with no answer token is empty_answer.
-type refOutcome struct {
-	kind    sample.ErrorKind
-	content string
-	chunks  int
-	finish  string
-}
-
-func refOutcomeOf(events []refEvent) refOutcome {
-	var o refOutcome
-	answers, done := 0, false
-	present := func(raw json.RawMessage) bool {
-		s := string(raw)
-		return s != "" && s != "null" && s != "[]" && s != "{}"
-	}
-events:
-	for _, ev := range events {
-		if ev.typ == "error" {
-			return refOutcome{kind: sample.KindMidstream}
-		}
-		data := strings.TrimSpace(ev.data)
-		switch data {
-		case "":
-			continue
-		case "[DONE]":
-			done = true
-			break events
-		}
-		var c chunk
-		if err := json.Unmarshal([]byte(data), &c); err != nil {
-			return refOutcome{kind: sample.KindProtocol}
-		}
-		if (len(c.Error) > 0 && string(c.Error) != "null") || c.Object == "error" {
-			return refOutcome{kind: sample.KindMidstream}
-		}
-		for _, ch := range c.Choices {
-			d := ch.Delta
-			answer := d.Content != "" || d.Refusal != "" || present(d.ToolCalls) || present(d.FunctionCall)
-			if answer || d.ReasoningContent != "" || d.Reasoning != "" {
-				o.chunks++
-			}
-			if answer {
-				answers++
-			}
-			o.content += d.Content
-			if ch.FinishReason != "" {
-				o.finish = string(ch.FinishReason)
-			}
-		}
-	}
-	switch {
-	case !done && o.finish == "":
-		return refOutcome{kind: sample.KindTruncated}
-	case answers == 0:
-		return refOutcome{kind: sample.KindEmptyAnswer}
-	}
-	return o
-}
 
 // fuzzServer serves the body a fuzz run gives it (runs in one process are
 // sequential), in two writes cut where the run says, so that reads end
@@ -201,10 +81,32 @@ func FuzzSSE(f *testing.F) {
 		tool + stop + done,
 		tokA + "data: {\"error\":null}\n\n" + stop + done,
 		"data:" + tokA[5:] + "data :x\n\n" + stop + done,
+		// Content parts, tool-call deltas of each framing, the endings and
+		// usage figures of the vendor shapes.
+		`data: {"choices":[{"delta":{"content":[{"type":"thinking","thinking":[{"type":"text","text":"hm"}]}]}}]}` + "\n\n" +
+			`data: {"choices":[{"delta":{"content":[{"type":"text","text":"Hi"},{"type":"thinking","thinking":"x"}]}}]}` + "\n\n" + stop + done,
+		toolFrag(`{"index":0,"id":"c1","type":"function","function":{"name":"f","arguments":""}}`) + toolFrag(`{"index":0,"function":{"arguments":"{\"a\""}}`) +
+			toolFrag(`{"index":0,"function":{"arguments":":1}"}}`) + toolFrag(`{"index":0,"function":{"arguments":""}}`) + toolsDone + usage + done,
+		toolFrag(`{"id":"c1","function":{"name":"f","arguments":"{}"}},{"id":"c2","function":{"name":"f","arguments":"{}"}}`) +
+			toolFrag(`{"function":{"name":"g","arguments":"{}"}},{"function":{"name":"g"}},{"function":{"arguments":"x"}}`) + toolsDone + done,
+		toolFrag(`{"index":0,"id":"a","function":{"name":"f","arguments":"1"}},{"index":0,"id":"b","function":{"name":"g","arguments":"2"}},{"index":0,"function":{"arguments":"3"}}`) + done,
+		`data: {"choices":[{"delta":{"tool_calls":{"index":0,"id":"","function":{"name":null,"arguments":"{"}}}}]}` + "\n\n" + done,
+		`data: {"choices":[{"delta":{"function_call":{"name":"f","arguments":""}}}]}` + "\n\n" +
+			`data: {"choices":[{"delta":{"function_call":{"arguments":"{}"}},"finish_reason":"function_call"}]}` + "\n\n" + done,
+		tokA + `data: {"choices":[{"delta":{},"finish_reason":"content_filter"}]}` + "\n\n" + done,
+		tokA + `data: {"choices":[],"x_groq":{"id":"r","error":"stopped"}}` + "\n\n" + done,
+		tokA + stop + `data: {"choices":[],"x_groq":{"usage":{"prompt_tokens":3,"completion_tokens":1,"total_tokens":9}}}` + "\n\n" + done,
+		tokA + stop + `data: {"choices":[],"timings":{"cache_n":4},"usage":{"prompt_tokens":5,"completion_tokens":1,"total_tokens":6,"prompt_tokens_details":{"cached_tokens":6}}}` + "\n\n" + done,
+		tokA + stop + `data: {"choices":[],"usage":{"prompt_tokens":5,"completion_tokens":-1,"total_tokens":4}}` + "\n\n" + done,
+		tokA + stop + `data: {"choices":[],"usage":{"prompt_tokens":50,"completion_tokens":1,"total_tokens":51,"prompt_cache_hit_tokens":48}}` + "\n\n" + done,
 	} {
 		for _, cut := range []uint16{0, 7, 100} {
 			f.Add([]byte(body), cut)
 		}
+	}
+	for name := range vendorShapes {
+		body := strings.Join(readVendorStream(f, name).blocks, "")
+		f.Add([]byte(body), uint16(len(body)/2))
 	}
 	fs := newFuzzServer(f)
 	f.Fuzz(func(t *testing.T, body []byte, cut uint16) {
@@ -219,11 +121,24 @@ func FuzzSSE(f *testing.F) {
 		if want.kind != sample.KindNone {
 			return
 		}
-		if s.Content != want.content || s.Chunks != want.chunks || s.Finish != want.finish {
-			t.Fatalf("%q: content %q chunks %d finish %q, reference %q %d %q", body, s.Content, s.Chunks, s.Finish, want.content, want.chunks, want.finish)
+		got := refOutcome{kind: s.ErrKind, content: s.Content, chunks: s.Chunks, finish: s.Finish,
+			output: s.OutputTokens, reasoning: s.ReasoningTokens, source: s.TokenSource, cached: s.CachedTokens,
+			calls: s.ToolCalls, callsCut: s.ToolCallsCut, toolToken: s.TTFTool > 0}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%q:\nclient    %+v\nreference %+v", body, got, want)
+		}
+		if (s.ToolDone > 0) != (len(s.ToolCalls) > 0) {
+			t.Fatalf("%q: tool_done %v with %d tool calls", body, s.ToolDone, len(s.ToolCalls))
 		}
 	})
 }
+
+// toolFrag is an event with a delta of tool calls (a JSON array's elements).
+func toolFrag(calls string) string {
+	return `data: {"choices":[{"delta":{"tool_calls":[` + calls + `]}}]}` + "\n\n"
+}
+
+const toolsDone = `data: {"choices":[{"delta":{},"finish_reason":"tool_calls"}]}` + "\n\n"
 
 // TestRefParse checks the reference itself on the spec's own examples.
 func TestRefParse(t *testing.T) {

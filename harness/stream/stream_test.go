@@ -204,6 +204,16 @@ func TestStreamEndMessages(t *testing.T) {
 			"(2 reasoning chunks only: max_tokens may have gone to reasoning)"},
 		"joined lines undecodable": {tokA + "data: {\"id\":\"c1\"}\ndata: {\"id\":\"c1\"}\n\n", sample.KindProtocol,
 			"undecodable event (2 data lines, joined with newlines"},
+		"content filter": {tokA + tokB + `data: {"choices":[{"delta":{},"finish_reason":"content_filter"}]}` + "\n\n" + done, sample.KindContentFilter,
+			"finish_reason content_filter: the server's filter ended the answer after 2 answer chunks"},
+		"x_groq error": {tokA + `data: {"choices":[],"x_groq":{"id":"r","error":"upstream gone"}}` + "\n\n" + done, sample.KindMidstream,
+			`x_groq.error: "upstream gone"`},
+		"negative usage": {tokA + stop + `data: {"choices":[],"usage":{"prompt_tokens":5,"completion_tokens":-2,"total_tokens":3}}` + "\n\n" + done,
+			sample.KindProtocol, "usage.completion_tokens -2 is negative"},
+		"more cached than prompt": {tokA + stop + `data: {"choices":[],"usage":{"prompt_tokens":5,"completion_tokens":2,"total_tokens":7,"prompt_tokens_details":{"cached_tokens":9}}}` + "\n\n" + done,
+			sample.KindProtocol, "usage: 9 cached tokens of a prompt of 5"},
+		"negative cache_n": {tokA + stop + `data: {"choices":[],"timings":{"cache_n":-1}}` + "\n\n" + done,
+			sample.KindProtocol, "timings.cache_n -1 is negative"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -224,7 +234,14 @@ func TestTPOTCountsWhatWasStreamed(t *testing.T) {
 		if reasoning > 0 {
 			details = fmt.Sprintf(`,"completion_tokens_details":{"reasoning_tokens":%d}`, reasoning)
 		}
-		return fmt.Sprintf(`data: {"id":"c1","choices":[],"usage":{"prompt_tokens":5,"completion_tokens":%d,"total_tokens":9%s}}`+"\n\n", completion, details)
+		return fmt.Sprintf(`data: {"id":"c1","choices":[],"usage":{"prompt_tokens":5,"completion_tokens":%d,"total_tokens":%d%s}}`+"\n\n", completion, 5+completion, details)
+	}
+	usageTotal := func(completion, total int, cached *int) string {
+		details := ""
+		if cached != nil {
+			details = fmt.Sprintf(`,"prompt_tokens_details":{"cached_tokens":%d}`, *cached)
+		}
+		return fmt.Sprintf(`data: {"id":"c1","choices":[],"usage":{"prompt_tokens":6,"completion_tokens":%d,"total_tokens":%d%s}}`+"\n\n", completion, total, details)
 	}
 	cases := map[string]struct {
 		body                     string
@@ -240,6 +257,12 @@ func TestTPOTCountsWhatWasStreamed(t *testing.T) {
 		// before the first token.
 		"reasoning not streamed": {tokA + tokB + stop + usageOf(102, 100) + done, 102, 100, 2, sample.TokensUsage},
 		"no usage":               {think + tokA + tokB + stop + done, 3, 1, 3, sample.TokensEstimated},
+		// Gemini: reasoning counted in total_tokens alone; the excess is
+		// reasoning, inferred, and output.
+		"hidden reasoning in the total": {tokA + tokB + stop + usageTotal(2, 6+2+6, nil) + done, 8, 6, 2, sample.TokensUsage},
+		// A layer whose prompt_tokens leave out the cache reads its total
+		// counts: the excess is the cached tokens, not reasoning.
+		"the excess is the cache": {tokA + tokB + stop + usageTotal(2, 6+2+4, cached(4)) + done, 2, 0, 2, sample.TokensUsage},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
