@@ -40,7 +40,7 @@ var firstT0, lastT0 = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(220
 // that holds a control character.
 // Read and Scanner check every line with it.
 func (s *Sample) Check() error {
-	for _, c := range []func() error{s.checkNames, s.checkTimes, s.checkOrder, s.checkCounts, s.checkITL, s.checkKinds} {
+	for _, c := range []func() error{s.checkNames, s.checkTimes, s.checkOrder, s.checkCounts, s.checkITL, s.checkKinds, s.checkTools} {
 		if err := c(); err != nil {
 			return err
 		}
@@ -85,6 +85,7 @@ func (s *Sample) checkTimes() error {
 		{"dns_ns", s.DNS, MaxDuration}, {"connect_ns", s.Connect, MaxDuration}, {"tls_ns", s.TLS, MaxDuration},
 		{"ttfb_ns", s.TTFB, MaxDuration}, {"ttft_ns", s.TTFT, MaxDuration}, {"ttfa_ns", s.TTFA, MaxDuration},
 		{"total_ns", s.Total, MaxDuration}, {"lag_ns", s.Lag, MaxDuration},
+		{"ttftool_ns", s.TTFTool, MaxDuration}, {"tool_done_ns", s.ToolDone, MaxDuration},
 		{"offset_ns", s.Offset, MaxOffset}, {"sched_ns", s.Sched, MaxOffset}, {"start_lag_ns", s.StartLag, MaxOffset},
 	} {
 		switch {
@@ -121,6 +122,12 @@ func (s *Sample) checkOrder() error {
 		if p.v > s.Total {
 			return fmt.Errorf("%s: %s is longer than the whole request (total_ns %s)", p.key, p.v, s.Total)
 		}
+	}
+	if s.TTFTool > 0 && (s.TTFTool > s.Total || (s.ToolDone > 0 && s.TTFTool > s.ToolDone)) {
+		return fmt.Errorf("ttftool_ns: %s is after tool_done_ns %s or total_ns %s (allowed: ttftool ≤ tool_done ≤ total)", s.TTFTool, s.ToolDone, s.Total)
+	}
+	if s.ToolDone > s.Total {
+		return fmt.Errorf("tool_done_ns: %s is after total_ns %s (allowed: tool_done ≤ total)", s.ToolDone, s.Total)
 	}
 	if s.TTFA > 0 && s.TTFT == 0 {
 		return fmt.Errorf("ttft_ns: not set, but ttfa_ns is %s (an answer token is a token: allowed: ttft ≤ ttfa)", s.TTFA)
@@ -177,6 +184,36 @@ func (s *Sample) checkKinds() error {
 	}
 	if s.TokenSource != "" && s.TokenSource != TokensUsage && s.TokenSource != TokensEstimated {
 		return fmt.Errorf("token_source: %q (allowed: usage, estimated)", s.TokenSource)
+	}
+	switch s.ReasoningSource {
+	case "", ReasoningUsage, ReasoningChunks, ReasoningInferred:
+	default:
+		return fmt.Errorf("reasoning_source: %q (allowed: usage, chunks, inferred)", s.ReasoningSource)
+	}
+	return nil
+}
+
+// checkTools: the tool calls and cached tokens are what a response can
+// hold: at most MaxToolCalls calls, names and ids of at most MaxToolName
+// bytes, on one line; cached tokens within the prompt.
+func (s *Sample) checkTools() error {
+	if len(s.ToolCalls) > MaxToolCalls {
+		return fmt.Errorf("tool_calls: %d calls (allowed: at most %d)", len(s.ToolCalls), MaxToolCalls)
+	}
+	for i, c := range s.ToolCalls {
+		for _, f := range []struct{ key, v string }{{"name", c.Name}, {"id", c.ID}} {
+			if len(f.v) > MaxToolName {
+				return fmt.Errorf("tool_calls[%d].%s: %d bytes (allowed: at most %d)", i, f.key, len(f.v), MaxToolName)
+			}
+			if f.v != "" {
+				if err := escape.CheckLine(f.v); err != nil {
+					return fmt.Errorf("tool_calls[%d].%s: %w", i, f.key, err)
+				}
+			}
+		}
+	}
+	if c := s.CachedTokens; c != nil && (*c < 0 || (s.PromptTokens > 0 && *c > s.PromptTokens)) {
+		return fmt.Errorf("cached_tokens: %d of %d prompt tokens (allowed: 0 to prompt_tokens)", *c, s.PromptTokens)
 	}
 	return nil
 }

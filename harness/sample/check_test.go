@@ -42,6 +42,12 @@ func TestReadRefusesImpossibleSamples(t *testing.T) {
 		"endpoint with ESC":     {`"endpoint":"sim"`, `"endpoint":"\u001b[2J"`, `endpoint: "\x1b[2J" holds a control character`},
 		"case id with a path":   {`"case":"chat-001"`, `"case":"../../etc/passwd"`, `case: "../../etc/passwd" holds a path separator`},
 		"shard out of range":    {`"seq":3`, `"seq":3,"shard":"5/2"`, `shard: "5/2" is not a shard`},
+		"cached beyond prompt":  {`"prompt_tokens":43`, `"prompt_tokens":43,"cached_tokens":44`, "cached_tokens: 44 of 43 prompt tokens"},
+		"negative cached":       {`"prompt_tokens":43`, `"prompt_tokens":43,"cached_tokens":-1`, "cached_tokens: -1 of 43"},
+		"tool call after end":   {`"total_ns":40418053`, `"total_ns":40418053,"ttftool_ns":50000000`, "ttftool_ns: 50ms is after tool_done_ns 0s or total_ns"},
+		"tool done after end":   {`"total_ns":40418053`, `"total_ns":40418053,"tool_done_ns":50000000`, "tool_done_ns: 50ms is after total_ns"},
+		"tool name with ESC":    {`"seq":3`, `"seq":3,"tool_calls":[{"index":0,"name":"\u001b]52;c;x\u0007","arguments":"{}"}]`, `tool_calls[0].name: "\x1b]52;c;x\a" holds a control character`},
+		"forged reasoning src":  {`"seq":3`, `"seq":3,"reasoning_source":"magic"`, `reasoning_source: "magic" (allowed: usage, chunks, inferred)`},
 	}
 	dir := t.TempDir()
 	for name, tc := range cases {

@@ -15,3 +15,12 @@ type ToolCall struct {
 	// client's MaxContent, shared by all calls).
 	ArgumentsCut bool `json:"arguments_cut,omitempty"`
 }
+
+// Bounds on what a response's tool calls can be in a sample: the client
+// keeps at most MaxToolCalls calls (and says when it dropped more), and
+// cuts names and ids at MaxToolName bytes; a samples file holding more is
+// refused (Sample.Check).
+const (
+	MaxToolCalls = 128
+	MaxToolName  = 256
+)

@@ -11,8 +11,8 @@ import (
 // are cut at maxMeta bytes, and the arguments of all calls together share
 // the content limit (Client's MaxContent).
 const (
-	maxToolCalls = 128
-	maxMeta      = 256
+	maxToolCalls = sample.MaxToolCalls
+	maxMeta      = sample.MaxToolName
 )
 
 // toolAssembler joins a stream's tool-call deltas into calls, as the
