@@ -99,3 +99,31 @@ func TestBudgetAndNames(t *testing.T) {
 		assert.ErrorContains(t, err, want)
 	}
 }
+
+// TestQualityOff: quality: off is a scenario's key (an endpoint's override
+// cannot set it: the fixture is built once), refuses a quality objective
+// beside it, and LatencyOnly turns it on everywhere, dropping the quality
+// objectives.
+func TestQualityOff(t *testing.T) {
+	clearEnv(t)
+	cfg, err := LoadFile(writeConfig(t, "endpoints:\n  sim: {sim: \"\"}\nscenarios:\n  chat: {quality: off}\n"))
+	require.NoError(t, err)
+	assert.True(t, cfg.Scenario("chat", "sim").QualityOff)
+	assert.False(t, cfg.Scenario("summary", "sim").QualityOff)
+	for yaml, want := range map[string]string{
+		"scenarios:\n  chat: {quality: maybe}\n":                               `scenarios.chat.quality: "maybe": want on or off`,
+		"scenarios:\n  chat: {quality: off, sla: {accuracy_min: 0.5}}\n":       "scenarios.chat.sla.accuracy_min: quality: off judges no answer",
+		"scenarios:\n  chat: {quality: off, endpoints: {sim: {quality: on}}}\n": "scenarios.chat.endpoints.sim.quality: unknown key",
+	} {
+		_, err := LoadFile(writeConfig(t, "endpoints:\n  sim: {sim: \"\"}\n"+yaml))
+		assert.ErrorContains(t, err, want)
+	}
+	cfg, err = LoadFile(writeConfig(t, "endpoints:\n  sim: {sim: \"\"}\nscenarios:\n  chat: {sla: {accuracy_min: 0.5, ttft_p95_ms: 500}}\n"))
+	require.NoError(t, err)
+	cfg.LatencyOnly()
+	sc := cfg.Scenario("chat", "sim")
+	assert.True(t, sc.QualityOff)
+	assert.Len(t, sc.Objectives, 3, "ttft, total and the error rate stay, accuracy goes: %v", sc.Objectives)
+	assert.False(t, sc.Objectives.Has("accuracy"))
+	assert.Contains(t, cfg.Describe()[len(cfg.Describe())-1], "-latency-only: no answer is judged")
+}
