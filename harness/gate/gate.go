@@ -6,6 +6,7 @@ import (
 
 	"golang.org/x/perf/benchfmt"
 
+	"github.com/llmsla/llmsla/harness/internal/inference"
 	"github.com/llmsla/llmsla/harness/sample"
 )
 
@@ -79,9 +80,8 @@ type Finding struct {
 	Paired bool
 	Cases  []CaseChange
 
-	tail       *tailTest
-	pct        int
-	exact      *exact
+	tail       *inference.TailTest
+	exact      *inference.Exact
 	caseCounts []CaseChange
 }
 

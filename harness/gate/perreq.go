@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/llmsla/llmsla/harness/internal/inference"
 	"github.com/llmsla/llmsla/harness/metric"
 	"github.com/llmsla/llmsla/harness/sample"
 )
@@ -88,6 +89,13 @@ type groupLevel struct {
 
 func (gl groupLevel) has(unit string) bool { return gl.units == nil || gl.units[unit] }
 
+// LevelChange is a latency percentile at one level on each side.
+type LevelChange struct {
+	Level    sample.Level
+	Old, New float64
+	N1, N2   int // requests
+}
+
 // perRequest builds the latency and quality families of groups. covered
 // receives every (benchmark, unit) judged here, which the run-level family
 // leaves out. It fails when a latency can be judged neither here nor over
@@ -108,7 +116,7 @@ func perRequest(rep *Report, groups []group, opts Options, covered map[sampleKey
 		}
 	}()
 	for _, f := range latencyFigs() {
-		var ts []*tailTest
+		var ts []*inference.TailTest
 		first := len(lat.tests)
 		for gi := range groups {
 			t, ok, err := latencyTest(rep, &groups[gi], f, covered)
@@ -118,7 +126,7 @@ func perRequest(rep *Report, groups []group, opts Options, covered map[sampleKey
 			if !ok {
 				continue
 			}
-			key := fmt.Sprintf("%s/%d/%x", t.Benchmark, f.p, t.tail.fingerprint)
+			key := fmt.Sprintf("%s/%d/%x", t.Benchmark, f.p, t.tail.Fingerprint)
 			if u, ok := same[key]; ok {
 				k := [2]string{f.unit, u}
 				if twins[k] == nil {
@@ -135,15 +143,15 @@ func perRequest(rep *Report, groups []group, opts Options, covered map[sampleKey
 		}
 		if opts.noDrift {
 			for _, t := range ts {
-				t.withoutDrift()
+				t.WithoutDrift()
 			}
 		} else {
-			poolDrift(ts)
+			inference.PoolDrift(ts)
 		}
 		for i := first; i < len(lat.tests); i++ {
 			t := &lat.tests[i]
 			// z > 0: the new side slower, which is worse.
-			t.pWorse, t.pBetter, t.Deff = t.tail.pAbove(), t.tail.pBelow(), t.tail.deff
+			t.pWorse, t.pBetter, t.Deff = t.tail.PAbove(), t.tail.PBelow(), t.tail.Deff
 		}
 	}
 	for gi := range groups {
@@ -159,13 +167,14 @@ func perRequest(rep *Report, groups []group, opts Options, covered map[sampleKey
 // latencyTest runs the rank test of f on g's levels that have it. It
 // fails when the test cannot be made and no runs family can judge f.
 func latencyTest(rep *Report, g *group, f latencyFig, covered map[sampleKey]bool) (test, bool, error) {
-	var levels []levelRuns
+	var levels []inference.LevelRuns
+	var names []sample.Level
 	var benches []string
 	for _, gl := range g.levels {
 		if !gl.has(f.unit) {
 			continue
 		}
-		lr := levelRuns{level: gl.level}
+		var lr inference.LevelRuns
 		for side, c := range gl.cells {
 			for _, run := range c.runs {
 				var vals []float64
@@ -175,12 +184,13 @@ func latencyTest(rep *Report, g *group, f latencyFig, covered map[sampleKey]bool
 					}
 				}
 				if len(vals) > 0 {
-					lr.runs[side] = append(lr.runs[side], vals)
+					lr.Runs[side] = append(lr.Runs[side], vals)
 				}
 			}
 		}
-		if len(lr.runs[0]) > 0 && len(lr.runs[1]) > 0 {
+		if len(lr.Runs[0]) > 0 && len(lr.Runs[1]) > 0 {
 			levels = append(levels, lr)
+			names = append(names, gl.level)
 			benches = append(benches, gl.bench)
 		}
 	}
@@ -194,15 +204,15 @@ func latencyTest(rep *Report, g *group, f latencyFig, covered map[sampleKey]bool
 		rep.Unchanged++
 		return test{}, false, nil
 	}
-	tt := runTailTest(levels, f.p)
-	if math.IsNaN(tt.deff) {
+	tt := inference.RunTailTest(levels, f.p)
+	if math.IsNaN(tt.Deff) {
 		// With one run a side the drift between runs cannot be measured,
 		// and a per-request test would take it for a change: the runs
 		// family judges the figure instead (and refuses too few runs).
 		// Samples without benchmark files have no runs family to fall
 		// back on, and the latency cannot be judged at all: unusable.
 		why := fmt.Sprintf("%s %s: too few runs to measure the drift between runs (need %d in all, at least 2 on a side, have %d)",
-			g.label, f.unit, minDriftDF+2, tt.df+2)
+			g.label, f.unit, inference.MinDriftDF+2, tt.DF+2)
 		if benches[0] == "" {
 			return test{}, false, fmt.Errorf("%w: %s, without which a per-request test would take the drift for a change: record ≥ 2 runs a side (llmsla ab -count, llmsla bench -count)",
 				ErrUnusable, why)
@@ -215,9 +225,13 @@ func latencyTest(rep *Report, g *group, f latencyFig, covered map[sampleKey]bool
 			covered[sampleKey{b, f.unit}] = true
 		}
 	}
+	changes := make([]LevelChange, len(tt.Levels))
+	for i, l := range tt.Levels {
+		changes[i] = LevelChange{Level: names[l.Index], Old: l.Old, New: l.New, N1: l.N1, N2: l.N2}
+	}
 	// P, Deff and the direction are set once the drift is pooled.
 	return test{better: -1, Finding: Finding{Benchmark: g.label, Unit: f.unit, Old: tt.Old, New: tt.New,
-		N1: tt.n[0], N2: tt.n[1], Requests: true, Levels: tt.Levels, tail: &tt, pct: f.p}}, true, nil
+		N1: tt.N[0], N2: tt.N[1], Requests: true, Levels: changes, tail: &tt}}, true, nil
 }
 
 // proportionTest runs the exact test of f on g.
@@ -270,15 +284,15 @@ func proportionTest(rep *Report, g *group, f proportionFig, covered map[sampleKe
 		return test{}, false
 	}
 	paired := f.byCase && pairable(counts, cases)
-	var strata []stratum
+	var strata []inference.Stratum
 	if f.byCase && !paired {
-		strata = []stratum{{bad: [2]int{total[0].bad, total[1].bad}, n: [2]int{total[0].n, total[1].n}}}
+		strata = []inference.Stratum{{Bad: [2]int{total[0].bad, total[1].bad}, N: [2]int{total[0].n, total[1].n}}}
 	} else {
 		for _, k := range order {
-			var st stratum
+			var st inference.Stratum
 			for side := range 2 {
 				if tl := counts[side][k]; tl != nil {
-					st.bad[side], st.n[side] = tl.bad, tl.n
+					st.Bad[side], st.N[side] = tl.bad, tl.n
 				}
 			}
 			strata = append(strata, st)
@@ -289,7 +303,7 @@ func proportionTest(rep *Report, g *group, f proportionFig, covered map[sampleKe
 			covered[sampleKey{b, f.unit}] = true
 		}
 	}
-	e := exactStratified(strata)
+	e := inference.ExactStratified(strata)
 	if e.Informative == 0 && !keepEmpty {
 		// Every request had the same outcome wherever both sides asked:
 		// no evidence either way, and no place in the family (the test
@@ -337,10 +351,10 @@ func levelsOf(ls []LevelChange) string {
 }
 
 // constant reports whether every value of levels is the same.
-func constant(levels []levelRuns) bool {
+func constant(levels []inference.LevelRuns) bool {
 	first, seen := 0.0, false
 	for _, lv := range levels {
-		for _, runs := range lv.runs {
+		for _, runs := range lv.Runs {
 			for _, vals := range runs {
 				for _, v := range vals {
 					if !seen {

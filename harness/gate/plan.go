@@ -6,6 +6,8 @@ import (
 	"math"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/llmsla/llmsla/harness/internal/inference"
 )
 
 // Planning: how many requests a side the gate needs to see a given change,
@@ -52,7 +54,7 @@ func Plan(base Source, unit string, change Tolerance, opts Options) ([]PlanLine,
 	}
 	var out []PlanLine
 	for _, f := range []*family{lat, qual} {
-		z := zFirst(f.Alpha, len(f.tests))
+		z := inference.ZFirst(f.Alpha, len(f.tests))
 		for _, t := range f.tests {
 			if t.Unit != unit {
 				continue
@@ -92,8 +94,8 @@ func planLatency(f Finding, z float64, tol Tolerance, change Tolerance) PlanLine
 	if theta <= tolTheta {
 		return PlanLine{Have: have, Never: fmt.Sprintf("a change of %+.3g%% is within the tolerance (%s), which the gate never flags; lower it with -tolerance %s=…", 100*rel, tol, f.Unit)}
 	}
-	ez, se := t.expectedZ(theta), t.seLog(f.pct)
-	return planN(have, func(n float64) float64 { return latencyPower(ez, se, z, theta, tolTheta, n/float64(have)) })
+	ez, se := t.ExpectedZ(theta), t.SELog()
+	return planN(have, func(n float64) float64 { return inference.LatencyPower(ez, se, z, theta, tolTheta, n/float64(have)) })
 }
 
 // planProportion scales the model of the proportion's MDE to n requests a
@@ -128,10 +130,10 @@ func planProportion(f Finding, better int, z float64, tol Tolerance, change Tole
 			if r0*s < 1 || r1*s < 1 {
 				return 0 // fewer requests than cases: not every case is asked
 			}
-			return casesFlagged(int(k), r0*s, r1*s, f.exact.Var*s, float64(f.N2)*s, z, tp)
+			return inference.CasesFlagged(int(k), r0*s, r1*s, f.exact.Var*s, float64(f.N2)*s, z, tp)
 		}
 	} else {
-		power = func(n float64) float64 { return proportionPower(p0, d, tp, n, n, z) }
+		power = func(n float64) float64 { return inference.ProportionPower(p0, d, tp, n, n, z) }
 	}
 	line := planN(have, power)
 	line.As = as

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/llmsla/llmsla/harness/internal/inference"
 )
 
 // What the gate can see. METRICS.md defines the minimal detectable effect
@@ -29,9 +31,6 @@ import (
 //
 // The noise is the data's own: pooled latencies, the drift between runs,
 // the cases that sometimes pass and sometimes fail.
-
-// power is the probability the MDEs are computed for.
-const power = 0.8
 
 // Sensitivity is what the per-request tests of one scenario × endpoint can
 // see at these sample sizes.
@@ -86,7 +85,7 @@ func sensitivity(fams []*family, opts Options) []Sensitivity {
 	var out []Sensitivity
 	at := map[string]int{}
 	for _, f := range fams {
-		z := zFirst(f.Alpha, f.Tests)
+		z := inference.ZFirst(f.Alpha, f.Tests)
 		for _, t := range f.tests {
 			var m MDE
 			switch {
@@ -142,7 +141,7 @@ func writeSensitivity(b *strings.Builder, ss []Sensitivity) {
 		}
 		rows = append(rows, row)
 	}
-	fmt.Fprintf(b, "can see (minimal detectable effect at %.0f%% power, toward worse; in parentheses what the tests alone resolve, when the tolerance limits; shapes of change in docs/gate.md):\n", 100*power)
+	fmt.Fprintf(b, "can see (minimal detectable effect at %.0f%% power, toward worse; in parentheses what the tests alone resolve, when the tolerance limits; shapes of change in docs/gate.md):\n", 100*inference.Power)
 	writeColumns(b, rows, "  ")
 }
 
@@ -180,6 +179,6 @@ func warnBlind(rep *Report) {
 	}
 	if len(blind) > 0 {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s: no change, however large, is flagged with %.0f%% probability at these sample sizes (the rank tests saturate, and drift widens them): record more requests or runs (llmsla bench or ab: -n, -count)",
-			strings.Join(blind, ", "), 100*power))
+			strings.Join(blind, ", "), 100*inference.Power))
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/llmsla/llmsla/harness/internal/inference"
 )
 
 // powerTrials is the number of comparisons per condition of the power
@@ -154,7 +156,7 @@ func required(rate float64, n int) int { return int(math.Ceil(rate*float64(n) - 
 // whose fraction frac of draws is k times larger.
 func mixtureMedian(sigma, frac, k float64) float64 {
 	above := func(x float64) float64 {
-		return (1-frac)*(1-normCDF(math.Log(x)/sigma)) + frac*(1-normCDF(math.Log(x/k)/sigma))
+		return (1-frac)*(1-inference.NormCDF(math.Log(x)/sigma)) + frac*(1-inference.NormCDF(math.Log(x/k)/sigma))
 	}
 	lo, hi := 0.5, 2.0
 	for range 100 {

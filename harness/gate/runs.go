@@ -2,12 +2,11 @@ package gate
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"golang.org/x/perf/benchfmt"
-	"golang.org/x/perf/benchmath"
 
+	"github.com/llmsla/llmsla/harness/internal/inference"
 	"github.com/llmsla/llmsla/harness/metric"
 )
 
@@ -138,7 +137,7 @@ func pair(rep *Report, sides [2]*side, units benchfmt.UnitMetadataMap, allowMiss
 		c := &cmps[i]
 		k := sampleKey{c.Benchmark, c.Unit}
 		var p float64
-		c.Old, c.New, p = medianTest(sides[0].vals[k], sides[1].vals[k])
+		c.Old, c.New, p = inference.MannWhitney(sides[0].vals[k], sides[1].vals[k])
 		// benchmath's p is two-sided; the U test is symmetric under no
 		// change, so each direction's is half of it, or one minus that.
 		p /= 2
@@ -162,9 +161,9 @@ func pair(rep *Report, sides [2]*side, units benchfmt.UnitMetadataMap, allowMiss
 // unusable input. So is a comparison in which every figure was set aside.
 func dropSparse(rep *Report, sides [2]*side, cmps []test) ([]test, error) {
 	kept := cmps[:0]
-	need := runsNeeded1(rep.Alpha)
+	need := inference.RunsNeeded1(rep.Alpha)
 	for _, c := range cmps {
-		if minP1(c.N1, c.N2) <= rep.Alpha {
+		if inference.MinP1(c.N1, c.N2) <= rep.Alpha {
 			kept = append(kept, c)
 			continue
 		}
@@ -194,10 +193,10 @@ func checkRuns(rep *Report, cmps []test) error {
 		return nil
 	}
 	m := float64(len(cmps))
-	needHolm := runsNeeded1(rep.Alpha / m)
+	needHolm := inference.RunsNeeded1(rep.Alpha / m)
 	blindHolm := 0
 	for _, c := range cmps {
-		if minP1(c.N1, c.N2) > rep.Alpha/m {
+		if inference.MinP1(c.N1, c.N2) > rep.Alpha/m {
 			blindHolm++
 		}
 	}
@@ -233,16 +232,6 @@ func direction(units benchfmt.UnitMetadataMap, unit string) int {
 		return 1
 	}
 	return units.GetBetter(unit)
-}
-
-// medianTest returns the medians of a and b and the two-sided p of the
-// Mann-Whitney U test between them, as benchstat computes them.
-func medianTest(a, b []float64) (medA, medB, p float64) {
-	thr := benchmath.DefaultThresholds
-	s1 := benchmath.NewSample(slices.Clone(a), &thr) // NewSample sorts in place
-	s2 := benchmath.NewSample(slices.Clone(b), &thr)
-	return benchmath.AssumeNothing.Summary(s1, 0.95).Center, benchmath.AssumeNothing.Summary(s2, 0.95).Center,
-		benchmath.AssumeNothing.Compare(s1, s2).P
 }
 
 func allEqual(a, b []float64) bool {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/llmsla/llmsla/harness/internal/inference"
 	"github.com/llmsla/llmsla/harness/metric"
 )
 
@@ -61,7 +62,7 @@ func CompareSummary(w io.Writer, opts CompareOptions, srcs ...Source) error {
 				}
 				l := line{row: row.StringValues(), unit: t.unit, col: col.StringValues(),
 					n1: len(base), n2: len(xs), order: len(lines), percent: fig.Kind == metric.Fraction}
-				l.old, l.new, l.p = medianTest(base, xs)
+				l.old, l.new, l.p = inference.MannWhitney(base, xs)
 				if l.p < opts.Alpha && l.new != l.old {
 					l.mark = "better"
 					if (l.new > l.old) == fig.Lower {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/llmsla/llmsla/harness/internal/inference"
 	"github.com/llmsla/llmsla/harness/metric"
 	"github.com/llmsla/llmsla/harness/objective"
 	"github.com/llmsla/llmsla/harness/quality"
@@ -268,9 +269,9 @@ func ms(x float64) time.Duration { return time.Duration(x * float64(time.Millise
 // down for the p95 of a lognormal of log-sd sigma to move by the factor
 // target.
 func tailK(sigma, frac, target float64) float64 {
-	t := target * math.Exp(normQuantile(0.95)*sigma)
+	t := target * math.Exp(inference.NormQuantile(0.95)*sigma)
 	surv := func(k float64) float64 {
-		return (1-frac)*(1-normCDF(math.Log(t)/sigma)) + frac*(1-normCDF(math.Log(t/k)/sigma))
+		return (1-frac)*(1-inference.NormCDF(math.Log(t)/sigma)) + frac*(1-inference.NormCDF(math.Log(t/k)/sigma))
 	}
 	lo, hi := 1.0, 10.0
 	for range 100 {
