@@ -10,6 +10,7 @@ import (
 
 	"github.com/llmsla/llmsla/harness/config"
 	"github.com/llmsla/llmsla/harness/gate"
+	"github.com/llmsla/llmsla/harness/recording"
 	"github.com/llmsla/llmsla/harness/sample"
 )
 
@@ -77,7 +78,7 @@ the SLA file is broken; the message says why and what to do.
 		}
 		rep, err = gateShards(fs.Arg(0), fs.Arg(1), opts)
 	} else {
-		rep, err = gate.Gate(gate.File(fs.Arg(0)), gate.File(fs.Arg(1)), opts)
+		rep, err = gate.Gate(recording.File(fs.Arg(0)), recording.File(fs.Arg(1)), opts)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "llmsla gate: %v\n", err)
@@ -183,7 +184,7 @@ func runPlan(spec, base string, opts gate.Options, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "llmsla gate: -plan: %v\n", strings.Replace(err.Error(), "tolerance", "change", 1))
 		return 2
 	}
-	lines, err := gate.Plan(gate.File(base), unit, change, opts)
+	lines, err := gate.Plan(recording.File(base), unit, change, opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "llmsla gate: %v\n", err)
 		return 2
@@ -204,14 +205,14 @@ func gateShards(base, new string, opts gate.Options) (*gate.Report, error) {
 	var sides [2][]sample.Sample
 	for i, p := range []string{base, new} {
 		if !isDir(p) {
-			p = gate.SamplesBeside(p)
+			p = recording.SamplesBeside(p)
 		}
 		ss, _, err := sample.ReadAll([]string{p}, false)
 		if err == nil {
 			err = sample.CheckShards(ss)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%w: %v", gate.ErrUnusable, err)
+			return nil, fmt.Errorf("%w: %v", recording.ErrUnusable, err)
 		}
 		sides[i] = ss
 	}

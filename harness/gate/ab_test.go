@@ -12,6 +12,7 @@ import (
 
 	"github.com/llmsla/llmsla/harness/load"
 	"github.com/llmsla/llmsla/harness/quality"
+	"github.com/llmsla/llmsla/harness/recording"
 	"github.com/llmsla/llmsla/harness/sample"
 	"github.com/llmsla/llmsla/harness/stream"
 )
@@ -158,7 +159,7 @@ func TestGateRequestsOneRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	rep, err := GateRequests("prod", "canary", bs, cs, Options{AcrossEndpoints: true})
-	if !errors.Is(err, ErrUnusable) {
+	if !errors.Is(err, recording.ErrUnusable) {
 		var out strings.Builder
 		if rep != nil {
 			rep.WriteText(&out)

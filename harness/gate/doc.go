@@ -41,7 +41,7 @@
 //
 // # Unusable input
 //
-// Errors that mean "this comparison cannot be made" wrap [ErrUnusable]: a
+// Errors that mean "this comparison cannot be made" wrap [recording.ErrUnusable]: a
 // missing or unreadable file, a corrupt line named file:line (benchfmt's
 // *SyntaxError, a NaN, infinite or negative value, a last line cut short,
 // runs recorded twice), a benchmark of the base missing from the

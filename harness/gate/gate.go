@@ -7,6 +7,7 @@ import (
 	"golang.org/x/perf/benchfmt"
 
 	"github.com/llmsla/llmsla/harness/internal/inference"
+	"github.com/llmsla/llmsla/harness/recording"
 	"github.com/llmsla/llmsla/harness/sample"
 )
 
@@ -124,23 +125,23 @@ type Report struct {
 func (r *Report) Failed() bool { return len(r.Regressions) > 0 || len(r.Vanished) > 0 }
 
 // Gate compares new against base and reports regressions. It returns an
-// error wrapping ErrUnusable when no judgement can be made.
+// error wrapping recording.ErrUnusable when no judgement can be made.
 //
 // Figures the samples files beside both sources can answer (see
 // [Source]) are judged on requests, in the latency and quality families;
 // every other figure, and all of them when a side has no samples, over
 // runs.
-func Gate(base, new Source, opts Options) (*Report, error) {
+func Gate(base, new recording.Source, opts Options) (*Report, error) {
 	opts, err := defaults(opts)
 	if err != nil {
 		return nil, err
 	}
-	filter, err := parseFilter(opts.Filter)
+	filter, err := recording.ParseFilter(opts.Filter)
 	if err != nil {
 		return nil, err
 	}
 	sides := [2]*side{newSide(opts.MatchProcs), newSide(opts.MatchProcs)}
-	units, err := readAll([]Source{base, new}, filter, func(i int, res *benchfmt.Result) { sides[i].add(res) })
+	units, err := recording.Read([]recording.Source{base, new}, filter, func(i int, res *benchfmt.Result) { sides[i].add(res) })
 	if err != nil {
 		return nil, err
 	}
@@ -194,7 +195,7 @@ func Gate(base, new Source, opts Options) (*Report, error) {
 // benchmark at two GOMAXPROCS, samples not recorded with the benchmarks.
 // It compares nothing; a source it accepts may still be too little for a
 // comparison (too few runs), which Gate says.
-func Check(src Source, opts Options) (runs map[string]int, err error) {
+func Check(src recording.Source, opts Options) (runs map[string]int, err error) {
 	s, _, err := selfGroups(newReport(src.Name, src.Name, opts), src, opts)
 	if err != nil {
 		return nil, err
@@ -204,13 +205,13 @@ func Check(src Source, opts Options) (runs map[string]int, err error) {
 
 // selfGroups reads src once and matches its samples with its benchmarks,
 // as both sides of a comparison with itself: what Plan and Check need.
-func selfGroups(rep *Report, src Source, opts Options) (*side, []group, error) {
-	filter, err := parseFilter(opts.Filter)
+func selfGroups(rep *Report, src recording.Source, opts Options) (*side, []group, error) {
+	filter, err := recording.ParseFilter(opts.Filter)
 	if err != nil {
 		return nil, nil, err
 	}
 	s := newSide(opts.MatchProcs)
-	if _, err := readAll([]Source{src}, filter, func(_ int, res *benchfmt.Result) { s.add(res) }); err != nil {
+	if _, err := recording.Read([]recording.Source{src}, filter, func(_ int, res *benchfmt.Result) { s.add(res) }); err != nil {
 		return nil, nil, err
 	}
 	sides := [2]*side{s, s}
@@ -244,25 +245,25 @@ func GateRequests(baseName, newName string, base, new []sample.Sample, opts Opti
 				ss[j].Endpoint = "" // the sides differ by endpoint: match the rest
 			}
 		}
-		rq, bad := groupRequests([2]string{baseName, newName}[i], ss)
-		if bad >= 0 {
-			return nil, fmt.Errorf("%w: %s: %s", ErrUnusable, rq.name, rq.problem(ss[bad]))
+		name := [2]string{baseName, newName}[i]
+		if err := recording.CheckSamples(name, ss); err != nil {
+			return nil, err
 		}
-		rqs[i] = rq
+		rqs[i] = groupRequests(name, ss)
 	}
 	groups, err := requestGroups(rep, rqs, opts.AllowMissing)
 	if err != nil {
 		return nil, err
 	}
 	if len(groups) == 0 {
-		return nil, fmt.Errorf("%w: %s and %s have no scenario and level in common", ErrUnusable, baseName, newName)
+		return nil, fmt.Errorf("%w: %s and %s have no scenario and level in common", recording.ErrUnusable, baseName, newName)
 	}
 	lat, qual, err := perRequest(rep, groups, opts, map[sampleKey]bool{})
 	if err != nil {
 		return nil, err
 	}
 	if len(lat.tests)+len(qual.tests) == 0 {
-		return nil, fmt.Errorf("%w: nothing to compare: no latency or quality figure that varies on both %s and %s (every request failed, or had the same value everywhere)", ErrUnusable, baseName, newName)
+		return nil, fmt.Errorf("%w: nothing to compare: no latency or quality figure that varies on both %s and %s (every request failed, or had the same value everywhere)", recording.ErrUnusable, baseName, newName)
 	}
 	finish(rep, []*family{lat, qual}, opts)
 	return rep, nil
@@ -344,7 +345,7 @@ func checkProcs(rep *Report, sides [2]*side) error {
 	for i, s := range sides {
 		if len(s.mixed) > 0 {
 			return fmt.Errorf("%w: %s holds benchmarks at several GOMAXPROCS, which would be pooled:\n\t%s\ncompare them apart with -match-procs, or record one -cpu",
-				ErrUnusable, [2]string{rep.Base, rep.New}[i], list(s.mixed, 5))
+				recording.ErrUnusable, [2]string{rep.Base, rep.New}[i], list(s.mixed, 5))
 		}
 	}
 	differ := map[[2]string]int{}
@@ -404,7 +405,7 @@ func checkCommon(rep *Report, sides [2]*side, opts Options) error {
 	if common > 0 && len(missing) > 0 {
 		if !opts.AllowMissing {
 			return fmt.Errorf("%w: %d of the %d benchmarks of %s are missing from %s, so the candidate was not measured on them (a run cut short?):\n\t%s\nre-record the candidate; to compare only some benchmarks say so with -filter, or pass -allow-missing",
-				ErrUnusable, len(missing), len(sides[0].benchOrder), rep.Base, rep.New, list(missing, 10))
+				recording.ErrUnusable, len(missing), len(sides[0].benchOrder), rep.Base, rep.New, list(missing, 10))
 		}
 		for _, b := range missing {
 			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s only in %s; not compared (-allow-missing)", b, rep.Base))
@@ -415,9 +416,9 @@ func checkCommon(rep *Report, sides [2]*side, opts Options) error {
 		return nil
 	}
 	if len(sides[0].benches) == 0 || len(sides[1].benches) == 0 {
-		return fmt.Errorf("%w: no benchmark results match -filter %q in %s and %s; widen the filter", ErrUnusable, opts.Filter, rep.Base, rep.New)
+		return fmt.Errorf("%w: no benchmark results match -filter %q in %s and %s; widen the filter", recording.ErrUnusable, opts.Filter, rep.Base, rep.New)
 	}
-	return fmt.Errorf("%w: %s and %s have no benchmark in common; names must match exactly, including sub-benchmark keys (the -N GOMAXPROCS suffix is ignored unless -match-procs): record both with the same suite and configuration (make bench then make baseline records a baseline here)", ErrUnusable, rep.Base, rep.New)
+	return fmt.Errorf("%w: %s and %s have no benchmark in common; names must match exactly, including sub-benchmark keys (the -N GOMAXPROCS suffix is ignored unless -match-procs): record both with the same suite and configuration (make bench then make baseline records a baseline here)", recording.ErrUnusable, rep.Base, rep.New)
 }
 
 // warnIters warns when a benchmark's runs had different iteration counts

@@ -7,6 +7,7 @@ import (
 
 	"github.com/llmsla/llmsla/harness/internal/inference"
 	"github.com/llmsla/llmsla/harness/metric"
+	"github.com/llmsla/llmsla/harness/recording"
 	"github.com/llmsla/llmsla/harness/sample"
 )
 
@@ -215,7 +216,7 @@ func latencyTest(rep *Report, g *group, f latencyFig, covered map[sampleKey]bool
 			g.label, f.unit, inference.MinDriftDF+2, tt.DF+2)
 		if benches[0] == "" {
 			return test{}, false, fmt.Errorf("%w: %s, without which a per-request test would take the drift for a change: record ≥ 2 runs a side (llmsla ab -count, llmsla bench -count)",
-				ErrUnusable, why)
+				recording.ErrUnusable, why)
 		}
 		rep.Warnings = append(rep.Warnings, why+"; judged over runs only")
 		return test{}, false, nil
@@ -345,7 +346,7 @@ func groupLabel(scenario, endpoint string) string {
 func levelsOf(ls []LevelChange) string {
 	parts := make([]string, len(ls))
 	for i, l := range ls {
-		parts[i] = fmt.Sprintf("%s %s → %s (%+.1f%%)", l.Level, num(l.Old), num(l.New), pct(l.Old, l.New))
+		parts[i] = fmt.Sprintf("%s %s → %s (%+.1f%%)", l.Level, recording.Num(l.Old), recording.Num(l.New), pct(l.Old, l.New))
 	}
 	return strings.Join(parts, ", ")
 }

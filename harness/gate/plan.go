@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/llmsla/llmsla/harness/internal/inference"
+	"github.com/llmsla/llmsla/harness/recording"
 )
 
 // Planning: how many requests a side the gate needs to see a given change,
@@ -34,7 +35,7 @@ type PlanLine struct {
 // many requests a side the gate needs to flag a change of unit as large as
 // change (Rel: relative, 0.10 for 10%; Abs: in the unit, points for a
 // proportion). base must have samples.
-func Plan(base Source, unit string, change Tolerance, opts Options) ([]PlanLine, error) {
+func Plan(base recording.Source, unit string, change Tolerance, opts Options) ([]PlanLine, error) {
 	opts, err := defaults(opts)
 	if err != nil {
 		return nil, err
@@ -45,7 +46,7 @@ func Plan(base Source, unit string, change Tolerance, opts Options) ([]PlanLine,
 		return nil, err
 	}
 	if len(groups) == 0 {
-		return nil, fmt.Errorf("%w: plan: %s", ErrUnusable, strings.Join(rep.Warnings, "; "))
+		return nil, fmt.Errorf("%w: plan: %s", recording.ErrUnusable, strings.Join(rep.Warnings, "; "))
 	}
 	opts.noSensitivity, opts.plan = true, true
 	lat, qual, err := perRequest(rep, groups, opts, map[sampleKey]bool{})
@@ -76,7 +77,7 @@ func Plan(base Source, unit string, change Tolerance, opts Options) ([]PlanLine,
 			props = append(props, f.unit)
 		}
 		return nil, fmt.Errorf("%w: plan: no scenario of %s has %s judged on requests (units judged on requests: latency percentiles and %s)",
-			ErrUnusable, base.Name, unit, strings.Join(props, ", "))
+			recording.ErrUnusable, base.Name, unit, strings.Join(props, ", "))
 	}
 	return out, nil
 }

@@ -3,9 +3,10 @@ package gate
 import (
 	"fmt"
 	"io"
-	"math"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/llmsla/llmsla/harness/recording"
 )
 
 // WriteText writes r for a person reading CI logs: the verdict first, what
@@ -42,7 +43,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	}{{"REGRESSED", r.Regressions}, {"improved", r.Improvements}} {
 		for _, f := range set.fs {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s → %s\t%s\t(%s)\n",
-				set.label, f.Family, f.Benchmark, f.Unit, num(f.Old), num(f.New), delta(f), detail(f))
+				set.label, f.Family, f.Benchmark, f.Unit, recording.Num(f.Old), recording.Num(f.New), delta(f), detail(f))
 			if len(f.Levels) > 1 {
 				fmt.Fprintf(tw, "\t\t\t\t%s\n", levelsOf(f.Levels))
 			}
@@ -118,17 +119,4 @@ func delta(f Finding) string {
 		d += fmt.Sprintf(" (%+.1f pts)", f.New-f.Old)
 	}
 	return d
-}
-
-// num prints a median with about four significant digits, no exponent for
-// everyday magnitudes.
-func num(x float64) string {
-	if x != 0 && (math.Abs(x) >= 1e7 || math.Abs(x) < 1e-3) {
-		return fmt.Sprintf("%.4g", x)
-	}
-	s := fmt.Sprintf("%.4g", x)
-	if strings.ContainsAny(s, "e") {
-		return fmt.Sprintf("%.0f", x)
-	}
-	return s
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/llmsla/llmsla/harness/internal/inference"
 	"github.com/llmsla/llmsla/harness/metric"
+	"github.com/llmsla/llmsla/harness/recording"
 )
 
 // The runs family: each (benchmark, unit) of the benchfmt files that is
@@ -79,11 +80,11 @@ func (s *side) add(res *benchfmt.Result) {
 	}
 	s.runs[bench]++
 	for _, v := range res.Values {
-		k := sampleKey{bench, unitOf(v)}
+		k := sampleKey{bench, recording.UnitOf(v)}
 		if _, ok := s.vals[k]; !ok {
 			s.order = append(s.order, k)
 		}
-		s.vals[k] = append(s.vals[k], valueOf(v))
+		s.vals[k] = append(s.vals[k], recording.ValueOf(v))
 	}
 }
 
@@ -121,7 +122,7 @@ func pair(rep *Report, sides [2]*side, units benchfmt.UnitMetadataMap, allowMiss
 			continue
 		}
 		oldVals := sides[0].vals[k]
-		if allEqual(oldVals, newVals) {
+		if inference.AllEqual(oldVals, newVals) {
 			rep.Unchanged++
 			rep.Constant++
 			continue
@@ -173,12 +174,12 @@ func dropSparse(rep *Report, sides [2]*side, cmps []test) ([]test, error) {
 			continue
 		}
 		return nil, fmt.Errorf("%w: benchmark %s has %d runs in %s and %d in %s: the Mann-Whitney test at alpha %g can never flag its %s with so few: need ≥ %d runs per side; raise go test -count",
-			ErrUnusable, c.Benchmark, runs[0], rep.Base, runs[1], rep.New, rep.Alpha, c.Unit, need)
+			recording.ErrUnusable, c.Benchmark, runs[0], rep.Base, runs[1], rep.New, rep.Alpha, c.Unit, need)
 	}
 	if len(kept) == 0 && len(rep.NotJudged) > 0 {
 		c := rep.NotJudged[0]
 		return nil, fmt.Errorf("%w: nothing left to judge over runs: %s %s is in %d runs in %s and %d in %s (missing from the others), and the Mann-Whitney test at alpha %g can never be significant with so few: need ≥ %d runs per side; raise go test -count",
-			ErrUnusable, c.Benchmark, c.Unit, c.N1, rep.Base, c.N2, rep.New, rep.Alpha, need)
+			recording.ErrUnusable, c.Benchmark, c.Unit, c.N1, rep.Base, c.N2, rep.New, rep.Alpha, need)
 	}
 	return kept, nil
 }
@@ -202,7 +203,7 @@ func checkRuns(rep *Report, cmps []test) error {
 	}
 	if blindHolm == len(cmps) {
 		return fmt.Errorf("%w: %d comparisons under Holm–Bonferroni need p ≤ %.2g at the first step, which needs ≥ %d runs per side; raise go test -count, or narrow -filter",
-			ErrUnusable, len(cmps), rep.Alpha/m, needHolm)
+			recording.ErrUnusable, len(cmps), rep.Alpha/m, needHolm)
 	}
 	if blindHolm > 0 {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%d of %d comparisons have fewer than %d runs per side and can be flagged only after another is; raise go test -count", blindHolm, len(cmps), needHolm))
@@ -232,17 +233,6 @@ func direction(units benchfmt.UnitMetadataMap, unit string) int {
 		return 1
 	}
 	return units.GetBetter(unit)
-}
-
-func allEqual(a, b []float64) bool {
-	for _, s := range [][]float64{a, b} {
-		for _, x := range s {
-			if x != a[0] {
-				return false
-			}
-		}
-	}
-	return true
 }
 
 func orOne(procs string) string {

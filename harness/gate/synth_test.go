@@ -13,6 +13,7 @@ import (
 	"github.com/llmsla/llmsla/harness/metric"
 	"github.com/llmsla/llmsla/harness/objective"
 	"github.com/llmsla/llmsla/harness/quality"
+	"github.com/llmsla/llmsla/harness/recording"
 	"github.com/llmsla/llmsla/harness/sample"
 )
 
@@ -126,8 +127,8 @@ type synthRecording struct {
 	samples []sample.Sample
 }
 
-func (r synthRecording) source(name string) Source {
-	return Stream(name, strings.NewReader(r.txt)).WithSamples(r.samples)
+func (r synthRecording) source(name string) recording.Source {
+	return recording.Stream(name, strings.NewReader(r.txt)).WithSamples(r.samples)
 }
 
 // write puts the recording in dir as name.txt and name.samples.jsonl.
@@ -136,7 +137,7 @@ func (r synthRecording) write(dir, name string) (string, error) {
 	if err := os.WriteFile(txt, []byte(r.txt), 0o644); err != nil {
 		return "", err
 	}
-	f, err := sample.Create(SamplesBeside(txt), nil)
+	f, err := sample.Create(recording.SamplesBeside(txt), nil)
 	if err != nil {
 		return "", err
 	}

@@ -50,3 +50,17 @@ func MinP1(n1, n2 int) float64 { return MinP(n1, n2) / 2 }
 // RunsNeeded1 is the smallest equal number of values per side with which
 // the one-sided U test can reach p ≤ alpha.
 func RunsNeeded1(alpha float64) int { return RunsNeeded(2 * alpha) }
+
+// AllEqual reports whether every value of a and b is the same: then no
+// rank test can say anything, whatever the labels (a figure at 0 in every
+// run), and the figure has no place in a family of tests.
+func AllEqual(a, b []float64) bool {
+	for _, s := range [][]float64{a, b} {
+		for _, x := range s {
+			if x != a[0] {
+				return false
+			}
+		}
+	}
+	return true
+}

@@ -1,4 +1,4 @@
-package gate
+package compare
 
 import (
 	"bytes"
@@ -10,31 +10,37 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/llmsla/llmsla/harness/recording"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden")
 
+// recordings holds the recorded runs the tables are drawn from, shared
+// with the gate's tests (see its README).
+const recordings = "../gate/testdata/"
+
 // TestCompareGolden: the full tables (compare-*.golden) and the summary
 // (summary-*.golden) of the recorded runs.
 func TestCompareGolden(t *testing.T) {
-	type write func(io.Writer, CompareOptions, ...Source) error
+	type write func(io.Writer, Options, ...recording.Source) error
 	cases := map[string]struct {
 		write write
-		opts  CompareOptions
+		opts  Options
 		files []string
 	}{
-		"compare-files":     {write: Compare, files: []string{"base.txt", "new.txt"}},
-		"compare-endpoints": {write: Compare, opts: CompareOptions{Col: "/endpoint"}, files: []string{"new.txt"}},
-		"compare-filtered":  {write: Compare, opts: CompareOptions{Col: "/endpoint", Filter: ".unit:(ttft-p95-ms OR out-tok/s)"}, files: []string{"new.txt"}},
-		"summary-files":     {write: CompareSummary, files: []string{"base.txt", "new.txt"}},
-		"summary-endpoints": {write: CompareSummary, opts: CompareOptions{Col: "/endpoint"}, files: []string{"new.txt"}},
+		"compare-files":     {write: Tables, files: []string{"base.txt", "new.txt"}},
+		"compare-endpoints": {write: Tables, opts: Options{Col: "/endpoint"}, files: []string{"new.txt"}},
+		"compare-filtered":  {write: Tables, opts: Options{Col: "/endpoint", Filter: ".unit:(ttft-p95-ms OR out-tok/s)"}, files: []string{"new.txt"}},
+		"summary-files":     {write: Summary, files: []string{"base.txt", "new.txt"}},
+		"summary-endpoints": {write: Summary, opts: Options{Col: "/endpoint"}, files: []string{"new.txt"}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			var srcs []Source
+			var srcs []recording.Source
 			for _, f := range tc.files {
 				// Relative names keep temp paths out of the golden output.
-				srcs = append(srcs, Source{Name: f, Path: filepath.Join("testdata", f)})
+				srcs = append(srcs, recording.Source{Name: f, Path: recordings + f})
 			}
 			var got bytes.Buffer
 			if err := tc.write(&got, tc.opts, srcs...); err != nil {
@@ -48,7 +54,7 @@ func TestCompareGolden(t *testing.T) {
 // The summary puts significant changes first and leaves out figures that
 // are the same everywhere; benchmarks recorded at another GOMAXPROCS line
 // up.
-func TestCompareSummaryOrder(t *testing.T) {
+func TestSummaryOrder(t *testing.T) {
 	base := "Unit ttft-p95-ms better=lower\n"
 	cand := base
 	for i := range 10 {
@@ -56,7 +62,7 @@ func TestCompareSummaryOrder(t *testing.T) {
 		cand += fmt.Sprintf("BenchmarkA/endpoint=x-8 20 %d ttft-p95-ms 0 err-%%\nBenchmarkB/endpoint=x-8 20 %d ttft-p95-ms 0 err-%%\n", 100+i, 150+i)
 	}
 	var out bytes.Buffer
-	if err := CompareSummary(&out, CompareOptions{}, Stream("base", strings.NewReader(base)), Stream("new", strings.NewReader(cand))); err != nil {
+	if err := Summary(&out, Options{}, recording.Stream("base", strings.NewReader(base)), recording.Stream("new", strings.NewReader(cand))); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(out.String(), "\n")
@@ -68,22 +74,22 @@ func TestCompareSummaryOrder(t *testing.T) {
 
 func TestCompareUnusable(t *testing.T) {
 	cases := map[string]struct {
-		opts  CompareOptions
+		opts  Options
 		files []string
 		want  string
 	}{
 		"missing file":   {files: []string{"testdata/nope.txt"}, want: "testdata/nope.txt"},
-		"filter nothing": {opts: CompareOptions{Filter: "/endpoint:staging"}, files: []string{"testdata/new.txt"}, want: "-filter"},
+		"filter nothing": {opts: Options{Filter: "/endpoint:staging"}, files: []string{recordings + "new.txt"}, want: "-filter"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			var srcs []Source
+			var srcs []recording.Source
 			for _, f := range tc.files {
-				srcs = append(srcs, File(f))
+				srcs = append(srcs, recording.File(f))
 			}
-			err := Compare(new(bytes.Buffer), tc.opts, srcs...)
-			if !errors.Is(err, ErrUnusable) || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("err = %v, want ErrUnusable mentioning %q", err, tc.want)
+			err := Tables(new(bytes.Buffer), tc.opts, srcs...)
+			if !errors.Is(err, recording.ErrUnusable) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %v, want recording.ErrUnusable mentioning %q", err, tc.want)
 			}
 		})
 	}

@@ -1,4 +1,4 @@
-package gate
+package compare
 
 import (
 	"fmt"
@@ -10,17 +10,19 @@ import (
 	"golang.org/x/perf/benchmath"
 	"golang.org/x/perf/benchproc"
 	"golang.org/x/perf/benchunit"
+
+	"github.com/llmsla/llmsla/harness/recording"
 )
 
-// CompareOptions are benchstat's table flags. Empty fields take
+// Options are benchstat's table flags. Empty fields take
 // benchstat's defaults.
-type CompareOptions struct {
+type Options struct {
 	Col    string // columns, default ".file"
 	Row    string // rows, default ".fullname"
 	Filter string // benchfilter query, default "*"
 	// Alpha is the per-cell significance level for "~", default 0.05.
 	// The table is descriptive, as in benchstat: it is not corrected for
-	// multiple comparisons. Gate is.
+	// multiple comparisons; harness/gate is.
 	Alpha float64
 
 	ignoreProcs bool
@@ -42,8 +44,8 @@ type table struct {
 // Compare writes a benchstat-style table of srcs to w, one table per unit:
 // median ± 95% CI per cell, and for each column after the first the delta
 // against the first with the U-test p and n.
-func Compare(w io.Writer, opts CompareOptions, srcs ...Source) error {
-	opts = compareDefaults(opts)
+func Tables(w io.Writer, opts Options, srcs ...recording.Source) error {
+	opts = defaults(opts)
 	units, cells, err := collect(opts, srcs)
 	if err != nil {
 		return err
@@ -64,8 +66,8 @@ func Compare(w io.Writer, opts CompareOptions, srcs ...Source) error {
 
 // collect reads srcs into one table per unit, rows and columns as the
 // options project them, sorted.
-func collect(opts CompareOptions, srcs []Source) ([]*table, map[cellKey][]float64, error) {
-	filter, err := parseFilter(opts.Filter)
+func collect(opts Options, srcs []recording.Source) ([]*table, map[cellKey][]float64, error) {
+	filter, err := recording.ParseFilter(opts.Filter)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -88,10 +90,10 @@ func collect(opts CompareOptions, srcs []Source) ([]*table, map[cellKey][]float6
 	var units []*table
 	byUnit := map[string]*table{}
 	cells := map[cellKey][]float64{}
-	_, err = readAll(srcs, filter, func(_ int, res *benchfmt.Result) {
+	_, err = recording.Read(srcs, filter, func(_ int, res *benchfmt.Result) {
 		row, col := rowBy.Project(res), colBy.Project(res)
 		for _, v := range res.Values {
-			u := unitOf(v)
+			u := recording.UnitOf(v)
 			t := byUnit[u]
 			if t == nil {
 				t = &table{unit: u, seenRow: map[benchproc.Key]bool{}, seenCol: map[benchproc.Key]bool{}}
@@ -107,14 +109,14 @@ func collect(opts CompareOptions, srcs []Source) ([]*table, map[cellKey][]float6
 				t.cols = append(t.cols, col)
 			}
 			k := cellKey{u, row, col}
-			cells[k] = append(cells[k], valueOf(v))
+			cells[k] = append(cells[k], recording.ValueOf(v))
 		}
 	})
 	if err != nil {
 		return nil, nil, err
 	}
 	if len(units) == 0 {
-		return nil, nil, fmt.Errorf("%w: no benchmark results match -filter %q", ErrUnusable, opts.Filter)
+		return nil, nil, fmt.Errorf("%w: no benchmark results match -filter %q", recording.ErrUnusable, opts.Filter)
 	}
 	for _, t := range units {
 		benchproc.SortKeys(t.rows)
@@ -123,7 +125,7 @@ func collect(opts CompareOptions, srcs []Source) ([]*table, map[cellKey][]float6
 	return units, cells, nil
 }
 
-func compareDefaults(o CompareOptions) CompareOptions {
+func defaults(o Options) Options {
 	if o.Col == "" {
 		o.Col = ".file"
 	}

@@ -1,81 +1,28 @@
-package gate
+package recording
 
 import (
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"slices"
 	"strings"
 
 	"golang.org/x/perf/benchfmt"
 	"golang.org/x/perf/benchproc"
-
-	"github.com/llmsla/llmsla/harness/sample"
 )
-
-// ErrUnusable marks input from which no comparison can be made: a missing
-// or corrupt file, no benchmarks in common, or too few runs. Errors wrap it
-// so callers can tell "cannot judge" from "judged and failed".
-var ErrUnusable = errors.New("unusable benchmark input")
-
-// Source is one recorded run: benchfmt from a file on disk or a stream
-// already open, and optionally its per-request samples.
-type Source struct {
-	// Name labels the source in messages and is its .file key.
-	Name string
-	// Path is read when R is nil.
-	Path string
-	// R, when set, is read instead of Path.
-	R io.Reader
-	// SamplesPath is the samples file recorded with the run (File sets
-	// it beside Path); when it does not exist the figures are judged over
-	// runs only, with a warning.
-	SamplesPath string
-	// Samples, when not nil, are the run's samples, already read.
-	Samples []sample.Sample
-}
-
-// File returns a Source reading path and the samples file beside it
-// (SamplesBeside).
-func File(path string) Source {
-	return Source{Name: path, Path: path, SamplesPath: SamplesBeside(path)}
-}
-
-// Stream returns a Source reading r, labelled name, without samples.
-func Stream(name string, r io.Reader) Source { return Source{Name: name, R: r} }
-
-// WithSamples returns s with its per-request samples.
-func (s Source) WithSamples(ss []sample.Sample) Source {
-	s.Samples = ss
-	return s
-}
-
-// requests reads the source's samples: nil when it has none.
-func (s Source) requests() (*requests, error) {
-	if s.Samples != nil {
-		rq, bad := groupRequests(s.Name+" (samples)", s.Samples)
-		if bad >= 0 {
-			return nil, fmt.Errorf("%w: %s: %s", ErrUnusable, rq.name, rq.problem(s.Samples[bad]))
-		}
-		return rq, nil
-	}
-	if s.SamplesPath == "" {
-		return nil, nil
-	}
-	return readRequests(s.SamplesPath)
-}
 
 // maxSyntaxErrors bounds how many corrupt lines are listed; past a handful
 // the file is plainly not benchmark output and more lines do not help.
 const maxSyntaxErrors = 5
 
-// readAll reads every source in order through one benchfmt.Reader, so unit
+// Read reads every source in order through one benchfmt.Reader, so unit
 // metadata accumulates across files and a conflict between them (better=lower
 // in one, higher in the other) surfaces as a syntax error. Each result that
-// survives filter is passed to fn with the index of its source; fn must not
+// survives filter (nil: every one) is passed to fn with the index of its source; fn must not
 // retain the result. The meaningless ns/op is dropped before filtering.
-func readAll(srcs []Source, filter *benchproc.Filter, fn func(src int, res *benchfmt.Result)) (benchfmt.UnitMetadataMap, error) {
+// Every line benchfmt reads without complaint but no comparison can rest
+// on is an error wrapping ErrUnusable, after the whole input was read, so
+// that it lists them all (a handful).
+func Read(srcs []Source, filter *benchproc.Filter, fn func(src int, res *benchfmt.Result)) (benchfmt.UnitMetadataMap, error) {
 	var rd benchfmt.Reader
 	var syntax []string
 	for i, src := range srcs {
@@ -104,7 +51,7 @@ func readAll(srcs []Source, filter *benchproc.Filter, fn func(src int, res *benc
 				}
 				reps.add(rec)
 				dropUnit(rec, "ns/op")
-				if ok, _ := filter.Apply(rec); ok {
+				if filter == nil || apply(filter, rec) {
 					fn(i, rec)
 				}
 			}
@@ -124,6 +71,13 @@ func readAll(srcs []Source, filter *benchproc.Filter, fn func(src int, res *benc
 		return nil, syntaxError(syntax)
 	}
 	return rd.Units(), nil
+}
+
+// apply reports whether res survives filter, which drops the values it
+// does not match from res.
+func apply(filter *benchproc.Filter, res *benchfmt.Result) bool {
+	ok, _ := filter.Apply(res)
+	return ok
 }
 
 // syntaxError reports corrupt lines rather than skipping them as benchstat
@@ -148,15 +102,15 @@ func syntaxError(lines []string) error {
 func dropUnit(res *benchfmt.Result, unit string) {
 	vals := res.Values[:0]
 	for _, v := range res.Values {
-		if unitOf(v) != unit {
+		if UnitOf(v) != unit {
 			vals = append(vals, v)
 		}
 	}
 	res.Values = vals
 }
 
-// parseFilter parses a benchfilter query, "*" when empty.
-func parseFilter(q string) (*benchproc.Filter, error) {
+// ParseFilter parses a benchfilter query, "*" when empty.
+func ParseFilter(q string) (*benchproc.Filter, error) {
 	if q == "" {
 		q = "*"
 	}
@@ -167,16 +121,16 @@ func parseFilter(q string) (*benchproc.Filter, error) {
 	return f, nil
 }
 
-// unitOf and valueOf give a value as written in the file. benchfmt tidies
+// UnitOf and ValueOf give a value as written in the file. benchfmt tidies
 // ns to sec and MB to B; reports should show what the harness recorded.
-func unitOf(v benchfmt.Value) string {
+func UnitOf(v benchfmt.Value) string {
 	if v.OrigUnit != "" {
 		return v.OrigUnit
 	}
 	return v.Unit
 }
 
-func valueOf(v benchfmt.Value) float64 {
+func ValueOf(v benchfmt.Value) float64 {
 	if v.OrigUnit != "" {
 		return v.OrigValue
 	}

@@ -1,4 +1,4 @@
-package gate
+package recording
 
 import (
 	"fmt"
@@ -7,8 +7,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/llmsla/llmsla/harness/metric"
 	"golang.org/x/perf/benchfmt"
+
+	"github.com/llmsla/llmsla/harness/metric"
 )
 
 // The checks below reject input that benchfmt reads without complaint but
@@ -50,7 +51,7 @@ func checkValues(res *benchfmt.Result) []string {
 	var bad []string
 	file, line := res.Pos()
 	for _, v := range res.Values {
-		x, unit := valueOf(v), unitOf(v)
+		x, unit := ValueOf(v), UnitOf(v)
 		var why string
 		switch {
 		case math.IsNaN(x) || math.IsInf(x, 0):
@@ -122,7 +123,7 @@ func (r *repeats) add(res *benchfmt.Result) {
 	}
 	fmt.Fprintf(&b, "%d", res.Iters)
 	for _, v := range res.Values {
-		fmt.Fprintf(&b, " %v %s", valueOf(v), unitOf(v))
+		fmt.Fprintf(&b, " %v %s", ValueOf(v), UnitOf(v))
 	}
 	_, line := res.Pos()
 	r.seqs[name] = append(r.seqs[name], recLine{b.String(), line})

@@ -1,4 +1,4 @@
-package gate
+package compare
 
 import (
 	"fmt"
@@ -9,9 +9,10 @@ import (
 
 	"github.com/llmsla/llmsla/harness/internal/inference"
 	"github.com/llmsla/llmsla/harness/metric"
+	"github.com/llmsla/llmsla/harness/recording"
 )
 
-// CompareSummary writes one line per benchmark × key figure — the verdict
+// Summary writes one line per benchmark × key figure — the verdict
 // table's columns (metric.Columns) — for each column after the first
 // against the first: medians over runs, the change, the Mann-Whitney p and
 // n. Lines whose p is below opts.Alpha come first, smallest p first, marked
@@ -19,8 +20,8 @@ import (
 // Compare is: p is not corrected for the many lines; the gate decides.
 // Benchmark names lose their -N GOMAXPROCS suffix, so that runs recorded
 // on machines of different sizes line up.
-func CompareSummary(w io.Writer, opts CompareOptions, srcs ...Source) error {
-	opts = compareDefaults(opts)
+func Summary(w io.Writer, opts Options, srcs ...recording.Source) error {
+	opts = defaults(opts)
 	opts.ignoreProcs = true
 	units, cells, err := collect(opts, srcs)
 	if err != nil {
@@ -56,7 +57,7 @@ func CompareSummary(w io.Writer, opts CompareOptions, srcs ...Source) error {
 				if !ok {
 					continue
 				}
-				if allEqual(base, xs) {
+				if inference.AllEqual(base, xs) {
 					constant[t.unit]++
 					continue
 				}
@@ -80,7 +81,7 @@ func CompareSummary(w io.Writer, opts CompareOptions, srcs ...Source) error {
 	}
 	if len(lines) == 0 && len(constant) == 0 {
 		return fmt.Errorf("%w: no key figure (%s) in both the first column and another; llmsla compare -full shows every unit",
-			ErrUnusable, strings.Join(keyUnits(), ", "))
+			recording.ErrUnusable, strings.Join(keyUnits(), ", "))
 	}
 	sort.SliceStable(lines, func(i, j int) bool {
 		a, b := lines[i], lines[j]
@@ -106,12 +107,12 @@ func CompareSummary(w io.Writer, opts CompareOptions, srcs ...Source) error {
 		}
 		d := "n/a"
 		if l.old != 0 {
-			d = fmt.Sprintf("%+.1f%%", pct(l.old, l.new))
+			d = fmt.Sprintf("%+.1f%%", 100*(l.new/l.old-1))
 		}
 		if l.percent {
 			d = fmt.Sprintf("%+.1f pts", l.new-l.old)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s → %s\t%s\tp=%.3f\tn=%d+%d\t%s\n", row, l.unit, num(l.old), num(l.new), d, l.p, l.n1, l.n2, l.mark)
+		fmt.Fprintf(tw, "%s\t%s\t%s → %s\t%s\tp=%.3f\tn=%d+%d\t%s\n", row, l.unit, recording.Num(l.old), recording.Num(l.new), d, l.p, l.n1, l.n2, l.mark)
 	}
 	tw.Flush()
 	if len(constant) > 0 {
@@ -126,7 +127,7 @@ func CompareSummary(w io.Writer, opts CompareOptions, srcs ...Source) error {
 	return writeTrimmed(w, b.String())
 }
 
-// keyUnits are the units CompareSummary shows.
+// keyUnits are the units Summary shows.
 func keyUnits() []string {
 	var out []string
 	for _, f := range metric.Columns() {
