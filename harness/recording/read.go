@@ -26,51 +26,65 @@ func Read(srcs []Source, filter *benchproc.Filter, fn func(src int, res *benchfm
 	var rd benchfmt.Reader
 	var syntax []string
 	for i, src := range srcs {
-		r := src.R
-		if r == nil {
-			f, err := os.Open(src.Path)
-			if err != nil {
-				return nil, fmt.Errorf("%w: cannot read %s: %v; check the path, or record a run first (make bench)", ErrUnusable, src.Path, err)
+		bad, err := readOne(&rd, src, func(res *benchfmt.Result) {
+			if filter == nil || apply(filter, res) {
+				fn(i, res)
 			}
-			defer f.Close()
-			r = f
+		})
+		if err != nil {
+			return nil, err
 		}
-		t := &tail{r: r}
-		rd.Reset(t, src.Name, ".file", src.Name)
-		results := 0
-		var reps repeats
-		for rd.Scan() {
-			switch rec := rd.Result().(type) {
-			case *benchfmt.SyntaxError:
-				syntax = append(syntax, rec.Error())
-			case *benchfmt.Result:
-				results++
-				if bad := checkValues(rec); len(bad) > 0 {
-					syntax = append(syntax, bad...)
-					continue
-				}
-				reps.add(rec)
-				dropUnit(rec, "ns/op")
-				if filter == nil || apply(filter, rec) {
-					fn(i, rec)
-				}
-			}
-		}
-		if err := rd.Err(); err != nil {
-			return nil, fmt.Errorf("%w: reading %s: %v", ErrUnusable, src.Name, err)
-		}
-		if cut := t.cut(src.Name); cut != "" {
-			syntax = append(syntax, cut)
-		}
-		syntax = append(syntax, reps.errors(src.Name)...)
-		if results == 0 && len(syntax) == 0 {
-			return nil, fmt.Errorf("%w: %s holds no benchmark results; is it `go test -bench` output?", ErrUnusable, src.Name)
-		}
+		syntax = append(syntax, bad...)
 	}
 	if len(syntax) > 0 {
 		return nil, syntaxError(syntax)
 	}
 	return rd.Units(), nil
+}
+
+// readOne reads src through rd, passing fn each result whose values are
+// usable, and returns what is wrong with its lines, or the error that
+// stops the reading.
+func readOne(rd *benchfmt.Reader, src Source, fn func(*benchfmt.Result)) ([]string, error) {
+	r := src.R
+	if r == nil {
+		f, err := os.Open(src.Path)
+		if err != nil {
+			return nil, fmt.Errorf("%w: cannot read %s: %v; check the path, or record a run first (make bench)", ErrUnusable, src.Path, err)
+		}
+		defer f.Close()
+		r = f
+	}
+	ls := &lines{r: r}
+	rd.Reset(ls, src.Name, ".file", src.Name)
+	var syntax []string
+	results := 0
+	for rd.Scan() {
+		switch rec := rd.Result().(type) {
+		case *benchfmt.SyntaxError:
+			syntax = append(syntax, rec.Error())
+		case *benchfmt.Result:
+			results++
+			if bad := checkValues(rec); len(bad) > 0 {
+				syntax = append(syntax, bad...)
+				continue
+			}
+			dropUnit(rec, "ns/op")
+			fn(rec)
+		}
+	}
+	if err := rd.Err(); err != nil {
+		return nil, fmt.Errorf("%w: reading %s: %v", ErrUnusable, src.Name, err)
+	}
+	for _, bad := range []string{ls.cut(src.Name), ls.copied(src.Name)} {
+		if bad != "" {
+			syntax = append(syntax, bad)
+		}
+	}
+	if results == 0 && len(syntax) == 0 {
+		return nil, fmt.Errorf("%w: %s holds no benchmark results; is it `go test -bench` output?", ErrUnusable, src.Name)
+	}
+	return syntax, nil
 }
 
 // apply reports whether res survives filter, which drops the values it

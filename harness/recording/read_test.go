@@ -65,7 +65,9 @@ func TestReadRefuses(t *testing.T) {
 	good := recorded(10, 100, 103, 99, 101, 104, 98, 102, 97, 105, 96, 95, 106, 94, 107, 93, 108, 92, 109, 91, 110)
 	lines := strings.SplitAfter(good, "\n")
 	first := lines[6] // 6 header lines
-	with := func(old, new string) string { return strings.Replace(good, first, strings.Replace(first, old, new, 1), 1) }
+	with := func(old, new string) string {
+		return strings.Replace(good, first, strings.Replace(first, old, new, 1), 1)
+	}
 	body := strings.Join(lines[:len(lines)-3], "") // without PASS, ok and ""
 	cases := map[string]struct {
 		text string
