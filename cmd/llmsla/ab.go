@@ -93,7 +93,7 @@ Exit codes as llmsla gate: 0 pass, 1 the candidate is worse, 2 unusable.
 		fmt.Fprintf(stderr, "llmsla ab: %v\n", err)
 		return 2
 	}
-	var arms [2]gate.Arm
+	var arms [2]load.Arm
 	var names []string
 	for i, name := range fs.Args() {
 		j := slices.IndexFunc(cfg.Endpoints, func(e stream.Endpoint) bool { return e.Name == name })
@@ -110,7 +110,7 @@ Exit codes as llmsla gate: 0 pass, 1 the candidate is worse, 2 unusable.
 			}
 			defer stop()
 		}
-		arms[i] = gate.Arm{Name: ep.Name, Doer: stream.NewClient(ep, stream.Secrets(sec))}
+		arms[i] = load.Arm{Name: ep.Name, Doer: stream.NewClient(ep, stream.Secrets(sec))}
 		names = append(names, ep.String())
 	}
 	if err := os.MkdirAll(*out, 0o755); err != nil {
@@ -128,7 +128,7 @@ Exit codes as llmsla gate: 0 pass, 1 the candidate is worse, 2 unusable.
 		names[0], names[1], *count, *n, *levels, *fixture, cfg.Source)
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer cancel()
-	base, cand, err := gate.AB(ctx, arms[0], arms[1], gate.ABOptions{
+	base, cand, err := load.Interleave(ctx, arms[0], arms[1], load.InterleaveOptions{
 		Scenario: *scenario, Cases: cases, Fixture: load.FixtureOptions{System: *system, Structured: *structured},
 		Levels: pacers, Runs: *count, N: *n, Warmup: *warmup, MaxTokens: *maxTokens, Seed: *seed, Sink: sink.Write,
 	})
