@@ -11,16 +11,20 @@ import (
 	"github.com/llmsla/llmsla/harness/sample"
 )
 
-// Options configures Gate. The zero value uses DefaultAlpha, the default
-// tolerances and no filter.
+// Options configures Gate. The zero value uses each family's default level
+// (latency 0.05, quality 0.005, runs 0.025), the default tolerances and no
+// filter.
 type Options struct {
 	// Alpha is the family-wise significance level of every family; 0
-	// means DefaultAlpha's.
+	// means each family's default.
 	Alpha float64
 	// FamilyAlpha sets one family's level (FamilyQuality: 0.01), over
 	// Alpha.
 	FamilyAlpha map[string]float64
-	// Tolerance overrides DefaultTolerances per unit name or glob.
+	// Tolerance overrides the default tolerances (10% and 1 ms for *-ms
+	// units, 20% for *-p99-ms, 10% for */s, 1 point for *-%) per unit name
+	// or glob; a key must match a unit of the metric table
+	// (CheckToleranceKey).
 	Tolerance map[string]Tolerance
 	// Filter is a benchfilter query, as benchstat's -filter. It is the
 	// way to narrow a comparison: benchmarks it leaves out are not
@@ -42,13 +46,17 @@ type Options struct {
 	// default the endpoint is part of the match, so that a regression of
 	// one endpoint of a run is not diluted by the others.
 	AcrossEndpoints bool
+}
 
-	// noDrift turns the drift correction off, for the test that shows
-	// what it is for; noSensitivity skips the MDEs, which cost more than
-	// the tests, in the tests that run the gate thousands of times.
-	noDrift, noSensitivity bool
-	// plan keeps proportions without a failure on either side (see Plan).
-	plan bool
+// judging is a comparison's Options with what the package's own callers
+// vary beside them: Plan keeps proportions without a failure on either
+// side (keepEmpty: a plan asks what a recording with none would need); the
+// tests that run the gate thousands of times skip the MDEs, which cost
+// more than the tests (noSensitivity), and the one that shows what the
+// drift correction is for turns it off (noDrift).
+type judging struct {
+	Options
+	noDrift, noSensitivity, keepEmpty bool
 }
 
 // Finding is one figure under test: a (benchmark, unit) judged over runs,
@@ -132,10 +140,16 @@ func (r *Report) Failed() bool { return len(r.Regressions) > 0 || len(r.Vanished
 // every other figure, and all of them when a side has no samples, over
 // runs.
 func Gate(base, new recording.Source, opts Options) (*Report, error) {
-	opts, err := defaults(opts)
+	return gateFiles(base, new, judging{Options: opts})
+}
+
+// gateFiles is Gate as j says.
+func gateFiles(base, new recording.Source, j judging) (*Report, error) {
+	opts, err := defaults(j.Options)
 	if err != nil {
 		return nil, err
 	}
+	j.Options = opts
 	filter, err := recording.ParseFilter(opts.Filter)
 	if err != nil {
 		return nil, err
@@ -166,7 +180,7 @@ func Gate(base, new recording.Source, opts Options) (*Report, error) {
 			}
 		}
 		if len(groups) > 0 {
-			lat, qual, err := perRequest(rep, groups, opts, covered)
+			lat, qual, err := perRequest(rep, groups, j, covered)
 			if err != nil {
 				return nil, err
 			}
@@ -184,7 +198,7 @@ func Gate(base, new recording.Source, opts Options) (*Report, error) {
 	if len(runs.tests) > 0 || len(fams) == 0 {
 		fams = append(fams, runs)
 	}
-	finish(rep, fams, opts)
+	finish(rep, fams, j)
 	return rep, nil
 }
 
@@ -258,18 +272,19 @@ func GateRequests(baseName, newName string, base, new []sample.Sample, opts Opti
 	if len(groups) == 0 {
 		return nil, fmt.Errorf("%w: %s and %s have no scenario and level in common", recording.ErrUnusable, baseName, newName)
 	}
-	lat, qual, err := perRequest(rep, groups, opts, map[sampleKey]bool{})
+	j := judging{Options: opts}
+	lat, qual, err := perRequest(rep, groups, j, map[sampleKey]bool{})
 	if err != nil {
 		return nil, err
 	}
 	if len(lat.tests)+len(qual.tests) == 0 {
 		return nil, fmt.Errorf("%w: nothing to compare: no latency or quality figure that varies on both %s and %s (every request failed, or had the same value everywhere)", recording.ErrUnusable, baseName, newName)
 	}
-	finish(rep, []*family{lat, qual}, opts)
+	finish(rep, []*family{lat, qual}, j)
 	return rep, nil
 }
 
-// DefaultAlpha is each family's level when none is given: the most
+// defaultFamilyAlpha is each family's level when none is given: the most
 // probability of a false alarm the family is allowed.
 //
 //   - latency 0.05: a latency must also move beyond its tolerance (10% and
@@ -282,7 +297,7 @@ func GateRequests(baseName, newName string, base, new []sample.Sample, opts Opti
 //     (two-sided 0.05), so they are flagged as they were.
 //
 // docs/gate.md gives the rates measured with these levels.
-var DefaultAlpha = map[string]float64{FamilyLatency: 0.05, FamilyQuality: 0.005, FamilyRuns: 0.025}
+var defaultFamilyAlpha = map[string]float64{FamilyLatency: 0.05, FamilyQuality: 0.005, FamilyRuns: 0.025}
 
 // alpha is the level of family f.
 func (o Options) alpha(f string) float64 {
@@ -292,7 +307,7 @@ func (o Options) alpha(f string) float64 {
 	if o.Alpha != 0 {
 		return o.Alpha
 	}
-	return DefaultAlpha[f]
+	return defaultFamilyAlpha[f]
 }
 
 func defaults(opts Options) (Options, error) {
@@ -302,7 +317,7 @@ func defaults(opts Options) (Options, error) {
 		}
 	}
 	for f, a := range opts.FamilyAlpha {
-		if _, ok := DefaultAlpha[f]; !ok {
+		if _, ok := defaultFamilyAlpha[f]; !ok {
 			return opts, fmt.Errorf("alpha for %q: no such family (have %s, %s, %s)", f, FamilyLatency, FamilyQuality, FamilyRuns)
 		}
 		if err := CheckAlpha(a); err != nil {
@@ -329,12 +344,14 @@ func newReport(base, new string, opts Options) *Report {
 }
 
 // finish judges each family and says what the per-request tests can see.
-func finish(rep *Report, fams []*family, opts Options) {
+func finish(rep *Report, fams []*family, j judging) {
 	for _, f := range fams {
-		f.judge(rep, opts)
+		f.judge(rep, j.Options)
 		rep.Compared += f.Tests
 	}
-	rep.Sensitivity = sensitivity(fams, opts)
+	if !j.noSensitivity {
+		rep.Sensitivity = sensitivity(fams, j.Options)
+	}
 	warnBlind(rep)
 }
 

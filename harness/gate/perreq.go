@@ -101,7 +101,8 @@ type LevelChange struct {
 // receives every (benchmark, unit) judged here, which the run-level family
 // leaves out. It fails when a latency can be judged neither here nor over
 // runs.
-func perRequest(rep *Report, groups []group, opts Options, covered map[sampleKey]bool) (lat, qual *family, err error) {
+func perRequest(rep *Report, groups []group, j judging, covered map[sampleKey]bool) (lat, qual *family, err error) {
+	opts := j.Options
 	lat = &family{Family: Family{Name: FamilyLatency, Alpha: opts.alpha(FamilyLatency),
 		Covers: "per-request rank tests of the latency percentiles of each scenario × endpoint, its levels as strata, widened by the drift between runs"}}
 	qual = &family{Family: Family{Name: FamilyQuality, Alpha: opts.alpha(FamilyQuality),
@@ -142,7 +143,7 @@ func perRequest(rep *Report, groups []group, opts Options, covered map[sampleKey
 		for i := first; i < len(lat.tests); i++ {
 			ts = append(ts, lat.tests[i].tail)
 		}
-		if opts.noDrift {
+		if j.noDrift {
 			for _, t := range ts {
 				t.WithoutDrift()
 			}
@@ -157,7 +158,7 @@ func perRequest(rep *Report, groups []group, opts Options, covered map[sampleKey
 	}
 	for gi := range groups {
 		for _, f := range proportionFigs() {
-			if t, ok := proportionTest(rep, &groups[gi], f, covered, opts.plan); ok {
+			if t, ok := proportionTest(rep, &groups[gi], f, covered, j.keepEmpty); ok {
 				qual.tests = append(qual.tests, t)
 			}
 		}

@@ -79,9 +79,6 @@ func (m MDE) String() string {
 
 // sensitivity computes the MDE of every per-request test of fams.
 func sensitivity(fams []*family, opts Options) []Sensitivity {
-	if opts.noSensitivity {
-		return nil
-	}
 	var out []Sensitivity
 	at := map[string]int{}
 	for _, f := range fams {

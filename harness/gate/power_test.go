@@ -58,14 +58,15 @@ func regressed(scenario, unit string) func(*Report) bool {
 // candidate changed as c says, and returns how many c.caught.
 func measure(t *testing.T, seed uint64, trials int, c condition) (hits int, example string) {
 	t.Helper()
-	n, ex := measureEach(t, seed, trials, c.change, c.drift, []probe{{c.opts, c.caught}})
+	n, ex := measureEach(t, seed, trials, c.change, c.drift, []probe{{opts: c.opts, caught: c.caught}})
 	return n[0], ex[0]
 }
 
 // probe is one way of running the gate on a pair, and what counts.
 type probe struct {
-	opts   Options
-	caught func(*Report) bool
+	opts    Options
+	noDrift bool
+	caught  func(*Report) bool
 }
 
 // measureEach generates trials pairs once and runs every probe on each,
@@ -84,9 +85,7 @@ func measureEach(t *testing.T, seed uint64, trials int, change synthChange, drif
 		base := w.record(rng, synthSide{runs: 10, n: 20, label: "b", drift: d[0], sigma: *powerSigma})
 		cand := w.record(rng, synthSide{runs: 10, n: 20, label: "n", drift: d[1], change: change, sigma: *powerSigma})
 		for j, p := range probes {
-			opts := p.opts
-			opts.noSensitivity = true
-			rep, err := Gate(base.source("base.txt"), cand.source("new.txt"), opts)
+			rep, err := gateFiles(base.source("base.txt"), cand.source("new.txt"), judging{Options: p.opts, noDrift: p.noDrift, noSensitivity: true})
 			if err != nil {
 				t.Fatalf("trial %d: %v", i, err)
 			}

@@ -16,7 +16,7 @@ type Tolerance struct {
 	Rel, Abs float64
 }
 
-// DefaultTolerances apply to units that Options.Tolerance does not match.
+// defaultTolerances apply to units that Options.Tolerance does not match.
 // Keys are path.Match globs over unit names. Latency percentiles and
 // throughput wobble by several percent between honest runs; a quality rate
 // measured over a fixture set moves in whole points. A latency must also move
@@ -25,7 +25,7 @@ type Tolerance struct {
 // harness/stream), so a smaller move is below what the instrument resolves
 // — and the p95 of 2 ms inter-token gaps on the simulator moves by 0.8 ms
 // between two unchanged runs.
-var DefaultTolerances = map[string]Tolerance{
+var defaultTolerances = map[string]Tolerance{
 	"*-ms": {Rel: 0.10, Abs: 1},
 	// A p99 rests on the slowest 1% of requests: two of a run of 200, and
 	// a run's own p99 of 20 requests is its slowest. It moves by 10%
@@ -60,10 +60,10 @@ func (t Tolerance) String() string {
 }
 
 // toleranceFor looks unit up: an exact name in over, then the longest
-// matching glob in over, then the same in DefaultTolerances. The longest
+// matching glob in over, then the same in defaultTolerances. The longest
 // pattern wins because it is the most specific ("ttft-*-ms" over "*-ms").
 func toleranceFor(unit string, over map[string]Tolerance) Tolerance {
-	for _, m := range []map[string]Tolerance{over, DefaultTolerances} {
+	for _, m := range []map[string]Tolerance{over, defaultTolerances} {
 		if t, ok := m[unit]; ok {
 			return t
 		}
