@@ -144,6 +144,12 @@ func TestRunGate(t *testing.T) {
 		"alpha 0.999":   {args: []string{"-alpha", "0.999", testdata + "base.txt", testdata + "new.txt"}, wantCode: 2, wantStderr: []string{"not a significance level"}},
 		"one file":      {args: []string{testdata + "base.txt"}, wantCode: 2, wantStderr: []string{"usage: llmsla gate"}},
 		"bad tolerance": {args: []string{"-tolerance", "ttft", "a", "b"}, wantCode: 2, wantStderr: []string{"unit=10%"}},
+		// Issue 24, item 6: the misspelt key was ignored, every line
+		// still read "tolerance 10% and 1".
+		"misspelt tolerance": {
+			args: []string{"-tolerance", "ttft-p95-msec=5%", testdata + "base.txt", testdata + "new.txt"}, wantCode: 2,
+			wantStderr: []string{`-tolerance: tolerance "ttft-p95-msec=5%": "ttft-p95-msec" matches no unit`, "ttft-p95-ms, ttft-p99-ms"},
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -207,6 +213,10 @@ func TestRunGateConfig(t *testing.T) {
 		"negative tolerance": {
 			gate: "gate:\n  tolerance: {\"*-ms\": -5%}\n", wantCode: 2,
 			wantStderr: []string{"gate.tolerance.*-ms", "non-negative"},
+		},
+		"misspelt tolerance": {
+			gate: "gate:\n  tolerance: {\"ttft-p95-msec\": 5%}\n", wantCode: 2,
+			wantStderr: []string{"sla.yaml:4: gate.tolerance.ttft-p95-msec", `"ttft-p95-msec" matches no unit`},
 		},
 		"unknown key": {
 			gate: "gate:\n  alfa: 0.01\n", wantCode: 2,

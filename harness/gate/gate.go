@@ -311,6 +311,11 @@ func (o Options) alpha(f string) float64 {
 }
 
 func defaults(opts Options) (Options, error) {
+	for key := range opts.Tolerance {
+		if err := CheckToleranceKey(key); err != nil {
+			return opts, fmt.Errorf("tolerance: %w", err)
+		}
+	}
 	if opts.Alpha != 0 {
 		if err := CheckAlpha(opts.Alpha); err != nil {
 			return opts, err

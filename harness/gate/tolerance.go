@@ -6,6 +6,8 @@ import (
 	"path"
 	"strconv"
 	"strings"
+
+	"github.com/llmsla/llmsla/harness/metric"
 )
 
 // Tolerance is how far a median may move before the move matters. Rel is a
@@ -81,14 +83,16 @@ func toleranceFor(unit string, over map[string]Tolerance) Tolerance {
 }
 
 // ParseTolerance parses the -tolerance flag syntax: "unit=10%" is relative,
-// "unit=1" absolute, unit may be a glob ("ttft-*-ms=15%").
+// "unit=1" absolute, unit may be a glob ("ttft-*-ms=15%"); the unit is
+// checked with CheckToleranceKey. The SLA file's gate.tolerance entries
+// are parsed with it too.
 func ParseTolerance(s string) (unit string, t Tolerance, err error) {
 	unit, val, ok := strings.Cut(s, "=")
 	if !ok || unit == "" || val == "" {
 		return "", t, fmt.Errorf("tolerance %q: want unit=10%% (relative) or unit=1 (absolute)", s)
 	}
-	if _, err := path.Match(unit, ""); err != nil {
-		return "", t, fmt.Errorf("tolerance %q: bad unit pattern: %v", s, err)
+	if err := CheckToleranceKey(unit); err != nil {
+		return "", t, fmt.Errorf("tolerance %q: %w", s, err)
 	}
 	num, rel := strings.CutSuffix(val, "%")
 	x, err := strconv.ParseFloat(num, 64)
@@ -99,4 +103,24 @@ func ParseTolerance(s string) (unit string, t Tolerance, err error) {
 		return unit, Tolerance{Rel: x / 100}, nil
 	}
 	return unit, Tolerance{Abs: x}, nil
+}
+
+// CheckToleranceKey rejects a tolerance key — a unit, or a glob over units
+// — that matches no unit of the metric table (metric.Units). A misspelt
+// key (ttft-p95-msec) would leave the default tolerance in force while
+// whoever wrote it believes theirs is: the gate would fail open. The error
+// lists the units.
+func CheckToleranceKey(key string) error {
+	if _, err := path.Match(key, ""); err != nil {
+		return fmt.Errorf("bad unit pattern %q: %v", key, err)
+	}
+	var units []string
+	for _, f := range metric.Units() {
+		if ok, _ := path.Match(key, f.Unit()); ok {
+			return nil
+		}
+		units = append(units, f.Unit())
+	}
+	return fmt.Errorf("%q matches no unit, so no figure would be held to it; the units are %s (a glob such as ttft-*-ms matches several)",
+		key, strings.Join(units, ", "))
 }

@@ -1,7 +1,10 @@
 package gate
 
 import (
+	"strings"
 	"testing"
+
+	"github.com/llmsla/llmsla/harness/recording"
 )
 
 func TestParseTolerance(t *testing.T) {
@@ -19,6 +22,11 @@ func TestParseTolerance(t *testing.T) {
 		"not a number": {in: "ttft-p95-ms=ten", wantErr: true},
 		"negative":     {in: "ttft-p95-ms=-1", wantErr: true},
 		"bad glob":     {in: "ttft-[=1", wantErr: true},
+		// Issue 24, item 6: a misspelt key left every figure at the
+		// default, silently.
+		"misspelt unit":       {in: "ttft-p95-msec=5%", wantErr: true},
+		"glob matching none":  {in: "ttfx-*=5%", wantErr: true},
+		"glob matching units": {in: "*-%=2", unit: "*-%", want: Tolerance{Abs: 2}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -30,6 +38,28 @@ func TestParseTolerance(t *testing.T) {
 				t.Errorf("ParseTolerance(%q) = %q, %+v; want %q, %+v", tc.in, unit, tol, tc.unit, tc.want)
 			}
 		})
+	}
+}
+
+// A tolerance key that matches no unit is refused wherever it comes
+// from: the flag and the SLA file parse it with ParseTolerance, a program
+// sets Options.Tolerance; the error lists the units.
+func TestToleranceKeyMustMatchAUnit(t *testing.T) {
+	err := CheckToleranceKey("ttft-p95-msec")
+	for _, w := range []string{`"ttft-p95-msec" matches no unit`, "ttft-p95-ms, ttft-p99-ms", "accuracy-%"} {
+		if err == nil || !strings.Contains(err.Error(), w) {
+			t.Errorf("CheckToleranceKey(ttft-p95-msec) = %v, want an error containing %q", err, w)
+		}
+	}
+	for _, key := range []string{"ttft-p95-ms", "*-ms", "*", "*/s", "max-rps"} {
+		if err := CheckToleranceKey(key); err != nil {
+			t.Errorf("CheckToleranceKey(%q) = %v", key, err)
+		}
+	}
+	base := recording.Stream("base", strings.NewReader(""))
+	_, err = Gate(base, base, Options{Tolerance: map[string]Tolerance{"ttft-p95-msec": {Rel: 0.05}}})
+	if err == nil || !strings.Contains(err.Error(), `tolerance: "ttft-p95-msec" matches no unit`) {
+		t.Errorf("Gate with a misspelt tolerance key: err = %v, want a refusal before reading", err)
 	}
 }
 
