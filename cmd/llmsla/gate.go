@@ -15,9 +15,10 @@ import (
 )
 
 // runGate compares NEW against BASE and exits 0 on pass, 1 on a
-// regression, 2 when the input cannot be judged, so CI can tell a slower
-// candidate from a broken benchmark run. Alpha and tolerances default to
-// the gate: section of the SLA file; flags override them.
+// regression, 2 when the input cannot be judged or a latency could not be
+// seen, so CI can tell a slower candidate from a broken or blind
+// benchmark run. Alpha and tolerances default to the gate: section of the
+// SLA file; flags override them.
 func runGate(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("gate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -29,27 +30,7 @@ func runGate(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&opts.RunsOnly, "runs-only", false, "judge every figure over runs, ignoring the samples files")
 	plan := fs.String("plan", "", "instead of gating, tell how many requests a side BASE's recording needs for the gate to flag a change of `unit=10%` (relative) or unit=2 (absolute: points for *-%)")
 	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), `usage: llmsla gate [flags] BASE NEW
-       llmsla gate -plan ttft-p95-ms=10% BASE
-
-Fails (exit 1) when a figure in NEW is significantly worse than in BASE,
-after Holm–Bonferroni within its family, and beyond its tolerance
-(defaults: 10% and 1 ms for *-ms units, 20% for *-p99-ms, 10% for */s, 1
-point for *-% units, then the gate: section of the SLA file, then
--tolerance). Latency percentiles and quality proportions are judged on
-the requests in X.samples.jsonl beside each X.txt when both have one;
-other figures, and all of them without samples, over runs. The report
-says what each family covers and what change it can see.
-
-BASE or NEW may be a directory: the results of a run's shards (each
-shard's directory, or one holding them all), pooled into one run; every
-figure is then judged on their requests, a missing shard is exit 2.
-
-Exit 2 means the files cannot be compared — a file missing, cut short or
-corrupt (named as file:line), a benchmark of BASE missing from NEW — or
-the SLA file is broken; the message says why and what to do.
-
-`)
+		fmt.Fprint(fs.Output(), gateUsage)
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -68,28 +49,66 @@ the SLA file is broken; the message says why and what to do.
 	if *plan != "" {
 		return runPlan(*plan, fs.Arg(0), opts, stdout, stderr)
 	}
-	var rep *gate.Report
-	if isDir(fs.Arg(0)) || isDir(fs.Arg(1)) {
-		// A directory of shards is judged on its pooled requests only:
-		// a flag about benchmark lines would be ignored, so it is refused.
-		if opts.RunsOnly || opts.Filter != "*" {
-			fmt.Fprintf(stderr, "llmsla gate: -runs-only and -filter choose among benchmark lines, and a directory of shards is judged on its pooled requests only: drop the flag\n")
-			return 2
-		}
-		rep, err = gateShards(fs.Arg(0), fs.Arg(1), opts)
-	} else {
-		rep, err = gate.Gate(recording.File(fs.Arg(0)), recording.File(fs.Arg(1)), opts)
-	}
+	rep, err := gateFiles(fs.Arg(0), fs.Arg(1), opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "llmsla gate: %v\n", err)
 		return 2
 	}
+	return writeVerdict("gate", rep, stdout, stderr)
+}
+
+const gateUsage = `usage: llmsla gate [flags] BASE NEW
+       llmsla gate -plan ttft-p95-ms=10% BASE
+
+Fails (exit 1) when a figure in NEW is significantly worse than in BASE,
+after Holm–Bonferroni within its family, and beyond its tolerance
+(defaults: 10% and 1 ms for *-ms units, 20% for *-p99-ms, 10% for */s, 1
+point for *-% units, then the gate: section of the SLA file, then
+-tolerance). Latency percentiles and quality proportions are judged on
+the requests in X.samples.jsonl beside each X.txt when both have one;
+other figures, and all of them without samples, over runs. The report
+says what each family covers and what change it can see.
+
+BASE or NEW may be a directory: the results of a run's shards (each
+shard's directory, or one holding them all), pooled into one run; every
+figure is then judged on their requests, a missing shard is exit 2.
+
+Exit 2 means the files cannot be compared — a file missing, cut short or
+corrupt (named as file:line), a benchmark of BASE missing from NEW — or
+the SLA file is broken; the message says why and what to do. It also
+means BLIND: nothing regressed, but a latency percentile could not be
+seen at these sample sizes (no change of it, however large, would be
+flagged); record more requests, or -allow-blind the unit.
+
+`
+
+// gateFiles gates NEW against BASE, either a benchmark file or a
+// directory of shards' results.
+func gateFiles(base, new string, opts gate.Options) (*gate.Report, error) {
+	if !isDir(base) && !isDir(new) {
+		return gate.Gate(recording.File(base), recording.File(new), opts)
+	}
+	// A directory of shards is judged on its pooled requests only: a flag
+	// about benchmark lines would be ignored, so it is refused.
+	if opts.RunsOnly || opts.Filter != "*" {
+		return nil, fmt.Errorf("-runs-only and -filter choose among benchmark lines, and a directory of shards is judged on its pooled requests only: drop the flag")
+	}
+	return gateShards(base, new, opts)
+}
+
+// writeVerdict writes rep and returns the exit code of its verdict: 0
+// PASS, 1 FAIL, 2 BLIND (a latency asked for could not be seen).
+func writeVerdict(cmd string, rep *gate.Report, stdout, stderr io.Writer) int {
 	if err := rep.WriteText(stdout); err != nil {
-		fmt.Fprintf(stderr, "llmsla gate: %v\n", err)
+		fmt.Fprintf(stderr, "llmsla %s: %v\n", cmd, err)
 		return 2
 	}
-	if rep.Failed() {
+	switch rep.Verdict() {
+	case gate.Fail:
 		return 1
+	case gate.Blind:
+		fmt.Fprintf(stderr, "llmsla %s: BLIND: %s: not a pass (exit 2); record more requests or runs (-n, -count), or -allow-blind UNIT for a latency you do not need judged\n", cmd, plural(len(rep.Blind), "latency percentile could not be judged", "latency percentiles could not be judged"))
+		return 2
 	}
 	return 0
 }
@@ -127,6 +146,10 @@ func decisionFlags(fs *flag.FlagSet, opts *gate.Options) (configure func(g confi
 			flagTol[unit] = t
 		}
 		return err
+	})
+	fs.Func("allow-blind", "let latency `unit` (or glob, e.g. '*-p99-ms') pass when no change of it could be seen at these sample sizes, named in the headline; repeatable; without it a blind latency is exit 2", func(s string) error {
+		opts.AllowBlind = append(opts.AllowBlind, s) // checked by the gate, with the units
+		return nil
 	})
 	return func(g config.Gate) {
 		flagged := opts.Alpha != 0 // -alpha 0.01 sets every family, over the file
@@ -226,4 +249,12 @@ func gateShards(base, new string, opts gate.Options) (*gate.Report, error) {
 func isDir(p string) bool {
 	st, err := os.Stat(p)
 	return err == nil && st.IsDir()
+}
+
+// plural is "1 thing" or "n things".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

@@ -46,6 +46,11 @@ type Options struct {
 	// default the endpoint is part of the match, so that a regression of
 	// one endpoint of a run is not diluted by the others.
 	AcrossEndpoints bool
+	// AllowBlind names the latency units (or globs) that may be blind —
+	// no change of them, however large, flagged at these sample sizes —
+	// without keeping the gate from passing. By default every latency
+	// percentile judged on requests must be seen (Report.Blind).
+	AllowBlind []string
 }
 
 // judging is a comparison's Options with what the package's own callers
@@ -120,6 +125,12 @@ type Report struct {
 	// no new run: a check that no longer runs, or a figure no answer
 	// gives any more. They fail the gate unless Options.AllowMissing.
 	Vanished []Finding
+	// Blind are the latency percentiles judged on requests that no
+	// change, however large, would be flagged on with 80% probability at
+	// these sample sizes (their minimal detectable effect is n/a): the
+	// gate could not judge them, and does not pass (Verdict). BlindAllowed
+	// are those Options.AllowBlind lets pass, still named.
+	Blind, BlindAllowed []Finding
 	// Sensitivity is what the per-request tests can see at these sample
 	// sizes, per scenario × endpoint.
 	Sensitivity []Sensitivity
@@ -129,14 +140,15 @@ type Report struct {
 	Notes    []string
 }
 
-// Failed reports whether any figure regressed or vanished.
+// Failed reports whether any figure regressed or vanished. A report that
+// has not failed may still not pass: see Verdict.
 func (r *Report) Failed() bool { return len(r.Regressions) > 0 || len(r.Vanished) > 0 }
 
 // Gate compares new against base and reports regressions. It returns an
 // error wrapping recording.ErrUnusable when no judgement can be made.
 //
 // Figures the samples files beside both sources can answer (see
-// [Source]) are judged on requests, in the latency and quality families;
+// recording.Source) are judged on requests, in the latency and quality families;
 // every other figure, and all of them when a side has no samples, over
 // runs.
 func Gate(base, new recording.Source, opts Options) (*Report, error) {
@@ -316,6 +328,11 @@ func defaults(opts Options) (Options, error) {
 			return opts, fmt.Errorf("tolerance: %w", err)
 		}
 	}
+	for _, key := range opts.AllowBlind {
+		if err := checkUnitKey(key, "so it allows nothing"); err != nil {
+			return opts, fmt.Errorf("allow-blind: %w", err)
+		}
+	}
 	if opts.Alpha != 0 {
 		if err := CheckAlpha(opts.Alpha); err != nil {
 			return opts, err
@@ -357,7 +374,7 @@ func finish(rep *Report, fams []*family, j judging) {
 	if !j.noSensitivity {
 		rep.Sensitivity = sensitivity(fams, j.Options)
 	}
-	warnBlind(rep)
+	setBlind(rep, j.AllowBlind)
 }
 
 // checkProcs fails when one side holds a benchmark at two GOMAXPROCS

@@ -161,21 +161,3 @@ func writeColumns(b *strings.Builder, rows [][]string, indent string) {
 		b.WriteString(strings.TrimRight(line, " ") + "\n")
 	}
 }
-
-// warnBlind warns of the per-request tests that no change flags with 80%
-// probability at these sample sizes: judged, but nearly blind, which must
-// be said.
-func warnBlind(rep *Report) {
-	var blind []string
-	for _, s := range rep.Sensitivity {
-		for _, m := range s.MDE {
-			if math.IsInf(m.Change, 1) {
-				blind = append(blind, s.Group+" "+m.Unit)
-			}
-		}
-	}
-	if len(blind) > 0 {
-		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s: no change, however large, is flagged with %.0f%% probability at these sample sizes (the rank tests saturate, and drift widens them): record more requests or runs (llmsla bench or ab: -n, -count)",
-			strings.Join(blind, ", "), 100*inference.Power))
-	}
-}

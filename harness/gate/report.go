@@ -15,10 +15,6 @@ import (
 // and the caveats.
 func (r *Report) WriteText(w io.Writer) error {
 	var b strings.Builder
-	verdict := "PASS"
-	if r.Failed() {
-		verdict = "FAIL"
-	}
 	vanished := ""
 	if len(r.Vanished) > 0 {
 		vanished = fmt.Sprintf(", %d vanished", len(r.Vanished))
@@ -27,8 +23,8 @@ func (r *Report) WriteText(w io.Writer) error {
 	if r.Constant > 0 {
 		constant = fmt.Sprintf(", %d the same everywhere", r.Constant)
 	}
-	fmt.Fprintf(&b, "gate %s: %s vs %s — %d regressed%s, %d improved, %d unchanged (%d tested%s; Holm–Bonferroni within each family)\n",
-		verdict, r.New, r.Base, len(r.Regressions), vanished, len(r.Improvements), r.Unchanged, r.Compared, constant)
+	fmt.Fprintf(&b, "gate %s: %s vs %s — %d regressed%s, %d improved, %d unchanged (%d tested%s; Holm–Bonferroni within each family)%s\n",
+		r.Verdict(), r.New, r.Base, len(r.Regressions), vanished, len(r.Improvements), r.Unchanged, r.Compared, constant, r.blindNote())
 	for _, f := range r.Families {
 		covers := f.Covers
 		if f.Tests == 0 {

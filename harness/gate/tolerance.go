@@ -111,6 +111,12 @@ func ParseTolerance(s string) (unit string, t Tolerance, err error) {
 // whoever wrote it believes theirs is: the gate would fail open. The error
 // lists the units.
 func CheckToleranceKey(key string) error {
+	return checkUnitKey(key, "so no figure would be held to it")
+}
+
+// checkUnitKey rejects a unit or glob that matches no unit of the metric
+// table, saying why that matters and listing the units.
+func checkUnitKey(key, why string) error {
 	if _, err := path.Match(key, ""); err != nil {
 		return fmt.Errorf("bad unit pattern %q: %v", key, err)
 	}
@@ -121,6 +127,6 @@ func CheckToleranceKey(key string) error {
 		}
 		units = append(units, f.Unit())
 	}
-	return fmt.Errorf("%q matches no unit, so no figure would be held to it; the units are %s (a glob such as ttft-*-ms matches several)",
-		key, strings.Join(units, ", "))
+	return fmt.Errorf("%q matches no unit, %s; the units are %s (a glob such as ttft-*-ms matches several)",
+		key, why, strings.Join(units, ", "))
 }
