@@ -73,6 +73,51 @@ func TestSummaryOrder(t *testing.T) {
 	}
 }
 
+// With too few runs a side no p can reach alpha: the summary says so
+// instead of a bare p=1.000 (issue 24, item 11), and from how many runs a
+// side it would be possible.
+func TestSummaryFewRuns(t *testing.T) {
+	runs := func(n int, ttft float64) string {
+		var b strings.Builder
+		b.WriteString("Unit ttft-p95-ms better=lower\n")
+		for i := range n {
+			fmt.Fprintf(&b, "BenchmarkChat/endpoint=x-2 20 %g ttft-p95-ms\n", ttft+float64(i))
+		}
+		return b.String()
+	}
+	cases := map[string]struct {
+		base, new int
+		blind     bool
+	}{
+		"one run a side":    {1, 1, true},
+		"three runs a side": {3, 3, true},
+		"one against ten":   {1, 10, true},
+		"four runs a side":  {4, 4, false},
+		"ten runs a side":   {10, 10, false},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			var out bytes.Buffer
+			err := Summary(&out, Options{}, recording.Stream("base", strings.NewReader(runs(tc.base, 100))), recording.Stream("new", strings.NewReader(runs(tc.new, 200))))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := out.String()
+			n := fmt.Sprintf("n=%d+%d", tc.base, tc.new)
+			note := "p=–: no significance is possible with so few runs"
+			if tc.blind {
+				if !strings.Contains(got, "p=–  "+n) || !strings.Contains(got, note) || !strings.Contains(got, "until 4 runs a side; record at least 4") || strings.Contains(got, "WORSE") {
+					t.Errorf("want p=– for %s, the note and no mark:\n%s", n, got)
+				}
+				return
+			}
+			if strings.Contains(got, "p=–") || !strings.Contains(got, "WORSE") {
+				t.Errorf("want a p and WORSE for %s:\n%s", n, got)
+			}
+		})
+	}
+}
+
 // What the gate refuses, compare refuses: it reads through the same
 // loader. A NaN once made benchmath loop forever here.
 func TestCompareUnusable(t *testing.T) {

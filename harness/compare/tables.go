@@ -203,40 +203,7 @@ func (t *table) render(w io.Writer, cells map[cellKey][]float64, thr *benchmath.
 
 // write pads grid into aligned columns under a two-line header.
 func (t *table) write(w io.Writer, grid [][]string) error {
-	ncell := 1 + 2 + 4*(len(t.cols)-1)
-	width := make([]int, ncell)
-	for _, line := range grid {
-		for i, s := range line {
-			width[i] = max(width[i], utf8.RuneCountInString(s))
-		}
-	}
-	// start(i) is the first physical cell of logical column i; a logical
-	// column is as wide as its cells and separators, or its header.
-	start := func(i int) int {
-		if i == 0 {
-			return 1
-		}
-		return 3 + 4*(i-1)
-	}
-	logical := make([]int, len(t.cols))
-	for i, col := range t.cols {
-		l := width[start(i)] + 3 + width[start(i)+1]
-		if i > 0 {
-			l += 2 + width[start(i)+2] + 1 + width[start(i)+3]
-		}
-		head := utf8.RuneCountInString(col.StringValues())
-		sub := utf8.RuneCountInString(t.unit)
-		if i > 0 {
-			sub += 2 + len("vs base")
-		}
-		need := max(head, sub)
-		if need > l {
-			// Widen the first cell, which is right-aligned.
-			width[start(i)] += need - l
-			l = need
-		}
-		logical[i] = l
-	}
+	width, logical := t.widths(grid)
 	var b strings.Builder
 	b.WriteString(strings.Repeat(" ", width[0]))
 	for i, col := range t.cols {
@@ -244,7 +211,7 @@ func (t *table) write(w io.Writer, grid [][]string) error {
 	}
 	b.WriteString(" │\n" + strings.Repeat(" ", width[0]))
 	for i := range t.cols {
-		sub := center(t.unit, width[start(i)]+3+width[start(i)+1])
+		sub := center(t.unit, width[cellStart(i)]+3+width[cellStart(i)+1])
 		if i > 0 {
 			sub += "  " + pad("vs base", logical[i]-utf8.RuneCountInString(sub)-2, false)
 		}
@@ -254,7 +221,7 @@ func (t *table) write(w io.Writer, grid [][]string) error {
 	for _, line := range grid {
 		b.WriteString(pad(line[0], width[0], false))
 		for i := range t.cols {
-			s := start(i)
+			s := cellStart(i)
 			b.WriteString("   " + pad(line[s], width[s], true))
 			sep := " ± "
 			if line[s] == "" {
@@ -268,6 +235,46 @@ func (t *table) write(w io.Writer, grid [][]string) error {
 		b.WriteString("\n")
 	}
 	return writeTrimmed(w, b.String())
+}
+
+// cellStart is the first physical cell of logical column i: the row name,
+// then two cells (center, ± range) for the first column and four (center,
+// range, delta, p) for each one after.
+func cellStart(i int) int {
+	if i == 0 {
+		return 1
+	}
+	return 3 + 4*(i-1)
+}
+
+// widths returns the width of every physical cell of grid and of every
+// logical column: as wide as its cells and separators, or its header.
+func (t *table) widths(grid [][]string) (width, logical []int) {
+	width = make([]int, 1+2+4*(len(t.cols)-1))
+	for _, line := range grid {
+		for i, s := range line {
+			width[i] = max(width[i], utf8.RuneCountInString(s))
+		}
+	}
+	logical = make([]int, len(t.cols))
+	for i, col := range t.cols {
+		l := width[cellStart(i)] + 3 + width[cellStart(i)+1]
+		if i > 0 {
+			l += 2 + width[cellStart(i)+2] + 1 + width[cellStart(i)+3]
+		}
+		head := utf8.RuneCountInString(col.StringValues())
+		sub := utf8.RuneCountInString(t.unit)
+		if i > 0 {
+			sub += 2 + len("vs base")
+		}
+		if need := max(head, sub); need > l {
+			// Widen the first cell, which is right-aligned.
+			width[cellStart(i)] += need - l
+			l = need
+		}
+		logical[i] = l
+	}
+	return width, logical
 }
 
 // writeTrimmed writes s to w without the spaces that end its lines, which
