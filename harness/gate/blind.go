@@ -102,13 +102,9 @@ func (r *Report) blindNote() string {
 
 // names lists at most n findings as "group unit", and how many more.
 func names(fs []Finding, n int) string {
-	var out []string
+	parts := make([]string, len(fs))
 	for i, f := range fs {
-		if i == n {
-			out = append(out, fmt.Sprintf("and %d more", len(fs)-n))
-			break
-		}
-		out = append(out, f.Benchmark+" "+f.Unit)
+		parts[i] = f.Benchmark + " " + f.Unit
 	}
-	return strings.Join(out, ", ")
+	return firstOf(parts, n)
 }

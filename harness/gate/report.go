@@ -179,13 +179,17 @@ func detail(f Finding) string {
 
 // cases lists at most n cases as "id (0/17 → 12/17)".
 func cases(cs []CaseChange, n int) string {
-	var parts []string
+	parts := make([]string, len(cs))
 	for i, c := range cs {
-		if i == n {
-			parts = append(parts, fmt.Sprintf("and %d more", len(cs)-n))
-			break
-		}
-		parts = append(parts, fmt.Sprintf("%s (%d/%d → %d/%d failed)", c.Case, c.Bad1, c.N1, c.Bad2, c.N2))
+		parts[i] = fmt.Sprintf("%s (%d/%d → %d/%d failed)", c.Case, c.Bad1, c.N1, c.Bad2, c.N2)
+	}
+	return firstOf(parts, n)
+}
+
+// firstOf joins at most n of parts, and says how many more there are.
+func firstOf(parts []string, n int) string {
+	if len(parts) > n {
+		parts = append(parts[:n:n], fmt.Sprintf("and %d more", len(parts)-n))
 	}
 	return strings.Join(parts, ", ")
 }
