@@ -10,6 +10,7 @@ import (
 	"github.com/llmsla/llmsla/harness/atomicfile"
 	"github.com/llmsla/llmsla/harness/config"
 	"github.com/llmsla/llmsla/harness/gate"
+	"github.com/llmsla/llmsla/harness/recording"
 )
 
 // runBaseline promotes a recorded run and its samples to the baseline the
@@ -29,12 +30,12 @@ func runBaseline(args []string, stdout, stderr io.Writer) int {
 		return parseFailed(err)
 	}
 	if *samples == "" {
-		*samples = gate.SamplesBeside(*from)
+		*samples = recording.SamplesBeside(*from)
 	}
 	// The gate must be able to read what is promoted, benchmarks and
 	// samples together (the same runs, no corrupt line), and it must have
 	// enough runs to ever show a change.
-	counts, err := gate.Check(gate.Source{Name: *from, Path: *from, SamplesPath: *samples}, gate.Options{})
+	counts, err := gate.Check(recording.Source{Name: *from, Path: *from, SamplesPath: *samples}, gate.Options{})
 	if err != nil {
 		fmt.Fprintf(stderr, "llmsla baseline: not promoting %s: %v\n", *from, err)
 		return 2
@@ -57,7 +58,7 @@ func runBaseline(args []string, stdout, stderr io.Writer) int {
 	}
 	// The samples go first: a reader of the baseline never sees a new
 	// benchmark file beside the old samples, which the gate would refuse.
-	toSamples := gate.SamplesBeside(*to)
+	toSamples := recording.SamplesBeside(*to)
 	if err := atomicfile.Replace(atomicfile.Copy{From: *samples, To: toSamples}, atomicfile.Copy{From: *from, To: *to}); err != nil {
 		fmt.Fprintf(stderr, "llmsla baseline: %v\n", err)
 		return 2

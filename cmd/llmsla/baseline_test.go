@@ -11,7 +11,7 @@ import (
 
 	"golang.org/x/perf/benchfmt"
 
-	"github.com/llmsla/llmsla/harness/gate"
+	"github.com/llmsla/llmsla/harness/recording"
 	"github.com/llmsla/llmsla/harness/sample"
 )
 
@@ -60,7 +60,7 @@ func TestRunBaselinePromotes(t *testing.T) {
 	from := filepath.Join(dir, "latest.txt")
 	var txt strings.Builder
 	txt.WriteString("Unit ttft-p95-ms better=lower\n")
-	f, err := sample.Create(gate.SamplesBeside(from), nil)
+	f, err := sample.Create(recording.SamplesBeside(from), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

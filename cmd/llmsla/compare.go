@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/llmsla/llmsla/harness/compare"
 	"github.com/llmsla/llmsla/harness/gate"
+	"github.com/llmsla/llmsla/harness/recording"
 )
 
 // runCompare prints a benchstat-style table of recorded runs. It is
@@ -13,24 +15,13 @@ import (
 func runCompare(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var opts gate.CompareOptions
+	var opts compare.Options
 	fs.StringVar(&opts.Col, "col", ".file", "split results into columns by distinct values of `projection` (e.g. /endpoint)")
 	fs.StringVar(&opts.Row, "row", ".fullname", "split results into rows by distinct values of `projection`")
 	fs.StringVar(&opts.Filter, "filter", "*", "use only benchmarks matching benchfilter `query`")
 	full := fs.Bool("full", false, "benchstat's tables, every unit, instead of the summary")
 	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), `usage: llmsla compare [flags] FILE...
-
-One line per benchmark and key figure (the verdict table's columns) for
-each column after the first against the first: medians over runs, the
-change, Mann-Whitney p and n; changes with p < 0.05 first. With one file,
-pick a column key: llmsla compare -col /endpoint results/latest.txt.
--full prints benchstat's tables instead: median ± 95% CI of every unit.
-A directory (the results of a run's shards) is one run: compare BASE DIR
-shows the gate's per-request comparison of their pooled samples.
-Descriptive: it always exits 0 on readable input; llmsla gate decides.
-
-`)
+		fmt.Fprint(fs.Output(), compareUsage)
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -53,21 +44,34 @@ Descriptive: it always exits 0 on readable input; llmsla gate decides.
 		}
 		return 0
 	}
-	var srcs []gate.Source
+	var srcs []recording.Source
 	for _, p := range fs.Args() {
 		if isDir(p) {
 			fmt.Fprintf(stderr, "llmsla compare: %s is a directory: compare a run of shards with one other run (compare A DIR), or give .txt files\n", p)
 			return 2
 		}
-		srcs = append(srcs, gate.File(p))
+		srcs = append(srcs, recording.File(p))
 	}
-	compare := gate.CompareSummary
+	describe := compare.Summary
 	if *full {
-		compare = gate.Compare
+		describe = compare.Tables
 	}
-	if err := compare(stdout, opts, srcs...); err != nil {
+	if err := describe(stdout, opts, srcs...); err != nil {
 		fmt.Fprintf(stderr, "llmsla compare: %v\n", err)
 		return 2
 	}
 	return 0
 }
+
+const compareUsage = `usage: llmsla compare [flags] FILE...
+
+One line per benchmark and key figure (the verdict table's columns) for
+each column after the first against the first: medians over runs, the
+change, Mann-Whitney p and n; changes with p < 0.05 first. With one file,
+pick a column key: llmsla compare -col /endpoint results/latest.txt.
+-full prints benchstat's tables instead: median ± 95% CI of every unit.
+A directory (the results of a run's shards) is one run: compare BASE DIR
+shows the gate's per-request comparison of their pooled samples.
+Descriptive: it always exits 0 on readable input; llmsla gate decides.
+
+`

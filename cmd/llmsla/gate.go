@@ -10,13 +10,16 @@ import (
 
 	"github.com/llmsla/llmsla/harness/config"
 	"github.com/llmsla/llmsla/harness/gate"
+	"github.com/llmsla/llmsla/harness/metric"
+	"github.com/llmsla/llmsla/harness/recording"
 	"github.com/llmsla/llmsla/harness/sample"
 )
 
 // runGate compares NEW against BASE and exits 0 on pass, 1 on a
-// regression, 2 when the input cannot be judged, so CI can tell a slower
-// candidate from a broken benchmark run. Alpha and tolerances default to
-// the gate: section of the SLA file; flags override them.
+// regression, 2 when the input cannot be judged or a latency could not be
+// seen, so CI can tell a slower candidate from a broken or blind
+// benchmark run. Alpha and tolerances default to the gate: section of the
+// SLA file; flags override them.
 func runGate(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("gate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -28,7 +31,35 @@ func runGate(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&opts.RunsOnly, "runs-only", false, "judge every figure over runs, ignoring the samples files")
 	plan := fs.String("plan", "", "instead of gating, tell how many requests a side BASE's recording needs for the gate to flag a change of `unit=10%` (relative) or unit=2 (absolute: points for *-%)")
 	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), `usage: llmsla gate [flags] BASE NEW
+		fmt.Fprint(fs.Output(), gateUsage)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return parseFailed(err)
+	}
+	if fs.NArg() != 2 && (*plan == "" || fs.NArg() != 1) {
+		fs.Usage()
+		return 2
+	}
+	cfg, err := gateObjectives()
+	if err != nil {
+		fmt.Fprintf(stderr, "llmsla gate: %v\n", err)
+		return 2
+	}
+	configure(cfg.Gate)
+	opts.Objective = boundBy(cfg)
+	if *plan != "" {
+		return runPlan(*plan, fs.Arg(0), opts, stdout, stderr)
+	}
+	rep, err := gateFiles(fs.Arg(0), fs.Arg(1), opts)
+	if err != nil {
+		fmt.Fprintf(stderr, "llmsla gate: %v\n", err)
+		return 2
+	}
+	return writeVerdict("gate", rep, stdout, stderr)
+}
+
+const gateUsage = `usage: llmsla gate [flags] BASE NEW
        llmsla gate -plan ttft-p95-ms=10% BASE
 
 Fails (exit 1) when a figure in NEW is significantly worse than in BASE,
@@ -46,49 +77,40 @@ figure is then judged on their requests, a missing shard is exit 2.
 
 Exit 2 means the files cannot be compared — a file missing, cut short or
 corrupt (named as file:line), a benchmark of BASE missing from NEW — or
-the SLA file is broken; the message says why and what to do.
+the SLA file is broken; the message says why and what to do. It also
+means BLIND: nothing regressed, but a latency percentile could not be
+seen at these sample sizes (no change of it, however large, would be
+flagged); record more requests, or -allow-blind the unit.
 
-`)
-		fs.PrintDefaults()
+`
+
+// gateFiles gates NEW against BASE, either a benchmark file or a
+// directory of shards' results.
+func gateFiles(base, new string, opts gate.Options) (*gate.Report, error) {
+	if !isDir(base) && !isDir(new) {
+		return gate.Gate(recording.File(base), recording.File(new), opts)
 	}
-	if err := fs.Parse(args); err != nil {
-		return parseFailed(err)
+	// A directory of shards is judged on its pooled requests only: a flag
+	// about benchmark lines would be ignored, so it is refused.
+	if opts.RunsOnly || opts.Filter != "*" {
+		return nil, fmt.Errorf("-runs-only and -filter choose among benchmark lines, and a directory of shards is judged on its pooled requests only: drop the flag")
 	}
-	if fs.NArg() != 2 && (*plan == "" || fs.NArg() != 1) {
-		fs.Usage()
-		return 2
-	}
-	g, err := gateConfig()
-	if err != nil {
-		fmt.Fprintf(stderr, "llmsla gate: %v\n", err)
-		return 2
-	}
-	configure(g)
-	if *plan != "" {
-		return runPlan(*plan, fs.Arg(0), opts, stdout, stderr)
-	}
-	var rep *gate.Report
-	if isDir(fs.Arg(0)) || isDir(fs.Arg(1)) {
-		// A directory of shards is judged on its pooled requests only:
-		// a flag about benchmark lines would be ignored, so it is refused.
-		if opts.RunsOnly || opts.Filter != "*" {
-			fmt.Fprintf(stderr, "llmsla gate: -runs-only and -filter choose among benchmark lines, and a directory of shards is judged on its pooled requests only: drop the flag\n")
-			return 2
-		}
-		rep, err = gateShards(fs.Arg(0), fs.Arg(1), opts)
-	} else {
-		rep, err = gate.Gate(gate.File(fs.Arg(0)), gate.File(fs.Arg(1)), opts)
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "llmsla gate: %v\n", err)
-		return 2
-	}
+	return gateShards(base, new, opts)
+}
+
+// writeVerdict writes rep and returns the exit code of its verdict: 0
+// PASS, 1 FAIL, 2 BLIND (a latency asked for could not be seen).
+func writeVerdict(cmd string, rep *gate.Report, stdout, stderr io.Writer) int {
 	if err := rep.WriteText(stdout); err != nil {
-		fmt.Fprintf(stderr, "llmsla gate: %v\n", err)
+		fmt.Fprintf(stderr, "llmsla %s: %v\n", cmd, err)
 		return 2
 	}
-	if rep.Failed() {
+	switch rep.Verdict() {
+	case gate.Fail:
 		return 1
+	case gate.Blind:
+		fmt.Fprintf(stderr, "llmsla %s: BLIND: %s: not a pass (exit 2); record more requests or runs (-n, -count), or -allow-blind UNIT for a latency you do not need judged\n", cmd, plural(len(rep.Blind), "latency percentile could not be judged", "latency percentiles could not be judged"))
+		return 2
 	}
 	return 0
 }
@@ -101,15 +123,66 @@ the SLA file is broken; the message says why and what to do.
 // LLMSLA_ENDPOINTS selection, must not make the gate step fail. Without a
 // file the gate uses its built-in defaults.
 func gateConfig() (config.Gate, error) {
-	path := config.Path()
-	if path == "" {
-		return config.Gate{}, nil
-	}
-	cfg, err := config.LoadFile(path)
+	cfg, err := gateObjectives()
 	if err != nil {
 		return config.Gate{}, err
 	}
 	return cfg.Gate, nil
+}
+
+// gateObjectives is the SLA file the gate reads (its gate: section and the
+// objectives, which say which blind figures keep it from passing), or the
+// presets without one. It sends nothing, so it reads no key and selects no
+// endpoint.
+func gateObjectives() (*config.Config, error) {
+	if path := config.Path(); path != "" {
+		return config.LoadFile(path)
+	}
+	return &config.Config{Source: "the presets", Scenarios: config.Presets()}, nil
+}
+
+// boundBy says whether an objective of cfg bounds unit on the scenario ×
+// endpoint the gate names group ("chat/endpoint=prod", or "chat" when two
+// endpoints are judged against each other: then any endpoint's): a blind
+// figure with one is not a pass (gate.Options.Objective).
+func boundBy(cfg *config.Config) func(group, unit string) bool {
+	return func(group, unit string) bool {
+		scenario, ep, _ := strings.Cut(group, "/endpoint=")
+		var key string
+		for _, u := range metric.Units() {
+			if u.Unit() == unit {
+				key = u.Key()
+			}
+		}
+		if key == "" {
+			return true // not a figure of the table: judge it as asked for
+		}
+		endpoints := cfg.EndpointNames()
+		if len(endpoints) == 0 || ep != "" {
+			endpoints = []string{ep}
+		}
+		for _, e := range endpoints {
+			for _, name := range []string{e, unescapeEndpoint(cfg, e)} {
+				for _, th := range cfg.Objectives(scenario, name) {
+					if th.Key() == key {
+						return true
+					}
+				}
+			}
+		}
+		return false
+	}
+}
+
+// unescapeEndpoint is the configured endpoint whose benchmark name is
+// named (sample.NameValue escapes what benchfmt would misread), or named.
+func unescapeEndpoint(cfg *config.Config, named string) string {
+	for _, e := range cfg.EndpointNames() {
+		if sample.NameValue(e) == named {
+			return e
+		}
+	}
+	return named
 }
 
 // decisionFlags declares on fs the flags of the decision, -alpha and
@@ -126,6 +199,10 @@ func decisionFlags(fs *flag.FlagSet, opts *gate.Options) (configure func(g confi
 			flagTol[unit] = t
 		}
 		return err
+	})
+	fs.Func("allow-blind", "let latency `unit` (or glob, e.g. '*-p99-ms') pass when no change of it could be seen at these sample sizes, named in the headline; repeatable; without it a blind latency is exit 2", func(s string) error {
+		opts.AllowBlind = append(opts.AllowBlind, s) // checked by the gate, with the units
+		return nil
 	})
 	return func(g config.Gate) {
 		flagged := opts.Alpha != 0 // -alpha 0.01 sets every family, over the file
@@ -183,7 +260,7 @@ func runPlan(spec, base string, opts gate.Options, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "llmsla gate: -plan: %v\n", strings.Replace(err.Error(), "tolerance", "change", 1))
 		return 2
 	}
-	lines, err := gate.Plan(gate.File(base), unit, change, opts)
+	lines, err := gate.Plan(recording.File(base), unit, change, opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "llmsla gate: %v\n", err)
 		return 2
@@ -204,14 +281,14 @@ func gateShards(base, new string, opts gate.Options) (*gate.Report, error) {
 	var sides [2][]sample.Sample
 	for i, p := range []string{base, new} {
 		if !isDir(p) {
-			p = gate.SamplesBeside(p)
+			p = recording.SamplesBeside(p)
 		}
 		ss, _, err := sample.ReadAll([]string{p}, false)
 		if err == nil {
 			err = sample.CheckShards(ss)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%w: %v", gate.ErrUnusable, err)
+			return nil, fmt.Errorf("%w: %v", recording.ErrUnusable, err)
 		}
 		sides[i] = ss
 	}
@@ -225,4 +302,12 @@ func gateShards(base, new string, opts gate.Options) (*gate.Report, error) {
 func isDir(p string) bool {
 	st, err := os.Stat(p)
 	return err == nil && st.IsDir()
+}
+
+// plural is "1 thing" or "n things".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

@@ -15,6 +15,9 @@ import (
 // The recorded runs are shared with harness/gate; see its testdata/README.
 const testdata = "../../harness/gate/testdata/"
 
+// golden is the committed baseline, with its samples.
+const golden = "../../golden/baseline.txt"
+
 // slaFile points LLMSLA_CONFIG at a file with one simulated endpoint and
 // the given extra YAML, so that no sla.yaml of the developer's is read.
 func slaFile(t *testing.T, extra string) string {
@@ -144,6 +147,27 @@ func TestRunGate(t *testing.T) {
 		"alpha 0.999":   {args: []string{"-alpha", "0.999", testdata + "base.txt", testdata + "new.txt"}, wantCode: 2, wantStderr: []string{"not a significance level"}},
 		"one file":      {args: []string{testdata + "base.txt"}, wantCode: 2, wantStderr: []string{"usage: llmsla gate"}},
 		"bad tolerance": {args: []string{"-tolerance", "ttft", "a", "b"}, wantCode: 2, wantStderr: []string{"unit=10%"}},
+		// The committed baseline against itself: batch's 200 requests at
+		// one level leave its p99 blind, which is not a pass.
+		"blind is not a pass": {
+			args: []string{golden, golden}, wantCode: 2,
+			wantStdout: []string{"gate BLIND: " + golden, "; not judged, blind at these sample sizes: batch/endpoint=sim ttft-p99-ms"},
+			wantStderr: []string{"llmsla gate: BLIND: 1 latency percentile could not be judged", "-allow-blind"},
+		},
+		"blind allowed": {
+			args: []string{"-allow-blind", "*-p99-ms", golden, golden}, wantCode: 0,
+			wantStdout: []string{"gate PASS: " + golden, "; blind, allowed by -allow-blind: batch/endpoint=sim ttft-p99-ms"},
+		},
+		"allow-blind misspelt": {
+			args: []string{"-allow-blind", "ttft-p99", golden, golden}, wantCode: 2,
+			wantStderr: []string{`allow-blind: "ttft-p99" matches no unit, so it allows nothing`},
+		},
+		// Issue 24, item 6: the misspelt key was ignored, every line
+		// still read "tolerance 10% and 1".
+		"misspelt tolerance": {
+			args: []string{"-tolerance", "ttft-p95-msec=5%", testdata + "base.txt", testdata + "new.txt"}, wantCode: 2,
+			wantStderr: []string{`-tolerance: tolerance "ttft-p95-msec=5%": "ttft-p95-msec" matches no unit`, "ttft-p95-ms, ttft-p99-ms"},
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -207,6 +231,10 @@ func TestRunGateConfig(t *testing.T) {
 		"negative tolerance": {
 			gate: "gate:\n  tolerance: {\"*-ms\": -5%}\n", wantCode: 2,
 			wantStderr: []string{"gate.tolerance.*-ms", "non-negative"},
+		},
+		"misspelt tolerance": {
+			gate: "gate:\n  tolerance: {\"ttft-p95-msec\": 5%}\n", wantCode: 2,
+			wantStderr: []string{"sla.yaml:4: gate.tolerance.ttft-p95-msec", `"ttft-p95-msec" matches no unit`},
 		},
 		"unknown key": {
 			gate: "gate:\n  alfa: 0.01\n", wantCode: 2,

@@ -67,9 +67,9 @@ func TestGateDrift(t *testing.T) {
 	} {
 		t.Run(d.name, func(t *testing.T) {
 			hits, examples := measureEach(t, uint64(200+i), trials, synthChange{}, d.drift, []probe{
-				{Options{Tolerance: zero}, latencyRegressed},
-				{Options{Tolerance: zero, noDrift: true}, latencyRegressed},
-				{Options{}, latencyRegressed},
+				{opts: Options{Tolerance: zero}, caught: latencyRegressed},
+				{opts: Options{Tolerance: zero}, noDrift: true, caught: latencyRegressed},
+				{opts: Options{}, caught: latencyRegressed},
 			})
 			corrected, raw, alarms, example := hits[0], hits[1], hits[2], examples[2]
 			t.Logf("tolerances 0: latency alarms %d/%d corrected, %d/%d uncorrected; default tolerances: %d/%d", corrected, trials, raw, trials, alarms, trials)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/llmsla/llmsla/harness/gate"
+	"github.com/llmsla/llmsla/harness/recording"
 )
 
 // bench renders six runs with p95 TTFT around ttft ms and throughput
@@ -21,11 +22,11 @@ func bench(ttft, tok float64) string {
 }
 
 func ExampleGate() {
-	base := gate.Stream("baseline.txt", strings.NewReader(bench(200, 400)))
-	cand := gate.Stream("latest.txt", strings.NewReader(bench(250, 480)))
+	base := recording.Stream("baseline.txt", strings.NewReader(bench(200, 400)))
+	cand := recording.Stream("latest.txt", strings.NewReader(bench(250, 480)))
 	rep, err := gate.Gate(base, cand, gate.Options{})
 	if err != nil {
-		fmt.Println(err) // errors.Is(err, gate.ErrUnusable): exit 2
+		fmt.Println(err) // errors.Is(err, recording.ErrUnusable): exit 2
 		return
 	}
 	rep.WriteText(os.Stdout)

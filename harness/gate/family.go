@@ -1,6 +1,6 @@
 package gate
 
-import "math"
+import "github.com/llmsla/llmsla/harness/internal/inference"
 
 // The gate asks of each figure one question — is the candidate worse? —
 // and the figures fall into three kinds, each its own family under
@@ -63,7 +63,7 @@ func (f *family) judge(rep *Report, opts Options) {
 	for i, t := range f.tests {
 		worse[i], better[i] = t.pWorse, t.pBetter
 	}
-	adjWorse, adjBetter := HolmAdjust(worse), HolmAdjust(better)
+	adjWorse, adjBetter := inference.HolmAdjust(worse), inference.HolmAdjust(better)
 	for i, t := range f.tests {
 		t.Family = f.Name
 		t.Tolerance = toleranceFor(t.Unit, opts.Tolerance)
@@ -79,11 +79,4 @@ func (f *family) judge(rep *Report, opts Options) {
 			rep.Unchanged++
 		}
 	}
-}
-
-// zFirst is the z a test needs to pass Holm's first step in a family of m
-// one-sided tests at alpha: the bar a lone change must clear, which is
-// what the minimal detectable effects are computed against.
-func zFirst(alpha float64, m int) float64 {
-	return normQuantile(1 - alpha/math.Max(1, float64(m)))
 }

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/llmsla/llmsla/harness/recording"
 )
 
 func twoEndpoints(runs int, change map[string]func(float64) float64) run {
@@ -49,7 +51,7 @@ func TestGateDecides(t *testing.T) {
 			base := genBench(rng, r)
 			r.change = tc.change
 			cand := genBench(rng, r)
-			rep, err := Gate(Stream("base.txt", strings.NewReader(base)), Stream("new.txt", strings.NewReader(cand)), Options{})
+			rep, err := Gate(recording.Stream("base.txt", strings.NewReader(base)), recording.Stream("new.txt", strings.NewReader(cand)), Options{})
 			if err != nil {
 				t.Fatalf("Gate: %v", err)
 			}
@@ -90,7 +92,7 @@ func TestGateFalseAlarmRate(t *testing.T) {
 	for i := range trials {
 		base := genBench(rng, twoEndpoints(10, nil))
 		cand := genBench(rng, twoEndpoints(10, nil))
-		rep, err := Gate(Stream("base.txt", strings.NewReader(base)), Stream("new.txt", strings.NewReader(cand)), Options{})
+		rep, err := Gate(recording.Stream("base.txt", strings.NewReader(base)), recording.Stream("new.txt", strings.NewReader(cand)), Options{})
 		if err != nil {
 			t.Fatalf("trial %d: %v", i, err)
 		}
@@ -151,8 +153,8 @@ func TestGateUnusable(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			_, err := Gate(File(tc.base), File(tc.new), tc.opts)
-			if !errors.Is(err, ErrUnusable) {
+			_, err := Gate(recording.File(tc.base), recording.File(tc.new), tc.opts)
+			if !errors.Is(err, recording.ErrUnusable) {
 				t.Fatalf("err = %v, want ErrUnusable", err)
 			}
 			for _, w := range tc.want {
@@ -169,7 +171,7 @@ func TestGateWarnsAndSkips(t *testing.T) {
 		strings.Repeat("BenchmarkChat/endpoint=a-2 1 0 ns/op 100 ttft-p95-ms 0 err-% 7 widgets\nBenchmarkChat/endpoint=gone-2 1 0 ns/op 100 ttft-p95-ms\n", 6)
 	cand := "Unit ttft-p95-ms better=lower\n" +
 		strings.Repeat("BenchmarkChat/endpoint=a-2 1 0 ns/op 101 ttft-p95-ms 0 err-% 9 widgets\n", 6)
-	rep, err := Gate(Stream("base", strings.NewReader(base)), Stream("new", strings.NewReader(cand)), Options{AllowMissing: true})
+	rep, err := Gate(recording.Stream("base", strings.NewReader(base)), recording.Stream("new", strings.NewReader(cand)), Options{AllowMissing: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,7 +216,7 @@ func TestGateWarnsOnDifferentIterations(t *testing.T) {
 	run := func(iters string, ms string) string {
 		return strings.Repeat("BenchmarkChat/endpoint=a-2 "+iters+" "+ms+" ttft-p95-ms\nBenchmarkChat/endpoint=b-2 "+iters+" "+ms+" ttft-p95-ms\n", 10)
 	}
-	rep, err := Gate(Stream("base", strings.NewReader(run("10", "100"))), Stream("new", strings.NewReader(run("20", "100"))), Options{})
+	rep, err := Gate(recording.Stream("base", strings.NewReader(run("10", "100"))), recording.Stream("new", strings.NewReader(run("20", "100"))), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,7 +224,7 @@ func TestGateWarnsOnDifferentIterations(t *testing.T) {
 	if n := countContaining(rep.Warnings, "iterations per run"); n != 1 || countContaining(rep.Warnings, want) != 1 {
 		t.Errorf("warnings = %q, want one about iterations, containing %q", rep.Warnings, want)
 	}
-	rep, err = Gate(Stream("base", strings.NewReader(run("20", "100"))), Stream("new", strings.NewReader(run("20", "100"))), Options{})
+	rep, err = Gate(recording.Stream("base", strings.NewReader(run("20", "100"))), recording.Stream("new", strings.NewReader(run("20", "100"))), Options{})
 	if err != nil || countContaining(rep.Warnings, "iterations") != 0 {
 		t.Errorf("same iterations: warnings %q, err %v", rep.Warnings, err)
 	}

@@ -3,19 +3,21 @@ package gate
 import (
 	"fmt"
 	"strings"
+
+	"github.com/llmsla/llmsla/harness/recording"
 )
 
 // sourceRequests reads the samples of each source. Without samples on a
 // source it returns nil, and the report says that every figure is judged
 // over runs.
-func sourceRequests(rep *Report, srcs ...Source) ([]*requests, error) {
+func sourceRequests(rep *Report, srcs ...recording.Source) ([]*requests, error) {
 	rqs := make([]*requests, len(srcs))
 	for i, src := range srcs {
-		rq, err := src.requests()
+		ss, err := src.ReadSamples()
 		if err != nil {
 			return nil, err
 		}
-		if rq == nil {
+		if ss == nil {
 			what := "no samples"
 			if src.SamplesPath != "" {
 				what = "no " + src.SamplesPath
@@ -24,7 +26,7 @@ func sourceRequests(rep *Report, srcs ...Source) ([]*requests, error) {
 				src.Name, what))
 			return nil, nil
 		}
-		rqs[i] = rq
+		rqs[i] = groupRequests(src.SamplesName(), ss)
 	}
 	return rqs, nil
 }
@@ -60,7 +62,7 @@ func benchGroups(rep *Report, rqs [2]*requests, sides [2]*side) ([]group, error)
 			c := rq.cells[k]
 			if n := sides[i].runs[bench]; len(c.runs) != n {
 				return nil, fmt.Errorf("%w: %s has %d runs of %s and %s has %d: they were not recorded together (or one was cut short); give the samples file of the same run",
-					ErrUnusable, rq.name, len(c.runs), bench, [2]string{rep.Base, rep.New}[i], n)
+					recording.ErrUnusable, rq.name, len(c.runs), bench, [2]string{rep.Base, rep.New}[i], n)
 			}
 			gl.cells[i] = c
 			gl.level = k.level
@@ -106,7 +108,7 @@ func requestGroups(rep *Report, rqs [2]*requests, allowMissing bool) ([]group, e
 	}
 	if len(missing) > 0 && !allowMissing {
 		return nil, fmt.Errorf("%w: %s lacks what %s measured (%s); rerun it whole, or pass -allow-missing to compare what both have",
-			ErrUnusable, rqs[1].name, rqs[0].name, strings.Join(missing, ", "))
+			recording.ErrUnusable, rqs[1].name, rqs[0].name, strings.Join(missing, ", "))
 	}
 	for _, m := range missing {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s: only in %s; not compared (-allow-missing)", m, rqs[0].name))

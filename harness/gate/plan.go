@@ -6,6 +6,9 @@ import (
 	"math"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/llmsla/llmsla/harness/internal/inference"
+	"github.com/llmsla/llmsla/harness/recording"
 )
 
 // Planning: how many requests a side the gate needs to see a given change,
@@ -32,7 +35,7 @@ type PlanLine struct {
 // many requests a side the gate needs to flag a change of unit as large as
 // change (Rel: relative, 0.10 for 10%; Abs: in the unit, points for a
 // proportion). base must have samples.
-func Plan(base Source, unit string, change Tolerance, opts Options) ([]PlanLine, error) {
+func Plan(base recording.Source, unit string, change Tolerance, opts Options) ([]PlanLine, error) {
 	opts, err := defaults(opts)
 	if err != nil {
 		return nil, err
@@ -43,16 +46,15 @@ func Plan(base Source, unit string, change Tolerance, opts Options) ([]PlanLine,
 		return nil, err
 	}
 	if len(groups) == 0 {
-		return nil, fmt.Errorf("%w: plan: %s", ErrUnusable, strings.Join(rep.Warnings, "; "))
+		return nil, fmt.Errorf("%w: plan: %s", recording.ErrUnusable, strings.Join(rep.Warnings, "; "))
 	}
-	opts.noSensitivity, opts.plan = true, true
-	lat, qual, err := perRequest(rep, groups, opts, map[sampleKey]bool{})
+	lat, qual, err := perRequest(rep, groups, judging{Options: opts, keepEmpty: true}, map[sampleKey]bool{})
 	if err != nil {
 		return nil, err
 	}
 	var out []PlanLine
 	for _, f := range []*family{lat, qual} {
-		z := zFirst(f.Alpha, len(f.tests))
+		z := inference.ZFirst(f.Alpha, len(f.tests))
 		for _, t := range f.tests {
 			if t.Unit != unit {
 				continue
@@ -74,7 +76,7 @@ func Plan(base Source, unit string, change Tolerance, opts Options) ([]PlanLine,
 			props = append(props, f.unit)
 		}
 		return nil, fmt.Errorf("%w: plan: no scenario of %s has %s judged on requests (units judged on requests: latency percentiles and %s)",
-			ErrUnusable, base.Name, unit, strings.Join(props, ", "))
+			recording.ErrUnusable, base.Name, unit, strings.Join(props, ", "))
 	}
 	return out, nil
 }
@@ -92,8 +94,8 @@ func planLatency(f Finding, z float64, tol Tolerance, change Tolerance) PlanLine
 	if theta <= tolTheta {
 		return PlanLine{Have: have, Never: fmt.Sprintf("a change of %+.3g%% is within the tolerance (%s), which the gate never flags; lower it with -tolerance %s=…", 100*rel, tol, f.Unit)}
 	}
-	ez, se := t.expectedZ(theta), t.seLog(f.pct)
-	return planN(have, func(n float64) float64 { return latencyPower(ez, se, z, theta, tolTheta, n/float64(have)) })
+	ez, se := t.ExpectedZ(theta), t.SELog()
+	return planN(have, func(n float64) float64 { return inference.LatencyPower(ez, se, z, theta, tolTheta, n/float64(have)) })
 }
 
 // planProportion scales the model of the proportion's MDE to n requests a
@@ -128,10 +130,10 @@ func planProportion(f Finding, better int, z float64, tol Tolerance, change Tole
 			if r0*s < 1 || r1*s < 1 {
 				return 0 // fewer requests than cases: not every case is asked
 			}
-			return casesFlagged(int(k), r0*s, r1*s, f.exact.Var*s, float64(f.N2)*s, z, tp)
+			return inference.CasesFlagged(int(k), r0*s, r1*s, f.exact.Var*s, float64(f.N2)*s, z, tp)
 		}
 	} else {
-		power = func(n float64) float64 { return proportionPower(p0, d, tp, n, n, z) }
+		power = func(n float64) float64 { return inference.ProportionPower(p0, d, tp, n, n, z) }
 	}
 	line := planN(have, power)
 	line.As = as

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/llmsla/llmsla/harness/recording"
 )
 
 func TestPlan(t *testing.T) {
@@ -14,7 +16,7 @@ func TestPlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	base := File(txt)
+	base := recording.File(txt)
 	// What the gate prints it can see, comparing base with itself.
 	rep, err := Gate(base, base, Options{})
 	if err != nil {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/llmsla/llmsla/harness/internal/inference"
 )
 
 // What the gate can see. METRICS.md defines the minimal detectable effect
@@ -29,9 +31,6 @@ import (
 //
 // The noise is the data's own: pooled latencies, the drift between runs,
 // the cases that sometimes pass and sometimes fail.
-
-// power is the probability the MDEs are computed for.
-const power = 0.8
 
 // Sensitivity is what the per-request tests of one scenario × endpoint can
 // see at these sample sizes.
@@ -80,13 +79,10 @@ func (m MDE) String() string {
 
 // sensitivity computes the MDE of every per-request test of fams.
 func sensitivity(fams []*family, opts Options) []Sensitivity {
-	if opts.noSensitivity {
-		return nil
-	}
 	var out []Sensitivity
 	at := map[string]int{}
 	for _, f := range fams {
-		z := zFirst(f.Alpha, f.Tests)
+		z := inference.ZFirst(f.Alpha, f.Tests)
 		for _, t := range f.tests {
 			var m MDE
 			switch {
@@ -142,7 +138,7 @@ func writeSensitivity(b *strings.Builder, ss []Sensitivity) {
 		}
 		rows = append(rows, row)
 	}
-	fmt.Fprintf(b, "can see (minimal detectable effect at %.0f%% power, toward worse; in parentheses what the tests alone resolve, when the tolerance limits; shapes of change in docs/gate.md):\n", 100*power)
+	fmt.Fprintf(b, "can see (minimal detectable effect at %.0f%% power, toward worse; in parentheses what the tests alone resolve, when the tolerance limits; shapes of change in docs/gate.md):\n", 100*inference.Power)
 	writeColumns(b, rows, "  ")
 }
 
@@ -163,23 +159,5 @@ func writeColumns(b *strings.Builder, rows [][]string, indent string) {
 			line += c + strings.Repeat(" ", width[i]-len([]rune(c))+2)
 		}
 		b.WriteString(strings.TrimRight(line, " ") + "\n")
-	}
-}
-
-// warnBlind warns of the per-request tests that no change flags with 80%
-// probability at these sample sizes: judged, but nearly blind, which must
-// be said.
-func warnBlind(rep *Report) {
-	var blind []string
-	for _, s := range rep.Sensitivity {
-		for _, m := range s.MDE {
-			if math.IsInf(m.Change, 1) {
-				blind = append(blind, s.Group+" "+m.Unit)
-			}
-		}
-	}
-	if len(blind) > 0 {
-		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s: no change, however large, is flagged with %.0f%% probability at these sample sizes (the rank tests saturate, and drift widens them): record more requests or runs (llmsla bench or ab: -n, -count)",
-			strings.Join(blind, ", "), 100*power))
 	}
 }

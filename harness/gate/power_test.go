@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/llmsla/llmsla/harness/internal/inference"
 )
 
 // powerTrials is the number of comparisons per condition of the power
@@ -56,14 +58,15 @@ func regressed(scenario, unit string) func(*Report) bool {
 // candidate changed as c says, and returns how many c.caught.
 func measure(t *testing.T, seed uint64, trials int, c condition) (hits int, example string) {
 	t.Helper()
-	n, ex := measureEach(t, seed, trials, c.change, c.drift, []probe{{c.opts, c.caught}})
+	n, ex := measureEach(t, seed, trials, c.change, c.drift, []probe{{opts: c.opts, caught: c.caught}})
 	return n[0], ex[0]
 }
 
 // probe is one way of running the gate on a pair, and what counts.
 type probe struct {
-	opts   Options
-	caught func(*Report) bool
+	opts    Options
+	noDrift bool
+	caught  func(*Report) bool
 }
 
 // measureEach generates trials pairs once and runs every probe on each,
@@ -82,9 +85,7 @@ func measureEach(t *testing.T, seed uint64, trials int, change synthChange, drif
 		base := w.record(rng, synthSide{runs: 10, n: 20, label: "b", drift: d[0], sigma: *powerSigma})
 		cand := w.record(rng, synthSide{runs: 10, n: 20, label: "n", drift: d[1], change: change, sigma: *powerSigma})
 		for j, p := range probes {
-			opts := p.opts
-			opts.noSensitivity = true
-			rep, err := Gate(base.source("base.txt"), cand.source("new.txt"), opts)
+			rep, err := gateFiles(base.source("base.txt"), cand.source("new.txt"), judging{Options: p.opts, noDrift: p.noDrift, noSensitivity: true})
 			if err != nil {
 				t.Fatalf("trial %d: %v", i, err)
 			}
@@ -154,7 +155,7 @@ func required(rate float64, n int) int { return int(math.Ceil(rate*float64(n) - 
 // whose fraction frac of draws is k times larger.
 func mixtureMedian(sigma, frac, k float64) float64 {
 	above := func(x float64) float64 {
-		return (1-frac)*(1-normCDF(math.Log(x)/sigma)) + frac*(1-normCDF(math.Log(x/k)/sigma))
+		return (1-frac)*(1-inference.NormCDF(math.Log(x)/sigma)) + frac*(1-inference.NormCDF(math.Log(x/k)/sigma))
 	}
 	lo, hi := 0.5, 2.0
 	for range 100 {

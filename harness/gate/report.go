@@ -3,10 +3,98 @@ package gate
 import (
 	"fmt"
 	"io"
-	"math"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/llmsla/llmsla/harness/internal/inference"
+	"github.com/llmsla/llmsla/harness/recording"
 )
+
+// Finding is one figure under test: a (benchmark, unit) judged over runs,
+// or a (scenario × endpoint, unit) judged over requests.
+type Finding struct {
+	Benchmark, Unit string
+	// Family is the correction the test belongs to (FamilyLatency, …).
+	Family string
+	// Old and New are the figure on each side: medians over runs; for a
+	// latency over requests, the levels' percentiles averaged with the
+	// test's weights; for a proportion, its rate over requests.
+	Old, New float64
+	// P is the raw p-value, PAdj the Holm-adjusted one that was compared
+	// with α.
+	P, PAdj float64
+	// N1 and N2 are the runs on each side, or the requests when Requests.
+	N1, N2   int
+	Requests bool
+	// Tolerance is the one the change was held to.
+	Tolerance Tolerance
+
+	// Levels are a latency's percentiles level by level.
+	Levels []LevelChange
+	// Deff is the drift correction of a latency test: the variance
+	// factor between runs measured on the data (1: none seen).
+	Deff float64
+	// Paired says a quality test paired requests by fixture case; Cases
+	// are then the cases that never failed on the base and failed on the
+	// new side.
+	Paired bool
+	Cases  []CaseChange
+
+	tail       *inference.TailTest
+	exact      *inference.Exact
+	caseCounts []CaseChange
+}
+
+// DeltaPct is the relative change in percent.
+func (f Finding) DeltaPct() float64 { return pct(f.Old, f.New) }
+
+// pct is the change from old to new in percent of old.
+func pct(old, new float64) float64 {
+	return (new/old - 1) * 100
+}
+
+// Report is the outcome of Gate.
+type Report struct {
+	Base, New string
+	// Alpha is the runs family's level, which the checks of run counts
+	// use; Families holds every family's.
+	Alpha float64
+	// Compared is the number of tests, over all families.
+	Compared int
+	// Families are the corrections, in the order the report lists them.
+	Families     []Family
+	Regressions  []Finding
+	Improvements []Finding
+	// Unchanged counts figures that were neither, Constant those of them
+	// that were the same everywhere (every run, or every request) and so
+	// were not tested: no labels could make them significant.
+	Unchanged, Constant int
+	// NotJudged are figures in both files with too few runs on a side
+	// (the figure is missing from some runs) for the test to decide.
+	NotJudged []Finding
+	// Vanished are figures a benchmark reported in every base run and in
+	// no new run: a check that no longer runs, or a figure no answer
+	// gives any more. They fail the gate unless Options.AllowMissing.
+	Vanished []Finding
+	// Blind are the latency percentiles judged on requests that no
+	// change, however large, would be flagged on with 80% probability at
+	// these sample sizes (their minimal detectable effect is n/a): the
+	// gate could not judge them, and does not pass (Verdict). BlindAllowed
+	// are those Options.AllowBlind lets pass, and BlindUnbound those no
+	// objective bounds (Options.Objective), still named.
+	Blind, BlindAllowed, BlindUnbound []Finding
+	// Sensitivity is what the per-request tests can see at these sample
+	// sizes, per scenario × endpoint.
+	Sensitivity []Sensitivity
+	// Warnings are caveats that did not stop the decision; Notes say how
+	// figures were judged where that is not the usual way.
+	Warnings []string
+	Notes    []string
+}
+
+// Failed reports whether any figure regressed or vanished. A report that
+// has not failed may still not pass: see Verdict.
+func (r *Report) Failed() bool { return len(r.Regressions) > 0 || len(r.Vanished) > 0 }
 
 // WriteText writes r for a person reading CI logs: the verdict first, what
 // each family of tests covers, one line per regressed or improved figure
@@ -14,10 +102,6 @@ import (
 // and the caveats.
 func (r *Report) WriteText(w io.Writer) error {
 	var b strings.Builder
-	verdict := "PASS"
-	if r.Failed() {
-		verdict = "FAIL"
-	}
 	vanished := ""
 	if len(r.Vanished) > 0 {
 		vanished = fmt.Sprintf(", %d vanished", len(r.Vanished))
@@ -26,8 +110,8 @@ func (r *Report) WriteText(w io.Writer) error {
 	if r.Constant > 0 {
 		constant = fmt.Sprintf(", %d the same everywhere", r.Constant)
 	}
-	fmt.Fprintf(&b, "gate %s: %s vs %s — %d regressed%s, %d improved, %d unchanged (%d tested%s; Holm–Bonferroni within each family)\n",
-		verdict, r.New, r.Base, len(r.Regressions), vanished, len(r.Improvements), r.Unchanged, r.Compared, constant)
+	fmt.Fprintf(&b, "gate %s: %s vs %s — %d regressed%s, %d improved, %d unchanged (%d tested%s; Holm–Bonferroni within each family)%s\n",
+		r.Verdict(), r.New, r.Base, len(r.Regressions), vanished, len(r.Improvements), r.Unchanged, r.Compared, constant, r.blindNote())
 	for _, f := range r.Families {
 		covers := f.Covers
 		if f.Tests == 0 {
@@ -42,7 +126,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	}{{"REGRESSED", r.Regressions}, {"improved", r.Improvements}} {
 		for _, f := range set.fs {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s → %s\t%s\t(%s)\n",
-				set.label, f.Family, f.Benchmark, f.Unit, num(f.Old), num(f.New), delta(f), detail(f))
+				set.label, f.Family, f.Benchmark, f.Unit, recording.Num(f.Old), recording.Num(f.New), delta(f), detail(f))
 			if len(f.Levels) > 1 {
 				fmt.Fprintf(tw, "\t\t\t\t%s\n", levelsOf(f.Levels))
 			}
@@ -96,13 +180,17 @@ func detail(f Finding) string {
 
 // cases lists at most n cases as "id (0/17 → 12/17)".
 func cases(cs []CaseChange, n int) string {
-	var parts []string
+	parts := make([]string, len(cs))
 	for i, c := range cs {
-		if i == n {
-			parts = append(parts, fmt.Sprintf("and %d more", len(cs)-n))
-			break
-		}
-		parts = append(parts, fmt.Sprintf("%s (%d/%d → %d/%d failed)", c.Case, c.Bad1, c.N1, c.Bad2, c.N2))
+		parts[i] = fmt.Sprintf("%s (%d/%d → %d/%d failed)", c.Case, c.Bad1, c.N1, c.Bad2, c.N2)
+	}
+	return firstOf(parts, n)
+}
+
+// firstOf joins at most n of parts, and says how many more there are.
+func firstOf(parts []string, n int) string {
+	if len(parts) > n {
+		parts = append(parts[:n:n], fmt.Sprintf("and %d more", len(parts)-n))
 	}
 	return strings.Join(parts, ", ")
 }
@@ -118,17 +206,4 @@ func delta(f Finding) string {
 		d += fmt.Sprintf(" (%+.1f pts)", f.New-f.Old)
 	}
 	return d
-}
-
-// num prints a median with about four significant digits, no exponent for
-// everyday magnitudes.
-func num(x float64) string {
-	if x != 0 && (math.Abs(x) >= 1e7 || math.Abs(x) < 1e-3) {
-		return fmt.Sprintf("%.4g", x)
-	}
-	s := fmt.Sprintf("%.4g", x)
-	if strings.ContainsAny(s, "e") {
-		return fmt.Sprintf("%.0f", x)
-	}
-	return s
 }

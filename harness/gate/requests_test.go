@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmsla/llmsla/harness/recording"
 	"github.com/llmsla/llmsla/harness/sample"
 )
 
@@ -33,7 +34,7 @@ func TestGateSamplesFiles(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sp := SamplesBeside(p)
+		sp := recording.SamplesBeside(p)
 		b, err := os.ReadFile(sp)
 		if err != nil {
 			t.Fatal(err)
@@ -88,7 +89,7 @@ func TestGateSamplesFiles(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			rep, err := Gate(File(base), File(tc.new), Options{})
+			rep, err := Gate(recording.File(base), recording.File(tc.new), Options{})
 			if len(tc.want) == 0 {
 				if err != nil {
 					t.Fatal(err)
@@ -103,7 +104,7 @@ func TestGateSamplesFiles(t *testing.T) {
 				}
 				return
 			}
-			if !errors.Is(err, ErrUnusable) {
+			if !errors.Is(err, recording.ErrUnusable) {
 				t.Fatalf("err = %v, want ErrUnusable", err)
 			}
 			for _, w := range tc.want {
@@ -146,16 +147,16 @@ func TestGateProcs(t *testing.T) {
 	}
 	// One run of batch recorded at GOMAXPROCS 4 among runs at 2.
 	mixed := strings.Replace(base.txt, "concurrency=16-2\t", "concurrency=16-4\t", 1)
-	_, err = Gate(Stream("mixed", strings.NewReader(mixed)), base.source("base"), Options{})
+	_, err = Gate(recording.Stream("mixed", strings.NewReader(mixed)), base.source("base"), Options{})
 	if err == nil || !strings.Contains(err.Error(), "several GOMAXPROCS") {
 		t.Errorf("one benchmark at two GOMAXPROCS: err = %v, want a refusal", err)
 	}
 	// Plan and Check read one recording as Gate reads a side.
-	src := Stream("mixed", strings.NewReader(mixed)).WithSamples(base.samples)
+	src := recording.Stream("mixed", strings.NewReader(mixed)).WithSamples(base.samples)
 	if _, err := Plan(src, "ttft-p95-ms", Tolerance{Rel: 0.1}, Options{}); err == nil || !strings.Contains(err.Error(), "several GOMAXPROCS") {
 		t.Errorf("Plan of one benchmark at two GOMAXPROCS: err = %v, want a refusal", err)
 	}
-	src = Stream("mixed", strings.NewReader(mixed)).WithSamples(base.samples)
+	src = recording.Stream("mixed", strings.NewReader(mixed)).WithSamples(base.samples)
 	if _, err := Check(src, Options{}); err == nil || !strings.Contains(err.Error(), "several GOMAXPROCS") {
 		t.Errorf("Check of one benchmark at two GOMAXPROCS: err = %v, want a refusal", err)
 	}

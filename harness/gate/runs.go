@@ -2,13 +2,13 @@ package gate
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"golang.org/x/perf/benchfmt"
-	"golang.org/x/perf/benchmath"
 
+	"github.com/llmsla/llmsla/harness/internal/inference"
 	"github.com/llmsla/llmsla/harness/metric"
+	"github.com/llmsla/llmsla/harness/recording"
 )
 
 // The runs family: each (benchmark, unit) of the benchfmt files that is
@@ -80,11 +80,11 @@ func (s *side) add(res *benchfmt.Result) {
 	}
 	s.runs[bench]++
 	for _, v := range res.Values {
-		k := sampleKey{bench, unitOf(v)}
+		k := sampleKey{bench, recording.UnitOf(v)}
 		if _, ok := s.vals[k]; !ok {
 			s.order = append(s.order, k)
 		}
-		s.vals[k] = append(s.vals[k], valueOf(v))
+		s.vals[k] = append(s.vals[k], recording.ValueOf(v))
 	}
 }
 
@@ -122,7 +122,7 @@ func pair(rep *Report, sides [2]*side, units benchfmt.UnitMetadataMap, allowMiss
 			continue
 		}
 		oldVals := sides[0].vals[k]
-		if allEqual(oldVals, newVals) {
+		if inference.AllEqual(oldVals, newVals) {
 			rep.Unchanged++
 			rep.Constant++
 			continue
@@ -138,7 +138,7 @@ func pair(rep *Report, sides [2]*side, units benchfmt.UnitMetadataMap, allowMiss
 		c := &cmps[i]
 		k := sampleKey{c.Benchmark, c.Unit}
 		var p float64
-		c.Old, c.New, p = medianTest(sides[0].vals[k], sides[1].vals[k])
+		c.Old, c.New, p = inference.MannWhitney(sides[0].vals[k], sides[1].vals[k])
 		// benchmath's p is two-sided; the U test is symmetric under no
 		// change, so each direction's is half of it, or one minus that.
 		p /= 2
@@ -162,9 +162,9 @@ func pair(rep *Report, sides [2]*side, units benchfmt.UnitMetadataMap, allowMiss
 // unusable input. So is a comparison in which every figure was set aside.
 func dropSparse(rep *Report, sides [2]*side, cmps []test) ([]test, error) {
 	kept := cmps[:0]
-	need := runsNeeded1(rep.Alpha)
+	need := inference.RunsNeeded1(rep.Alpha)
 	for _, c := range cmps {
-		if minP1(c.N1, c.N2) <= rep.Alpha {
+		if inference.MinP1(c.N1, c.N2) <= rep.Alpha {
 			kept = append(kept, c)
 			continue
 		}
@@ -174,12 +174,12 @@ func dropSparse(rep *Report, sides [2]*side, cmps []test) ([]test, error) {
 			continue
 		}
 		return nil, fmt.Errorf("%w: benchmark %s has %d runs in %s and %d in %s: the Mann-Whitney test at alpha %g can never flag its %s with so few: need ≥ %d runs per side; raise go test -count",
-			ErrUnusable, c.Benchmark, runs[0], rep.Base, runs[1], rep.New, rep.Alpha, c.Unit, need)
+			recording.ErrUnusable, c.Benchmark, runs[0], rep.Base, runs[1], rep.New, rep.Alpha, c.Unit, need)
 	}
 	if len(kept) == 0 && len(rep.NotJudged) > 0 {
 		c := rep.NotJudged[0]
 		return nil, fmt.Errorf("%w: nothing left to judge over runs: %s %s is in %d runs in %s and %d in %s (missing from the others), and the Mann-Whitney test at alpha %g can never be significant with so few: need ≥ %d runs per side; raise go test -count",
-			ErrUnusable, c.Benchmark, c.Unit, c.N1, rep.Base, c.N2, rep.New, rep.Alpha, need)
+			recording.ErrUnusable, c.Benchmark, c.Unit, c.N1, rep.Base, c.N2, rep.New, rep.Alpha, need)
 	}
 	return kept, nil
 }
@@ -194,16 +194,16 @@ func checkRuns(rep *Report, cmps []test) error {
 		return nil
 	}
 	m := float64(len(cmps))
-	needHolm := runsNeeded1(rep.Alpha / m)
+	needHolm := inference.RunsNeeded1(rep.Alpha / m)
 	blindHolm := 0
 	for _, c := range cmps {
-		if minP1(c.N1, c.N2) > rep.Alpha/m {
+		if inference.MinP1(c.N1, c.N2) > rep.Alpha/m {
 			blindHolm++
 		}
 	}
 	if blindHolm == len(cmps) {
 		return fmt.Errorf("%w: %d comparisons under Holm–Bonferroni need p ≤ %.2g at the first step, which needs ≥ %d runs per side; raise go test -count, or narrow -filter",
-			ErrUnusable, len(cmps), rep.Alpha/m, needHolm)
+			recording.ErrUnusable, len(cmps), rep.Alpha/m, needHolm)
 	}
 	if blindHolm > 0 {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%d of %d comparisons have fewer than %d runs per side and can be flagged only after another is; raise go test -count", blindHolm, len(cmps), needHolm))
@@ -233,27 +233,6 @@ func direction(units benchfmt.UnitMetadataMap, unit string) int {
 		return 1
 	}
 	return units.GetBetter(unit)
-}
-
-// medianTest returns the medians of a and b and the two-sided p of the
-// Mann-Whitney U test between them, as benchstat computes them.
-func medianTest(a, b []float64) (medA, medB, p float64) {
-	thr := benchmath.DefaultThresholds
-	s1 := benchmath.NewSample(slices.Clone(a), &thr) // NewSample sorts in place
-	s2 := benchmath.NewSample(slices.Clone(b), &thr)
-	return benchmath.AssumeNothing.Summary(s1, 0.95).Center, benchmath.AssumeNothing.Summary(s2, 0.95).Center,
-		benchmath.AssumeNothing.Compare(s1, s2).P
-}
-
-func allEqual(a, b []float64) bool {
-	for _, s := range [][]float64{a, b} {
-		for _, x := range s {
-			if x != a[0] {
-				return false
-			}
-		}
-	}
-	return true
 }
 
 func orOne(procs string) string {

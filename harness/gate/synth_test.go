@@ -9,8 +9,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/llmsla/llmsla/harness/internal/inference"
 	"github.com/llmsla/llmsla/harness/metric"
 	"github.com/llmsla/llmsla/harness/objective"
+	"github.com/llmsla/llmsla/harness/recording"
 	"github.com/llmsla/llmsla/harness/sample"
 )
 
@@ -124,8 +126,8 @@ type synthRecording struct {
 	samples []sample.Sample
 }
 
-func (r synthRecording) source(name string) Source {
-	return Stream(name, strings.NewReader(r.txt)).WithSamples(r.samples)
+func (r synthRecording) source(name string) recording.Source {
+	return recording.Stream(name, strings.NewReader(r.txt)).WithSamples(r.samples)
 }
 
 // write puts the recording in dir as name.txt and name.samples.jsonl.
@@ -134,7 +136,7 @@ func (r synthRecording) write(dir, name string) (string, error) {
 	if err := os.WriteFile(txt, []byte(r.txt), 0o644); err != nil {
 		return "", err
 	}
-	f, err := sample.Create(SamplesBeside(txt), nil)
+	f, err := sample.Create(recording.SamplesBeside(txt), nil)
 	if err != nil {
 		return "", err
 	}
@@ -267,9 +269,9 @@ func ms(x float64) time.Duration { return time.Duration(x * float64(time.Millise
 // down for the p95 of a lognormal of log-sd sigma to move by the factor
 // target.
 func tailK(sigma, frac, target float64) float64 {
-	t := target * math.Exp(normQuantile(0.95)*sigma)
+	t := target * math.Exp(inference.NormQuantile(0.95)*sigma)
 	surv := func(k float64) float64 {
-		return (1-frac)*(1-normCDF(math.Log(t)/sigma)) + frac*(1-normCDF(math.Log(t/k)/sigma))
+		return (1-frac)*(1-inference.NormCDF(math.Log(t)/sigma)) + frac*(1-inference.NormCDF(math.Log(t/k)/sigma))
 	}
 	lo, hi := 1.0, 10.0
 	for range 100 {

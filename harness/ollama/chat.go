@@ -10,11 +10,9 @@ import (
 	"net/http"
 	"strings"
 	"time"
-)
 
-// ErrTruncated is returned by [Chat] when the stream ends without a
-// `done: true` chunk; the partial result is returned with it.
-var ErrTruncated = errors.New("ollama: stream ended before done")
+	"github.com/llmsla/llmsla/harness/sample"
+)
 
 // Message is one chat message.
 type Message struct {
@@ -81,7 +79,8 @@ type chatChunk struct {
 
 // Chat streams req to host's native POST /api/chat (host as [Server.Host])
 // and times it. A failed request returns what was measured so far and the
-// error.
+// error; a stream that ends without a `done: true` chunk is
+// sample.ErrTruncated.
 func Chat(ctx context.Context, host string, req ChatRequest) (ChatResult, error) {
 	var r ChatResult
 	opts := map[string]any{"temperature": req.Temperature, "seed": req.Seed}
@@ -126,7 +125,8 @@ func Chat(ctx context.Context, host string, req ChatRequest) (ChatResult, error)
 		if err != nil {
 			r.Total, r.Content = now, content.String()
 			if errors.Is(err, io.EOF) {
-				return r, ErrTruncated
+				// No `done: true` chunk: the partial result goes with it.
+				return r, fmt.Errorf("ollama: /api/chat: stream ended before done: %w", sample.ErrTruncated)
 			}
 			return r, fmt.Errorf("ollama: /api/chat stream: %w", err)
 		}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/llmsla/llmsla/harness/sample"
 )
 
 // TestOllamaChatStreams runs Chat against canned /api/chat streams, for the
@@ -28,7 +30,7 @@ func TestOllamaChatStreams(t *testing.T) {
 			wantChunks: 2,
 			wantServer: Timings{Load: 5 * time.Millisecond, PromptEval: 2 * time.Millisecond, PromptN: 3, Eval: 4 * time.Millisecond, EvalN: 2, Total: 12 * time.Millisecond},
 		},
-		"no done chunk":  {body: `{"message":{"content":"a"}}` + "\n", wantErr: ErrTruncated, wantChunks: 1},
+		"no done chunk":  {body: `{"message":{"content":"a"}}` + "\n", wantErr: sample.ErrTruncated, wantChunks: 1},
 		"error mid-way":  {body: `{"message":{"content":"a"}}` + "\n" + `{"error":"runner crashed"}` + "\n", wantErrMsg: "runner crashed", wantChunks: 1},
 		"not found":      {status: http.StatusNotFound, body: `{"error":"model \"x\" not found"}`, wantErrMsg: "HTTP 404"},
 		"garbage stream": {body: "<html>", wantErrMsg: "stream"},

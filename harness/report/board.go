@@ -108,14 +108,14 @@ type Options struct {
 	Prefer     Prefer  // "" means PreferCost
 }
 
-// DefaultAlpha is the significance level below which a difference between
+// DefaultRankAlpha is the significance level below which a difference between
 // two endpoints ranks them instead of tying them.
-const DefaultAlpha = 0.05
+const DefaultRankAlpha = 0.05
 
 // NewBoard builds the board of samples.
 func NewBoard(samples []sample.Sample, o Options) *Board {
 	if o.Alpha <= 0 {
-		o.Alpha = DefaultAlpha
+		o.Alpha = DefaultRankAlpha
 	}
 	if o.Prefer == "" {
 		o.Prefer = PreferCost

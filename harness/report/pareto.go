@@ -7,8 +7,7 @@ import (
 	"sort"
 	"strings"
 
-	"golang.org/x/perf/benchmath"
-
+	"github.com/llmsla/llmsla/harness/internal/inference"
 	"github.com/llmsla/llmsla/harness/metric"
 	"github.com/llmsla/llmsla/harness/sample"
 )
@@ -145,15 +144,26 @@ func (ax Axis) Compare(a, b *Entry, alpha float64) Outcome {
 }
 
 // Significant reports whether two sets of per-request values differ at
-// alpha by the Mann-Whitney U test (benchmath's, as the gate uses). A
-// test that cannot be made (too few values) is not significant.
+// alpha by the Mann-Whitney U test, the one wrapper the gate uses for its
+// figures over runs. A test that cannot be made (too few values) is not
+// significant.
+//
+// The board takes requests for independent draws, which the gate does not
+// (its latency tests measure the drift between runs and widen for it:
+// inference.RunTailTest): a board ranks endpoints from whatever recording
+// it is given, of one run an endpoint as often as of ten, and with one run
+// the drift cannot be measured: a ranking that waited for it would rank
+// nothing. So a
+// difference the board calls significant may be the machine's drift
+// between the times two endpoints were measured; its rankings describe one
+// recording, and a decision between two endpoints goes through llmsla ab,
+// which interleaves them so that drift falls on both alike, and the gate.
 func Significant(a, b []float64, alpha float64) bool {
 	if len(a) == 0 || len(b) == 0 {
 		return false
 	}
-	th := &benchmath.Thresholds{CompareAlpha: alpha}
-	c := benchmath.AssumeNothing.Compare(benchmath.NewSample(slices.Clone(a), th), benchmath.NewSample(slices.Clone(b), th))
-	return !math.IsNaN(c.P) && c.P < alpha
+	_, _, p := inference.MannWhitney(a, b)
+	return !math.IsNaN(p) && p < alpha
 }
 
 // compare chooses the axes some endpoint measured, then marks who

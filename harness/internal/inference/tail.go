@@ -1,15 +1,14 @@
-package gate
+package inference
 
 import (
 	"encoding/binary"
+	"hash"
 	"hash/fnv"
 	"math"
 	"slices"
 	"sort"
 
 	"github.com/aclements/go-moremath/mathx"
-
-	"github.com/llmsla/llmsla/harness/sample"
 )
 
 // A latency percentile is judged on the requests of both sides pooled,
@@ -44,55 +43,64 @@ import (
 func scoreFunc(p, n int) func(u float64) float64 {
 	q := float64(p) / 100
 	if q <= 0.5 {
-		return normQuantile
+		return NormQuantile
 	}
 	start := math.Min(1-2*(1-q), 1-float64(minTail)/float64(n))
 	if start <= 0.5 {
-		return normQuantile
+		return NormQuantile
 	}
-	z0 := normQuantile(start)
-	return func(u float64) float64 { return math.Max(0, normQuantile(u)-z0) }
+	z0 := NormQuantile(start)
+	return func(u float64) float64 { return math.Max(0, NormQuantile(u)-z0) }
 }
 
 // minTail is the fewest pooled requests of a level a tail score covers.
 const minTail = 20
 
-// levelRuns is one level's values of a latency figure, per side and run.
-type levelRuns struct {
-	level sample.Level
-	runs  [2][][]float64
+// LevelRuns is one stratum of a latency test — a load level — holding
+// each side's values run by run: Runs[side][run] (side 0 the base).
+type LevelRuns struct {
+	Runs [2][][]float64
 }
 
-// LevelChange is a latency percentile at one level on each side.
-type LevelChange struct {
-	Level    sample.Level
+// TailLevel is the percentile of one level on each side: Index is the
+// level's place among the levels given to RunTailTest.
+type TailLevel struct {
+	Index    int
 	Old, New float64
 	N1, N2   int // requests
 }
 
-// tailTest is the outcome of the rank test of one latency percentile over
+// TailTest is the outcome of the rank test of one latency percentile over
 // the levels of a scenario on an endpoint.
-type tailTest struct {
-	z    float64 // > 0: the new side is slower; corrected for drift
-	deff float64 // design effect applied (≥ 1), NaN when not measurable
-	df   int     // degrees of freedom behind deff
-	// zRaw is z before the drift correction; disp and expect are the
-	// spread of the run sums and what independent requests would give,
-	// lag their lag-1 products, runs the runs per side.
-	zRaw, disp, expect, lag float64
-	runs                    int
-	// fingerprint hashes the values, to find figures that are the same.
-	fingerprint uint64
+type TailTest struct {
+	// Z > 0: the new side is slower; corrected for drift once it was
+	// measured (see PoolDrift). ZRaw is z before the correction.
+	Z, ZRaw float64
+	// Deff is the design effect applied (≥ 1), NaN when the drift could
+	// not be measured (fewer than MinDriftDF degrees of freedom).
+	Deff float64
+	// DF is the degrees of freedom behind Deff: runs − 1, summed over
+	// sides.
+	DF int
+	// Fingerprint hashes the values, to find figures that are the same.
+	Fingerprint uint64
+	// Old and New are the levels' percentiles averaged with the weights
+	// of the test; Levels holds each level's; N the requests a side.
+	Old, New float64
+	Levels   []TailLevel
+	N        [2]int
+
+	p int
+	// disp and expect are the spread of the run sums and what independent
+	// requests would give, lag their lag-1 products, runs the runs per
+	// side.
+	disp, expect, lag float64
+	runs              int
 	// nu is the degrees of freedom of the drift estimate as seen by the
 	// test: runs − 1 on each side, not counting levels, whose runs share
 	// the machine's state.
-	nu int
-	// Old and New are the levels' percentiles averaged with the weights
-	// of the test; Levels holds each level's.
-	Old, New float64
-	Levels   []LevelChange
-	n        [2]int
-	strata   []tailStratum
+	nu     int
+	strata []tailStratum
 }
 
 // tailStratum keeps what the sensitivity of the test needs of a level:
@@ -105,102 +113,135 @@ type tailStratum struct {
 	score  func(float64) float64
 }
 
-// minDriftDF is the fewest degrees of freedom (runs − 1, summed over
-// sides and levels) with which drift is measured; with fewer, the test
-// does not run.
-const minDriftDF = 2
+// MinDriftDF is the fewest degrees of freedom (runs − 1, summed over
+// sides) with which drift is measured; with fewer, Deff is NaN.
+const MinDriftDF = 2
 
-func runTailTest(levels []levelRuns, p int) tailTest {
-	q := float64(p)
-	var t tailTest
-	var num, vr, expect, wsum float64
+// tailSums accumulates a test over its levels.
+type tailSums struct {
+	num, vr, expect, wsum float64
 	// dev[side][k] sums, over the levels, how far the k-th run's scores
 	// are from the side's mean: the k-th runs of the levels ran one after
 	// the other (go test -count runs every level once per round), so they
 	// share the machine's state, and drift shows in their sum.
-	var dev [2][]float64
+	dev [2][]float64
+}
+
+// RunTailTest runs the rank test of percentile p (50, 95, 99 …) on levels.
+// The drift between runs is measured, not yet applied: PoolDrift applies
+// it, or WithoutDrift keeps the test as if requests were independent.
+func RunTailTest(levels []LevelRuns, p int) TailTest {
+	t := TailTest{p: p}
+	var sums tailSums
 	h := fnv.New64a()
-	for _, lv := range levels {
-		var pooled []tagged
-		var sides [2][]float64
-		for side := range 2 {
-			for run, vals := range lv.runs[side] {
-				for _, v := range vals {
-					pooled = append(pooled, tagged{v, side, run})
-					binary.Write(h, binary.LittleEndian, v)
-				}
-				sides[side] = append(sides[side], vals...)
+	for i, lv := range levels {
+		t.addLevel(&sums, i, lv, h)
+	}
+	if sums.wsum > 0 {
+		t.Old /= sums.wsum
+		t.New /= sums.wsum
+	}
+	t.setDispersion(sums.dev)
+	t.expect, t.nu = sums.expect, t.DF
+	t.Fingerprint = h.Sum64()
+	if sums.vr > 0 {
+		t.ZRaw = sums.num / math.Sqrt(sums.vr)
+	}
+	t.Deff = math.NaN()
+	if t.DF >= MinDriftDF && sums.expect > 0 {
+		t.setDrift(t.disp/sums.expect, autocorrelation(t.lag, t.disp, t.runs))
+	}
+	return t
+}
+
+// addLevel adds level i to the test: its scores, its share of the drift
+// and its percentiles.
+func (t *TailTest) addLevel(sums *tailSums, i int, lv LevelRuns, h hash.Hash64) {
+	var pooled []tagged
+	var sides [2][]float64
+	for side := range 2 {
+		for run, vals := range lv.Runs[side] {
+			for _, v := range vals {
+				pooled = append(pooled, tagged{v, side, run})
+				binary.Write(h, binary.LittleEndian, v)
 			}
+			sides[side] = append(sides[side], vals...)
 		}
-		n0, n1 := len(sides[0]), len(sides[1])
-		if n0 == 0 || n1 == 0 {
+	}
+	n0, n1 := len(sides[0]), len(sides[1])
+	if n0 == 0 || n1 == 0 {
+		return
+	}
+	N := n0 + n1
+	score := scoreFunc(t.p, N)
+	sort.Slice(pooled, func(i, j int) bool { return pooled[i].v < pooled[j].v })
+	scores := midRankScores(pooled, score)
+	var mean float64
+	for _, a := range scores {
+		mean += a
+	}
+	mean /= float64(N)
+	var ss, sum1 float64
+	runSums := [2][]float64{make([]float64, len(lv.Runs[0])), make([]float64, len(lv.Runs[1]))}
+	for i, x := range pooled {
+		d := scores[i] - mean
+		ss += d * d
+		runSums[x.side][x.run] += scores[i]
+		if x.side == 1 {
+			sum1 += scores[i]
+		}
+	}
+	v := float64(n0) * float64(n1) / (float64(N) * float64(N-1)) * ss
+	sums.num += sum1 - float64(n1)*mean
+	sums.vr += v
+	sums.addDrift(lv, runSums, ss/float64(N-1))
+	slices.Sort(sides[0])
+	slices.Sort(sides[1])
+	logs := make([]float64, n0)
+	for i, x := range sides[0] {
+		logs[i] = math.Log(math.Max(x, 1e-9))
+	}
+	t.strata = append(t.strata, tailStratum{logs: logs, n0: n0, n1: n1, v: v, score: score})
+	q := float64(t.p) / 100
+	lc := TailLevel{Index: i, Old: HarrellDavis(sides[0], q), New: HarrellDavis(sides[1], q), N1: n0, N2: n1}
+	t.Levels = append(t.Levels, lc)
+	w := float64(n0) * float64(n1) / float64(N)
+	t.Old += w * lc.Old
+	t.New += w * lc.New
+	sums.wsum += w
+	t.N[0] += n0
+	t.N[1] += n1
+}
+
+// addDrift adds a level's run sums to the drift: their spread around the
+// side's mean score, and what independent requests of variance sigma2
+// would give.
+func (s *tailSums) addDrift(lv LevelRuns, runSums [2][]float64, sigma2 float64) {
+	for side := range 2 {
+		runs := lv.Runs[side]
+		total, sumSq := 0.0, 0.0
+		var sideSum float64
+		for r, vals := range runs {
+			total += float64(len(vals))
+			sumSq += float64(len(vals) * len(vals))
+			sideSum += runSums[side][r]
+		}
+		if len(runs) < 2 || total == 0 {
 			continue
 		}
-		N := n0 + n1
-		score := scoreFunc(p, N)
-		sort.Slice(pooled, func(i, j int) bool { return pooled[i].v < pooled[j].v })
-		scores := midRankScores(pooled, score)
-		var mean float64
-		for _, a := range scores {
-			mean += a
+		m := sideSum / total
+		for len(s.dev[side]) < len(runs) {
+			s.dev[side] = append(s.dev[side], 0)
 		}
-		mean /= float64(N)
-		var ss, sum1 float64
-		runSums := [2][]float64{make([]float64, len(lv.runs[0])), make([]float64, len(lv.runs[1]))}
-		for i, x := range pooled {
-			d := scores[i] - mean
-			ss += d * d
-			runSums[x.side][x.run] += scores[i]
-			if x.side == 1 {
-				sum1 += scores[i]
-			}
+		for r, vals := range runs {
+			s.dev[side][r] += runSums[side][r] - float64(len(vals))*m
 		}
-		v := float64(n0) * float64(n1) / (float64(N) * float64(N-1)) * ss
-		num += sum1 - float64(n1)*mean
-		vr += v
-		// Drift: the spread of run sums around the side's mean score.
-		sigma2 := ss / float64(N-1)
-		for side := range 2 {
-			runs := lv.runs[side]
-			total, sumSq := 0.0, 0.0
-			var sideSum float64
-			for r, vals := range runs {
-				total += float64(len(vals))
-				sumSq += float64(len(vals) * len(vals))
-				sideSum += runSums[side][r]
-			}
-			if len(runs) < 2 || total == 0 {
-				continue
-			}
-			m := sideSum / total
-			for len(dev[side]) < len(runs) {
-				dev[side] = append(dev[side], 0)
-			}
-			for r, vals := range runs {
-				dev[side][r] += runSums[side][r] - float64(len(vals))*m
-			}
-			expect += sigma2 * (total - sumSq/total)
-		}
-		slices.Sort(sides[0])
-		slices.Sort(sides[1])
-		logs := make([]float64, n0)
-		for i, x := range sides[0] {
-			logs[i] = math.Log(math.Max(x, 1e-9))
-		}
-		t.strata = append(t.strata, tailStratum{logs: logs, n0: n0, n1: n1, v: v, score: score})
-		lc := LevelChange{Level: lv.level, Old: harrellDavis(sides[0], q/100), New: harrellDavis(sides[1], q/100), N1: n0, N2: n1}
-		t.Levels = append(t.Levels, lc)
-		w := float64(n0) * float64(n1) / float64(N)
-		t.Old += w * lc.Old
-		t.New += w * lc.New
-		wsum += w
-		t.n[0] += n0
-		t.n[1] += n1
+		s.expect += sigma2 * (total - sumSq/total)
 	}
-	if wsum > 0 {
-		t.Old /= wsum
-		t.New /= wsum
-	}
+}
+
+// setDispersion sums the runs' squared deviations and lag-1 products.
+func (t *TailTest) setDispersion(dev [2][]float64) {
 	for _, d := range dev {
 		if len(d) < 2 {
 			continue
@@ -211,27 +252,17 @@ func runTailTest(levels []levelRuns, p int) tailTest {
 				t.lag += x * d[k-1]
 			}
 		}
-		t.df += len(d) - 1
+		t.DF += len(d) - 1
 		t.runs = max(t.runs, len(d))
 	}
-	t.expect, t.nu = expect, t.df
-	t.fingerprint = h.Sum64()
-	if vr > 0 {
-		t.zRaw = num / math.Sqrt(vr)
-	}
-	t.deff = math.NaN()
-	if t.df >= minDriftDF && expect > 0 {
-		t.setDrift(t.disp/expect, autocorrelation(t.lag, t.disp, t.runs))
-	}
-	return t
 }
 
 // setDrift corrects the test for drift: ratio is the spread of the run
 // sums over what independent requests give, rho the runs' correlation
 // with the previous run.
-func (t *tailTest) setDrift(ratio, rho float64) {
-	t.deff = 1 + math.Max(0, ratio-1)*meanInflation(rho, t.runs)
-	t.z = t.zRaw / math.Sqrt(t.deff)
+func (t *TailTest) setDrift(ratio, rho float64) {
+	t.Deff = 1 + math.Max(0, ratio-1)*meanInflation(rho, t.runs)
+	t.Z = t.ZRaw / math.Sqrt(t.Deff)
 }
 
 // meanInflation is what turns the spread of j runs around their mean into
@@ -263,16 +294,16 @@ func autocorrelation(lag, sq float64, j int) float64 {
 	return math.Min(0.9, math.Max(0, (J*r+1)/(J-4)))
 }
 
-// poolDrift averages each test's drift with the whole recording's for the
+// PoolDrift averages each test's drift with the whole recording's for the
 // same figure: drift between runs is mostly the machine's, shared by every
 // benchmark of a recording, and one scenario's estimate — two series of
 // ten runs — is noisy. The test's own evidence keeps half the weight, so
 // drift peculiar to one scenario still widens its test.
-func poolDrift(ts []*tailTest) {
+func PoolDrift(ts []*TailTest) {
 	var ratio, lag, sq float64
 	n := 0
 	for _, t := range ts {
-		if !math.IsNaN(t.deff) {
+		if !math.IsNaN(t.Deff) {
 			ratio += t.disp / t.expect
 			lag += t.lag / t.expect
 			sq += t.disp / t.expect
@@ -284,7 +315,7 @@ func poolDrift(ts []*tailTest) {
 	}
 	pooled := ratio / float64(n)
 	for _, t := range ts {
-		if !math.IsNaN(t.deff) {
+		if !math.IsNaN(t.Deff) {
 			own := t.disp / t.expect
 			rho := autocorrelation(lag+t.lag/t.expect, sq+own, t.runs)
 			t.setDrift((own+pooled)/2, rho)
@@ -292,11 +323,11 @@ func poolDrift(ts []*tailTest) {
 	}
 }
 
-// withoutDrift is t as if requests were independent: the test the drift
+// WithoutDrift is t as if requests were independent: the test the drift
 // correction replaces.
-func (t *tailTest) withoutDrift() {
-	if !math.IsNaN(t.deff) {
-		t.z, t.deff = t.zRaw, 1
+func (t *TailTest) WithoutDrift() {
+	if !math.IsNaN(t.Deff) {
+		t.Z, t.Deff = t.ZRaw, 1
 	}
 }
 
@@ -326,21 +357,21 @@ func midRankScores(sorted []tagged, score func(float64) float64) []float64 {
 	return out
 }
 
-// pAbove is the one-sided p-value of the hypothesis that the new side is
-// not slower, pBelow of the hypothesis that it is not faster.
+// PAbove is the one-sided p-value of the hypothesis that the new side is
+// not slower, PBelow of the hypothesis that it is not faster.
 //
 // With drift, part of the variance is estimated from a few runs, so z is
 // referred to Student's t rather than the normal, with Satterthwaite's
 // degrees of freedom: as many as the runs give when drift dominates, and
 // towards the normal as it vanishes. A normal reference would make a
 // drift estimate that came out low by chance a false alarm.
-func (t tailTest) pAbove() float64 { return t.tailP(t.z) }
-func (t tailTest) pBelow() float64 { return t.tailP(-t.z) }
+func (t TailTest) PAbove() float64 { return t.tailP(t.Z) }
+func (t TailTest) PBelow() float64 { return t.tailP(-t.Z) }
 
-func (t tailTest) tailP(z float64) float64 {
+func (t TailTest) tailP(z float64) float64 {
 	nu := t.effectiveDF()
 	if math.IsInf(nu, 1) {
-		return normCDF(-z)
+		return NormCDF(-z)
 	}
 	if z < 0 {
 		return 1 - studentTail(-z, nu)
@@ -349,11 +380,11 @@ func (t tailTest) tailP(z float64) float64 {
 }
 
 // effectiveDF is the degrees of freedom of z's reference distribution.
-func (t tailTest) effectiveDF() float64 {
-	if math.IsNaN(t.deff) || t.deff <= 1 || t.nu == 0 {
+func (t TailTest) effectiveDF() float64 {
+	if math.IsNaN(t.Deff) || t.Deff <= 1 || t.nu == 0 {
 		return math.Inf(1)
 	}
-	r := t.deff / (t.deff - 1)
+	r := t.Deff / (t.Deff - 1)
 	return math.Min(1e6, float64(t.nu)*r*r)
 }
 

@@ -1,4 +1,4 @@
-package gate
+package compare
 
 import (
 	"fmt"
@@ -10,17 +10,19 @@ import (
 	"golang.org/x/perf/benchmath"
 	"golang.org/x/perf/benchproc"
 	"golang.org/x/perf/benchunit"
+
+	"github.com/llmsla/llmsla/harness/recording"
 )
 
-// CompareOptions are benchstat's table flags. Empty fields take
+// Options are benchstat's table flags. Empty fields take
 // benchstat's defaults.
-type CompareOptions struct {
+type Options struct {
 	Col    string // columns, default ".file"
 	Row    string // rows, default ".fullname"
 	Filter string // benchfilter query, default "*"
 	// Alpha is the per-cell significance level for "~", default 0.05.
 	// The table is descriptive, as in benchstat: it is not corrected for
-	// multiple comparisons. Gate is.
+	// multiple comparisons; harness/gate is.
 	Alpha float64
 
 	ignoreProcs bool
@@ -42,8 +44,8 @@ type table struct {
 // Compare writes a benchstat-style table of srcs to w, one table per unit:
 // median ± 95% CI per cell, and for each column after the first the delta
 // against the first with the U-test p and n.
-func Compare(w io.Writer, opts CompareOptions, srcs ...Source) error {
-	opts = compareDefaults(opts)
+func Tables(w io.Writer, opts Options, srcs ...recording.Source) error {
+	opts = defaults(opts)
 	units, cells, err := collect(opts, srcs)
 	if err != nil {
 		return err
@@ -64,8 +66,8 @@ func Compare(w io.Writer, opts CompareOptions, srcs ...Source) error {
 
 // collect reads srcs into one table per unit, rows and columns as the
 // options project them, sorted.
-func collect(opts CompareOptions, srcs []Source) ([]*table, map[cellKey][]float64, error) {
-	filter, err := parseFilter(opts.Filter)
+func collect(opts Options, srcs []recording.Source) ([]*table, map[cellKey][]float64, error) {
+	filter, err := recording.ParseFilter(opts.Filter)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -88,10 +90,10 @@ func collect(opts CompareOptions, srcs []Source) ([]*table, map[cellKey][]float6
 	var units []*table
 	byUnit := map[string]*table{}
 	cells := map[cellKey][]float64{}
-	_, err = readAll(srcs, filter, func(_ int, res *benchfmt.Result) {
+	_, err = recording.Read(srcs, filter, func(_ int, res *benchfmt.Result) {
 		row, col := rowBy.Project(res), colBy.Project(res)
 		for _, v := range res.Values {
-			u := unitOf(v)
+			u := recording.UnitOf(v)
 			t := byUnit[u]
 			if t == nil {
 				t = &table{unit: u, seenRow: map[benchproc.Key]bool{}, seenCol: map[benchproc.Key]bool{}}
@@ -107,14 +109,14 @@ func collect(opts CompareOptions, srcs []Source) ([]*table, map[cellKey][]float6
 				t.cols = append(t.cols, col)
 			}
 			k := cellKey{u, row, col}
-			cells[k] = append(cells[k], valueOf(v))
+			cells[k] = append(cells[k], recording.ValueOf(v))
 		}
 	})
 	if err != nil {
 		return nil, nil, err
 	}
 	if len(units) == 0 {
-		return nil, nil, fmt.Errorf("%w: no benchmark results match -filter %q", ErrUnusable, opts.Filter)
+		return nil, nil, fmt.Errorf("%w: no benchmark results match -filter %q", recording.ErrUnusable, opts.Filter)
 	}
 	for _, t := range units {
 		benchproc.SortKeys(t.rows)
@@ -123,7 +125,7 @@ func collect(opts CompareOptions, srcs []Source) ([]*table, map[cellKey][]float6
 	return units, cells, nil
 }
 
-func compareDefaults(o CompareOptions) CompareOptions {
+func defaults(o Options) Options {
 	if o.Col == "" {
 		o.Col = ".file"
 	}
@@ -201,40 +203,7 @@ func (t *table) render(w io.Writer, cells map[cellKey][]float64, thr *benchmath.
 
 // write pads grid into aligned columns under a two-line header.
 func (t *table) write(w io.Writer, grid [][]string) error {
-	ncell := 1 + 2 + 4*(len(t.cols)-1)
-	width := make([]int, ncell)
-	for _, line := range grid {
-		for i, s := range line {
-			width[i] = max(width[i], utf8.RuneCountInString(s))
-		}
-	}
-	// start(i) is the first physical cell of logical column i; a logical
-	// column is as wide as its cells and separators, or its header.
-	start := func(i int) int {
-		if i == 0 {
-			return 1
-		}
-		return 3 + 4*(i-1)
-	}
-	logical := make([]int, len(t.cols))
-	for i, col := range t.cols {
-		l := width[start(i)] + 3 + width[start(i)+1]
-		if i > 0 {
-			l += 2 + width[start(i)+2] + 1 + width[start(i)+3]
-		}
-		head := utf8.RuneCountInString(col.StringValues())
-		sub := utf8.RuneCountInString(t.unit)
-		if i > 0 {
-			sub += 2 + len("vs base")
-		}
-		need := max(head, sub)
-		if need > l {
-			// Widen the first cell, which is right-aligned.
-			width[start(i)] += need - l
-			l = need
-		}
-		logical[i] = l
-	}
+	width, logical := t.widths(grid)
 	var b strings.Builder
 	b.WriteString(strings.Repeat(" ", width[0]))
 	for i, col := range t.cols {
@@ -242,7 +211,7 @@ func (t *table) write(w io.Writer, grid [][]string) error {
 	}
 	b.WriteString(" │\n" + strings.Repeat(" ", width[0]))
 	for i := range t.cols {
-		sub := center(t.unit, width[start(i)]+3+width[start(i)+1])
+		sub := center(t.unit, width[cellStart(i)]+3+width[cellStart(i)+1])
 		if i > 0 {
 			sub += "  " + pad("vs base", logical[i]-utf8.RuneCountInString(sub)-2, false)
 		}
@@ -252,7 +221,7 @@ func (t *table) write(w io.Writer, grid [][]string) error {
 	for _, line := range grid {
 		b.WriteString(pad(line[0], width[0], false))
 		for i := range t.cols {
-			s := start(i)
+			s := cellStart(i)
 			b.WriteString("   " + pad(line[s], width[s], true))
 			sep := " ± "
 			if line[s] == "" {
@@ -266,6 +235,46 @@ func (t *table) write(w io.Writer, grid [][]string) error {
 		b.WriteString("\n")
 	}
 	return writeTrimmed(w, b.String())
+}
+
+// cellStart is the first physical cell of logical column i: the row name,
+// then two cells (center, ± range) for the first column and four (center,
+// range, delta, p) for each one after.
+func cellStart(i int) int {
+	if i == 0 {
+		return 1
+	}
+	return 3 + 4*(i-1)
+}
+
+// widths returns the width of every physical cell of grid and of every
+// logical column: as wide as its cells and separators, or its header.
+func (t *table) widths(grid [][]string) (width, logical []int) {
+	width = make([]int, 1+2+4*(len(t.cols)-1))
+	for _, line := range grid {
+		for i, s := range line {
+			width[i] = max(width[i], utf8.RuneCountInString(s))
+		}
+	}
+	logical = make([]int, len(t.cols))
+	for i, col := range t.cols {
+		l := width[cellStart(i)] + 3 + width[cellStart(i)+1]
+		if i > 0 {
+			l += 2 + width[cellStart(i)+2] + 1 + width[cellStart(i)+3]
+		}
+		head := utf8.RuneCountInString(col.StringValues())
+		sub := utf8.RuneCountInString(t.unit)
+		if i > 0 {
+			sub += 2 + len("vs base")
+		}
+		if need := max(head, sub); need > l {
+			// Widen the first cell, which is right-aligned.
+			width[cellStart(i)] += need - l
+			l = need
+		}
+		logical[i] = l
+	}
+	return width, logical
 }
 
 // writeTrimmed writes s to w without the spaces that end its lines, which

@@ -1,4 +1,4 @@
-package gate
+package inference
 
 import (
 	"math"
@@ -6,12 +6,12 @@ import (
 	mstats "github.com/aclements/go-moremath/stats"
 )
 
-// stratum is one 2×2 table of a proportion test: of n[i] requests on
-// side i (0 the base, 1 the new one), bad[i] failed the check.
-type stratum struct{ bad, n [2]int }
+// Stratum is one 2×2 table of a proportion test: of N[i] requests on side
+// i (0 the base, 1 the new one), Bad[i] failed the check.
+type Stratum struct{ Bad, N [2]int }
 
-// exact is the outcome of the exact stratified test.
-type exact struct {
+// Exact is the outcome of the exact stratified test.
+type Exact struct {
 	// PWorse is P(T ≥ t) and PBetter P(T ≤ t), one-sided, for T the new
 	// side's failures summed over strata.
 	PWorse, PBetter float64
@@ -23,7 +23,7 @@ type exact struct {
 	Informative int
 }
 
-// exactStratified tests whether the new side fails more or less often than
+// ExactStratified tests whether the new side fails more or less often than
 // the base within strata, without assuming anything of how rates differ
 // between strata. The statistic is the new side's failures summed over
 // strata (Mantel–Haenszel's); given each stratum's margins its failures
@@ -33,25 +33,25 @@ type exact struct {
 // McNemar's test on the discordant pairs — the case where pairing by
 // fixture case is plainest: a case answered right on both sides or wrong
 // on both says nothing about a change, and drops out.
-func exactStratified(strata []stratum) exact {
+func ExactStratified(strata []Stratum) Exact {
 	dist := []float64{1} // P(T − lo = t)
 	lo := 0
-	var e exact
+	var e Exact
 	for _, s := range strata {
-		n0, n1 := s.n[0], s.n[1]
-		total, bad := n0+n1, s.bad[0]+s.bad[1]
+		n0, n1 := s.N[0], s.N[1]
+		total, bad := n0+n1, s.Bad[0]+s.Bad[1]
 		if n0 == 0 || n1 == 0 || bad == 0 || bad == total {
 			// One side did not ask it, or every request had the same
 			// outcome: T's part is fixed, and says nothing.
-			e.Obs += float64(s.bad[1])
-			e.Mean += float64(s.bad[1])
-			lo += s.bad[1]
+			e.Obs += float64(s.Bad[1])
+			e.Mean += float64(s.Bad[1])
+			lo += s.Bad[1]
 			continue
 		}
 		e.Informative++
 		h, least := hypergeometric(total, bad, n1)
 		lo += least
-		e.Obs += float64(s.bad[1])
+		e.Obs += float64(s.Bad[1])
 		N, K, n := float64(total), float64(bad), float64(n1)
 		e.Mean += n * K / N
 		e.Var += n * K * (N - K) * (N - n) / (N * N * (N - 1))
@@ -94,7 +94,3 @@ func convolve(a, b []float64) []float64 {
 	}
 	return out
 }
-
-// normCDF is Φ, the standard normal distribution function, and
-// normQuantile Φ⁻¹.
-var normCDF, normQuantile = mstats.StdNormal.CDF, mstats.StdNormal.InvCDF

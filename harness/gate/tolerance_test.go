@@ -1,71 +1,11 @@
 package gate
 
 import (
-	"math"
+	"strings"
 	"testing"
+
+	"github.com/llmsla/llmsla/harness/recording"
 )
-
-func TestHolmAdjust(t *testing.T) {
-	cases := map[string]struct {
-		p, want []float64
-	}{
-		"empty":  {nil, []float64{}},
-		"single": {[]float64{0.03}, []float64{0.03}},
-		// Sorted: .005×4=.02, .01×3=.03, .03×2=.06, .04×1 raised to .06.
-		"step-down keeps order of input": {
-			p:    []float64{0.01, 0.04, 0.03, 0.005},
-			want: []float64{0.03, 0.06, 0.06, 0.02},
-		},
-		// Bonferroni (p·3 ≤ .05) rejects only the first; Holm all three.
-		"more powerful than Bonferroni": {
-			p:    []float64{0.01, 0.02, 0.025},
-			want: []float64{0.03, 0.04, 0.04},
-		},
-		"capped at 1": {
-			p:    []float64{0.5, 0.9},
-			want: []float64{1, 1},
-		},
-		"ties": {
-			p:    []float64{0.02, 0.02},
-			want: []float64{0.04, 0.04},
-		},
-	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			got := HolmAdjust(tc.p)
-			if len(got) != len(tc.want) {
-				t.Fatalf("HolmAdjust(%v) = %v, want %v", tc.p, got, tc.want)
-			}
-			for i := range got {
-				if math.Abs(got[i]-tc.want[i]) > 1e-12 {
-					t.Fatalf("HolmAdjust(%v) = %v, want %v", tc.p, got, tc.want)
-				}
-			}
-		})
-	}
-}
-
-func TestRunsNeeded(t *testing.T) {
-	cases := map[string]struct {
-		alpha float64
-		want  int
-	}{
-		"alpha 0.05":         {0.05, 4},     // 2/C(8,4) = 0.029
-		"alpha 0.05 over 8":  {0.05 / 8, 6}, // 2/C(10,5) = 0.0079 > 0.00625
-		"alpha 0.05 over 28": {0.05 / 28, 7},
-		"alpha 0.01":         {0.01, 5}, // 2/C(10,5) = 0.0079
-	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			if got := runsNeeded(tc.alpha); got != tc.want {
-				t.Errorf("runsNeeded(%g) = %d, want %d (minP(n,n) = %g)", tc.alpha, got, tc.want, minP(got, got))
-			}
-		})
-	}
-	if got, want := minP(4, 4), 2.0/70; math.Abs(got-want) > 1e-12 {
-		t.Errorf("minP(4, 4) = %g, want %g", got, want)
-	}
-}
 
 func TestParseTolerance(t *testing.T) {
 	cases := map[string]struct {
@@ -82,6 +22,11 @@ func TestParseTolerance(t *testing.T) {
 		"not a number": {in: "ttft-p95-ms=ten", wantErr: true},
 		"negative":     {in: "ttft-p95-ms=-1", wantErr: true},
 		"bad glob":     {in: "ttft-[=1", wantErr: true},
+		// Issue 24, item 6: a misspelt key left every figure at the
+		// default, silently.
+		"misspelt unit":       {in: "ttft-p95-msec=5%", wantErr: true},
+		"glob matching none":  {in: "ttfx-*=5%", wantErr: true},
+		"glob matching units": {in: "*-%=2", unit: "*-%", want: Tolerance{Abs: 2}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -93,6 +38,28 @@ func TestParseTolerance(t *testing.T) {
 				t.Errorf("ParseTolerance(%q) = %q, %+v; want %q, %+v", tc.in, unit, tol, tc.unit, tc.want)
 			}
 		})
+	}
+}
+
+// A tolerance key that matches no unit is refused wherever it comes
+// from: the flag and the SLA file parse it with ParseTolerance, a program
+// sets Options.Tolerance; the error lists the units.
+func TestToleranceKeyMustMatchAUnit(t *testing.T) {
+	err := CheckToleranceKey("ttft-p95-msec")
+	for _, w := range []string{`"ttft-p95-msec" matches no unit`, "ttft-p95-ms, ttft-p99-ms", "accuracy-%"} {
+		if err == nil || !strings.Contains(err.Error(), w) {
+			t.Errorf("CheckToleranceKey(ttft-p95-msec) = %v, want an error containing %q", err, w)
+		}
+	}
+	for _, key := range []string{"ttft-p95-ms", "*-ms", "*", "*/s", "max-rps"} {
+		if err := CheckToleranceKey(key); err != nil {
+			t.Errorf("CheckToleranceKey(%q) = %v", key, err)
+		}
+	}
+	base := recording.Stream("base", strings.NewReader(""))
+	_, err = Gate(base, base, Options{Tolerance: map[string]Tolerance{"ttft-p95-msec": {Rel: 0.05}}})
+	if err == nil || !strings.Contains(err.Error(), `tolerance: "ttft-p95-msec" matches no unit`) {
+		t.Errorf("Gate with a misspelt tolerance key: err = %v, want a refusal before reading", err)
 	}
 }
 

@@ -1,4 +1,4 @@
-package gate
+package inference
 
 import (
 	"math"
@@ -8,10 +8,10 @@ import (
 
 // levels draws runs × n lognormal latencies per side at each of k levels,
 // the new side's multiplied by scale, every run by its own drift factor.
-func tailLevels(rng *rand.Rand, k, runs, n int, scale, drift float64) []levelRuns {
-	var out []levelRuns
+func tailLevels(rng *rand.Rand, k, runs, n int, scale, drift float64) []LevelRuns {
+	var out []LevelRuns
 	for range k {
-		var lr levelRuns
+		var lr LevelRuns
 		for side := range 2 {
 			for range runs {
 				f := math.Exp(drift * rng.NormFloat64())
@@ -22,7 +22,7 @@ func tailLevels(rng *rand.Rand, k, runs, n int, scale, drift float64) []levelRun
 				for i := range vals {
 					vals[i] = 100 * f * math.Exp(0.2*rng.NormFloat64())
 				}
-				lr.runs[side] = append(lr.runs[side], vals)
+				lr.Runs[side] = append(lr.Runs[side], vals)
 			}
 		}
 		out = append(out, lr)
@@ -38,12 +38,12 @@ func TestTailTest(t *testing.T) {
 	rate := func(scale, drift float64, p int, corrected bool) float64 {
 		hits := 0
 		for range trials {
-			tt := runTailTest(tailLevels(rng, 3, 10, 20, scale, drift), p)
-			z := tt.z
+			tt := RunTailTest(tailLevels(rng, 3, 10, 20, scale, drift), p)
+			z := tt.Z
 			if !corrected {
-				z = tt.zRaw
+				z = tt.ZRaw
 			}
-			if z > normQuantile(1-0.025) {
+			if z > NormQuantile(1-0.025) {
 				hits++
 			}
 		}
@@ -69,12 +69,12 @@ func TestTailTest(t *testing.T) {
 func TestTailExpectedZ(t *testing.T) {
 	rng := rand.New(rand.NewPCG(6, 6))
 	for _, p := range []int{50, 95} {
-		base := runTailTest(tailLevels(rng, 3, 10, 20, 1, 0), p)
-		want := base.expectedZ(math.Log(1.1))
+		base := RunTailTest(tailLevels(rng, 3, 10, 20, 1, 0), p)
+		want := base.ExpectedZ(math.Log(1.1))
 		var sum float64
 		const trials = 200
 		for range trials {
-			sum += runTailTest(tailLevels(rng, 3, 10, 20, 1.1, 0), p).z
+			sum += RunTailTest(tailLevels(rng, 3, 10, 20, 1.1, 0), p).Z
 		}
 		if got := sum / trials; math.Abs(got-want) > 0.15*want {
 			t.Errorf("p%d: mean z %.2f over %d trials, predicted %.2f", p, got, trials, want)

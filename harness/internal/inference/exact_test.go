@@ -1,4 +1,4 @@
-package gate
+package inference
 
 import (
 	"math"
@@ -9,12 +9,12 @@ import (
 
 func TestExactStratified(t *testing.T) {
 	cases := map[string]struct {
-		strata        []stratum
+		strata        []Stratum
 		worse, better float64
 	}{
 		// Fisher's tea tasting: 3 of 4 cups right. P(X ≥ 3) = 17/70.
 		"Fisher, one stratum": {
-			strata: []stratum{{bad: [2]int{1, 3}, n: [2]int{4, 4}}},
+			strata: []Stratum{{Bad: [2]int{1, 3}, N: [2]int{4, 4}}},
 			worse:  17.0 / 70, better: 69.0 / 70,
 		},
 		// McNemar: 8 cases pass on the base and fail on the new side,
@@ -22,20 +22,20 @@ func TestExactStratified(t *testing.T) {
 		// = 10/512.
 		"McNemar, pairs by case": {
 			strata: append(append(append(
-				repeatStratum(stratum{bad: [2]int{0, 1}, n: [2]int{1, 1}}, 8),
-				stratum{bad: [2]int{1, 0}, n: [2]int{1, 1}}),
-				repeatStratum(stratum{bad: [2]int{0, 0}, n: [2]int{1, 1}}, 30)...),
-				repeatStratum(stratum{bad: [2]int{1, 1}, n: [2]int{1, 1}}, 3)...),
+				repeatStratum(Stratum{Bad: [2]int{0, 1}, N: [2]int{1, 1}}, 8),
+				Stratum{Bad: [2]int{1, 0}, N: [2]int{1, 1}}),
+				repeatStratum(Stratum{Bad: [2]int{0, 0}, N: [2]int{1, 1}}, 30)...),
+				repeatStratum(Stratum{Bad: [2]int{1, 1}, N: [2]int{1, 1}}, 3)...),
 			worse: 10.0 / 512, better: 1 - 1.0/512,
 		},
 		"no evidence": {
-			strata: []stratum{{bad: [2]int{0, 0}, n: [2]int{20, 20}}, {bad: [2]int{5, 0}, n: [2]int{5, 0}}},
+			strata: []Stratum{{Bad: [2]int{0, 0}, N: [2]int{20, 20}}, {Bad: [2]int{5, 0}, N: [2]int{5, 0}}},
 			worse:  1, better: 1,
 		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			e := exactStratified(tc.strata)
+			e := ExactStratified(tc.strata)
 			for _, c := range []struct {
 				what      string
 				got, want float64
@@ -48,8 +48,8 @@ func TestExactStratified(t *testing.T) {
 	}
 }
 
-func repeatStratum(s stratum, n int) []stratum {
-	out := make([]stratum, n)
+func repeatStratum(s Stratum, n int) []Stratum {
+	out := make([]Stratum, n)
 	for i := range out {
 		out[i] = s
 	}
@@ -64,24 +64,24 @@ func TestExactStratifiedSize(t *testing.T) {
 	const trials = 2000
 	rejected := 0
 	for range trials {
-		var ss []stratum
+		var ss []Stratum
 		for range 30 {
 			p := 0.0
 			if rng.Float64() < 0.2 {
 				p = 0.5
 			}
-			var s stratum
+			var s Stratum
 			for side := range 2 {
-				s.n[side] = 5 + rng.IntN(16)
-				for range s.n[side] {
+				s.N[side] = 5 + rng.IntN(16)
+				for range s.N[side] {
 					if rng.Float64() < p {
-						s.bad[side]++
+						s.Bad[side]++
 					}
 				}
 			}
 			ss = append(ss, s)
 		}
-		if exactStratified(ss).PWorse <= 0.05 {
+		if ExactStratified(ss).PWorse <= 0.05 {
 			rejected++
 		}
 	}
@@ -98,15 +98,15 @@ func TestHarrellDavis(t *testing.T) {
 		xs[i] = rng.Float64()
 	}
 	sort.Float64s(xs)
-	if got := harrellDavis(xs, 0.95); math.Abs(got-0.95) > 0.01 {
+	if got := HarrellDavis(xs, 0.95); math.Abs(got-0.95) > 0.01 {
 		t.Errorf("p95 of uniform draws = %.4f, want 0.95 ± 0.01", got)
 	}
 	// A constant sample's every quantile is the constant; weights sum to 1.
-	if got := harrellDavis([]float64{3, 3, 3, 3, 3}, 0.5); math.Abs(got-3) > 1e-12 {
+	if got := HarrellDavis([]float64{3, 3, 3, 3, 3}, 0.5); math.Abs(got-3) > 1e-12 {
 		t.Errorf("median of five 3s = %v", got)
 	}
 	// The median of a symmetric sample is its centre.
-	if got := harrellDavis([]float64{1, 2, 3, 4, 5}, 0.5); math.Abs(got-3) > 1e-9 {
+	if got := HarrellDavis([]float64{1, 2, 3, 4, 5}, 0.5); math.Abs(got-3) > 1e-9 {
 		t.Errorf("median of 1..5 = %v, want 3", got)
 	}
 	// mathx.BetaInc panics on the weights of a median of 150,000 values:
@@ -115,7 +115,7 @@ func TestHarrellDavis(t *testing.T) {
 	for i := range big {
 		big[i] = float64(i)
 	}
-	if got := harrellDavis(big, 0.5); math.Abs(got-74_999.5) > 1 {
+	if got := HarrellDavis(big, 0.5); math.Abs(got-74_999.5) > 1 {
 		t.Errorf("median of 0..149999 = %v", got)
 	}
 }

@@ -1,4 +1,4 @@
-package gate
+package inference
 
 import (
 	"math"
@@ -8,7 +8,7 @@ import (
 	"github.com/llmsla/llmsla/harness/stats"
 )
 
-// harrellDavis estimates the q-quantile (0 < q < 1) of the distribution
+// HarrellDavis estimates the q-quantile (0 < q < 1) of the distribution
 // sorted was drawn from, as a weighted mean of all its order statistics
 // with the weights of a Beta(q(n+1), (1−q)(n+1)) distribution (Harrell and
 // Davis, 1982). A percentile by interpolation between the two nearest
@@ -18,7 +18,7 @@ import (
 // samples, is 4% smaller than the interpolated percentile's at σ 0.2, 2%
 // smaller at σ 0.5 and 2% larger at σ 1, where the long tail it weighs
 // moves it. BenchmarkDotNet estimates quantiles with it too.
-func harrellDavis(sorted []float64, q float64) float64 {
+func HarrellDavis(sorted []float64, q float64) float64 {
 	n := len(sorted)
 	switch {
 	case n == 0:
@@ -38,7 +38,7 @@ func harrellDavis(sorted []float64, q float64) float64 {
 	return sum
 }
 
-// maxHarrellDavis is the most values harrellDavis weighs. mathx.BetaInc's
+// maxHarrellDavis is the most values HarrellDavis weighs. mathx.BetaInc's
 // continued fraction gives up (it panics) after 200 steps, which the
 // weights of a median of more than about 120,000 values need; at such
 // sizes the estimator's advantage over the interpolated percentile, whose
