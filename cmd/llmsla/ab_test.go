@@ -20,8 +20,11 @@ func TestRunAB(t *testing.T) {
 	yaml := "endpoints:\n" +
 		"  prod: {sim: \"" + spec + "\"}\n" +
 		"  twin: {sim: \"" + spec + "\"}\n" +
-		"  slow: {sim: \"" + spec + ",scale=1.2\"}\n"
+		"  slow: {sim: \"" + spec + ",scale=1.2\"}\n" +
+		// An objective on tpot: its blindness is then not a pass.
+		"scenarios:\n  chat: {sla: {tpot_p50_ms: 100}}\n"
 	useConfig(t, yaml)
+	shipped(t) // chat's definition, as the suites' plan gives it
 	out := t.TempDir()
 	ab := func(t *testing.T, flags []string, base, cand string) (int, string) {
 		t.Helper()
@@ -47,14 +50,21 @@ func TestRunAB(t *testing.T) {
 		if code != 2 {
 			t.Fatalf("exit = %d, want 2", code)
 		}
-		contains(t, "output", got, []string{"gate BLIND: twin vs prod", "not judged, blind at these sample sizes:", "classify tpot-p50-ms", "llmsla ab: BLIND:"})
+		contains(t, "output", got, []string{"gate BLIND: twin vs prod", "not judged, blind at these sample sizes:", "chat tpot-p50-ms", "llmsla ab: BLIND:"})
 	})
 	t.Run("identical pass, the blind named", func(t *testing.T) {
 		code, got := ab(t, append(blindTPOT, "-allow-blind", "*"), "prod", "twin")
 		if code != 0 {
 			t.Fatalf("exit = %d, want 0", code)
 		}
-		contains(t, "output", got, []string{"gate PASS", "blind, allowed by -allow-blind:", "classify tpot-p50-ms"})
+		contains(t, "output", got, []string{"gate PASS", "blind, allowed by -allow-blind:", "chat tpot-p50-ms"})
+	})
+	t.Run("a scenario the suites do not define", func(t *testing.T) {
+		code, got := ab(t, []string{"-scenario", "chta"}, "prod", "twin")
+		if code != 2 {
+			t.Fatalf("exit = %d, want 2", code)
+		}
+		contains(t, "output", got, []string{`-scenario "chta": no such scenario (defined: chat)`})
 	})
 	t.Run("unknown endpoint", func(t *testing.T) {
 		code, got := ab(t, nil, "prod", "staging")

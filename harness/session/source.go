@@ -14,32 +14,49 @@ import (
 // wrong answer to each. A scenario with quality off (quality: off,
 // -latency-only) is sent without its checks: its answers are not judged.
 func (s *Session) Source(sc Scenario) (*load.Fixture, error) {
-	if err := sc.Check(); err != nil {
+	cases, opts, err := s.Cases(sc)
+	if err != nil {
 		return nil, err
+	}
+	f, err := load.NewFixture(cases, opts)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", sc.Fixture, err)
+	}
+	return f, nil
+}
+
+// Cases loads a scenario's fixture cases and how they become requests, and
+// tells the simulators the right and wrong answer to each: what Source
+// builds a fixture of, for a caller that builds its own (load.Interleave
+// builds one per endpoint).
+func (s *Session) Cases(sc Scenario) ([]quality.Case, load.FixtureOptions, error) {
+	opts := load.FixtureOptions{System: sc.System, Structured: sc.Structured,
+		Lenient: sc.Lenient, Temperature: sc.Temperature, Seed: sc.Seed, NoChecks: s.cfg.Scenario(sc.Name, "").QualityOff}
+	if err := sc.Check(); err != nil {
+		return nil, opts, err
 	}
 	path, err := FromRoot(sc.Fixture)
 	if err != nil {
-		return nil, err
+		return nil, opts, err
 	}
 	cases, err := quality.LoadCases(path)
 	if err != nil {
-		return nil, err
+		return nil, opts, err
 	}
 	// A case id names golden files and shows in go test output: one that
 	// holds a secret of the configuration is refused before any request.
 	if err := quality.CheckIDs(cases, s.secrets); err != nil {
-		return nil, fmt.Errorf("%s: %w", sc.Fixture, err)
+		return nil, opts, fmt.Errorf("%s: %w", sc.Fixture, err)
 	}
-	f, err := load.NewFixture(cases, load.FixtureOptions{System: sc.System, Structured: sc.Structured,
-		Lenient: sc.Lenient, Temperature: sc.Temperature, Seed: sc.Seed, NoChecks: s.cfg.Scenario(sc.Name, "").QualityOff})
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", sc.Fixture, err)
-	}
+	// The simulators answer by the last message a case renders (the
+	// system prompt comes before it).
 	for i := range cases {
-		msgs := f.Prompt(i).Request.Messages
-		s.answers.Add(msgs[len(msgs)-1].Content, cases[i].Answer, cases[i].WrongAnswer)
+		msgs := cases[i].Render()
+		if len(msgs) > 0 {
+			s.answers.Add(msgs[len(msgs)-1].Content, cases[i].Answer, cases[i].WrongAnswer)
+		}
 	}
-	return f, nil
+	return cases, opts, nil
 }
 
 // FromRoot is path, taken from the module root unless it is absolute: a
