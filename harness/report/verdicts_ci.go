@@ -34,7 +34,7 @@ func VerdictsMarkdown(w io.Writer, vs []objective.Verdict) {
 	}
 	b.WriteString("\n")
 	for _, v := range vs {
-		row := []string{mdCell(v.Scenario), mdCell(v.Endpoint), mdCell(levelCell(v.Level)), fmt.Sprint(v.Stats.Attempted)}
+		row := []string{github.Cell(v.Scenario), github.Cell(v.Endpoint), github.Cell(levelCell(v.Level)), fmt.Sprint(v.Stats.Attempted)}
 		for _, c := range cols {
 			got, _ := c.Of(v.Stats)
 			row = append(row, c.Format(got))
@@ -47,26 +47,16 @@ func VerdictsMarkdown(w io.Writer, vs []objective.Verdict) {
 	}
 	b.WriteString("\n")
 	for _, line := range objectiveLines(vs) {
-		fmt.Fprintf(&b, "- %s\n", mdCell(line))
+		fmt.Fprintf(&b, "- %s\n", github.Cell(line))
 	}
 	if lines := violationLines(vs); len(lines) > 0 {
 		b.WriteString("\n**Violated:**\n\n")
 		for _, line := range lines {
-			fmt.Fprintf(&b, "- %s\n", mdCell(line))
+			fmt.Fprintf(&b, "- %s\n", github.Cell(line))
 		}
 	}
 	io.WriteString(w, b.String())
 }
-
-// mdCell keeps text from outside (names, messages) inline in a markdown
-// table: | would end the cell, a newline the row, and < open a tag.
-// TODO(escape): the escaping package's Markdown, when it is on main,
-// also escapes links, images and the rest; this is the least a cell needs.
-func mdCell(s string) string {
-	return cellEscaper.Replace(mdEscape(s))
-}
-
-var cellEscaper = strings.NewReplacer("\r\n", `\n`, "\n", `\n`, "\r", `\r`, "<", "&lt;")
 
 // verdictWord is a row's verdict: ok, FAIL (n violated), or for a step of
 // a capacity search held or over.

@@ -87,6 +87,31 @@ func Annotate(w io.Writer, as []Annotation) error {
 	return err
 }
 
+// Cell is s as the text of a markdown table cell or list item, for text
+// from outside (names, messages): | would end the cell, a newline the row,
+// < open a tag. TODO(escape): the escaping package's Markdown, once it is
+// on main, also escapes links, images and emphasis; this is the least a
+// cell needs.
+func Cell(s string) string { return cell.Replace(s) }
+
+var cell = strings.NewReplacer("|", `\|`, "\r\n", `\n`, "\n", `\n`, "\r", `\r`, "<", "&lt;")
+
+// Code is text as a fenced code block, shown as it is: its fence is longer
+// than any run of backticks in text, so that nothing in it ends the block.
+func Code(text string) string {
+	longest, run := 0, 0
+	for _, r := range text {
+		if r == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", max(3, longest+1))
+	return fence + "text\n" + strings.TrimSuffix(text, "\n") + "\n" + fence + "\n"
+}
+
 // AppendSummary appends markdown to the step summary file at path. What
 // the file and md together hold beyond MaxSummary is cut at a line, with
 // a line saying so: GitHub would refuse the whole summary otherwise.

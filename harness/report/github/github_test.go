@@ -82,3 +82,30 @@ func TestAppendSummary(t *testing.T) {
 		t.Errorf("not cut at a line with the note: ends %q", b[len(b)-200:])
 	}
 }
+
+// TestCell: what would end a cell or a row, or open a tag, is escaped.
+func TestCell(t *testing.T) {
+	for name, tc := range map[string]struct{ in, want string }{
+		"plain":    {"chat endpoint=prod", "chat endpoint=prod"},
+		"pipe":     {"a|b", `a\|b`},
+		"newlines": {"a\nb\r\nc\rd", `a\nb\nc\rd`},
+		"tag":      {"<img src=x>", "&lt;img src=x>"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if got := Cell(tc.in); got != tc.want {
+				t.Errorf("Cell(%q) = %q, want %q", tc.in, got, tc.want)
+			}
+		})
+	}
+}
+
+// TestCode: backticks in the text cannot close its block.
+func TestCode(t *testing.T) {
+	got := Code("a ``` b\n````\n")
+	if want := "`````text\na ``` b\n````\n`````\n"; got != want {
+		t.Errorf("Code = %q, want %q", got, want)
+	}
+	if got := Code("plain\n"); got != "```text\nplain\n```\n" {
+		t.Errorf("Code = %q", got)
+	}
+}

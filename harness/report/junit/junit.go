@@ -44,6 +44,9 @@ type Suite struct {
 	Time       time.Duration
 	Properties []Property
 	Cases      []Case
+	// Output is shown beside the suite (system-out): notes and warnings
+	// that belong to no one case.
+	Output string
 }
 
 // Property is a name and a value the run was made with (commit, config,
@@ -129,7 +132,7 @@ func Write(w io.Writer, d Suites, redact func(string) string) error {
 func suite(s Suite, clean func(string) string) xmlSuite {
 	n := Count(s.Cases)
 	xs := xmlSuite{Name: clean(s.Name), Tests: len(s.Cases), Failures: n["failure"], Errors: n["error"], Skipped: n["skipped"],
-		Time: seconds(s.Time)}
+		Time: seconds(s.Time), Output: clean(s.Output)}
 	if !s.Timestamp.IsZero() {
 		xs.Timestamp = s.Timestamp.UTC().Format(time.RFC3339)
 	}
@@ -231,6 +234,7 @@ type (
 		Timestamp  string        `xml:"timestamp,attr,omitempty"`
 		Properties []xmlProperty `xml:"properties>property,omitempty"`
 		Cases      []xmlCase     `xml:"testcase"`
+		Output     string        `xml:"system-out,omitempty"`
 	}
 	xmlProperty struct {
 		Name  string `xml:"name,attr"`

@@ -28,6 +28,7 @@ func hostileDoc() junit.Suites {
 				Failures: []junit.Problem{{Message: "error rate 100% > 1% (n=40)", Type: "sla"}}},
 			{Classname: "chat/prod", Name: "shard", Skipped: &junit.Problem{Message: "shard 1/2: its share only"}, Output: hostile},
 		},
+		Output: "warning: " + hostile,
 	}}}
 }
 
@@ -63,6 +64,9 @@ func TestJUnitValidates(t *testing.T) {
 	}
 	if got := s.Cases[1].Classname; got != "chat/"+want {
 		t.Errorf("classname read back as %q, want %q", got, "chat/"+want)
+	}
+	if !strings.HasPrefix(s.Output, "warning: a<b>") {
+		t.Errorf("suite output %q", s.Output)
 	}
 	junittest.Validate(t, out)
 }

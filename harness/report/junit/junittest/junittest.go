@@ -39,6 +39,7 @@ type Suite struct {
 	Timestamp  string     `xml:"timestamp,attr"`
 	Properties []Property `xml:"properties>property"`
 	Cases      []Case     `xml:"testcase"`
+	Output     string     `xml:"system-out"`
 }
 
 type Property struct {
