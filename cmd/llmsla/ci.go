@@ -83,9 +83,7 @@ func (c *ciOutputs) judged(cfg *config.Config, paths []string, samples []sample.
 		return
 	}
 	c.sec = secret.New(cfg.Secrets()...)
-	info := report.NewRunInfo(samples, hostsOf(cfg))
-	info.Commit, info.Config = recordedCommit(paths), cfg.Source
-	c.run = &judgedRun{info: info, vs: vs}
+	c.run = &judgedRun{info: runInfo(cfg, paths, samples), vs: vs}
 	if opts.shard.On() {
 		c.run.share = opts.shard.String()
 	}
@@ -228,6 +226,15 @@ func (c *ciOutputs) annotations(code int, headline string) []github.Annotation {
 		level = github.Error
 	}
 	return append(as, github.Annotation{Level: level, Title: "llmsla " + c.command, Message: headline})
+}
+
+// runInfo is what the samples read from paths were a run of: its commit
+// (from the results files beside them), the configuration, each
+// endpoint's models and host.
+func runInfo(cfg *config.Config, paths []string, samples []sample.Sample) report.RunInfo {
+	info := report.NewRunInfo(samples, hostsOf(cfg))
+	info.Commit, info.Config = recordedCommit(paths), cfg.Source
+	return info
 }
 
 // hostsOf names the host of each endpoint of cfg.

@@ -266,3 +266,16 @@ func TestBenchJUnit(t *testing.T) {
 	})
 	junittest.Validate(t, xml)
 }
+
+// TestReportHTMLNamesTheRun: the HTML report's header names the commit
+// the results file beside the samples recorded, and each endpoint's
+// model and host.
+func TestReportHTMLNamesTheRun(t *testing.T) {
+	simEnv(t, "")
+	var out, errOut bytes.Buffer
+	if code := runReport([]string{"-format", "html", recordChat(t, 0, "tiny")}, &out, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s", code, &errOut)
+	}
+	contains(t, "report", out.String(), []string{"<dt>commit</dt><dd>abc123</dd>", "<dt>run</dt><dd>2026-05-06 07:08:09 – 07:08:11 UTC (2s)</dd>",
+		"sim: model tiny at the built-in simulator"})
+}
