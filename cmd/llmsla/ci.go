@@ -168,8 +168,8 @@ func (c *ciOutputs) suite(code int, headline string) junit.Suite {
 	switch {
 	case c.report != nil:
 		s.Cases, s.Output = c.report.JUnitCases(), c.report.JUnitOutput()
-		s.Properties = []junit.Property{{Name: "base", Value: c.report.Base}, {Name: "base.commit", Value: orNone(recordedCommit([]string{c.report.Base}))},
-			{Name: "new", Value: c.report.New}, {Name: "new.commit", Value: orNone(recordedCommit([]string{c.report.New}))}}
+		s.Properties = []junit.Property{{Name: "base", Value: c.report.Base}, {Name: "base.commit", Value: orNone(recordedHeader([]string{c.report.Base}, "commit"))},
+			{Name: "new", Value: c.report.New}, {Name: "new.commit", Value: orNone(recordedHeader([]string{c.report.New}, "commit"))}}
 	case c.run != nil:
 		info := c.run.info
 		s.Timestamp, s.Time, s.Properties = info.Start, info.End.Sub(info.Start), info.Properties()
@@ -229,28 +229,14 @@ func (c *ciOutputs) annotations(code int, headline string) []github.Annotation {
 }
 
 // runInfo is what the samples read from paths were a run of: its commit
-// (from the results files beside them), the configuration, each
-// endpoint's models and host.
+// and each endpoint's host, as the results files beside them recorded
+// them (the configuration may have changed since), the configuration the
+// verdict used, each endpoint's models.
 func runInfo(cfg *config.Config, paths []string, samples []sample.Sample) report.RunInfo {
-	info := report.NewRunInfo(samples, hostsOf(cfg))
-	info.Commit, info.Config = recordedCommit(paths), cfg.Source
+	host := func(name string) string { return recordedHeader(paths, "endpoint."+sample.NameValue(name)+".host") }
+	info := report.NewRunInfo(samples, host)
+	info.Commit, info.Config = recordedHeader(paths, "commit"), cfg.Source
 	return info
-}
-
-// hostsOf names the host of each endpoint of cfg.
-func hostsOf(cfg *config.Config) func(string) string {
-	return func(name string) string {
-		for _, ep := range cfg.Endpoints {
-			if ep.Name != name {
-				continue
-			}
-			if ep.Simulated {
-				return "the built-in simulator"
-			}
-			return report.Host(ep.BaseURL)
-		}
-		return ""
-	}
 }
 
 // envSecrets are the secrets of the configuration a command would load,
@@ -262,20 +248,21 @@ func envSecrets() *secret.Set {
 	return secret.New(os.Getenv("OPENAI_API_KEY"))
 }
 
-// recordedCommit is the commit the recordings of paths name in their
-// header ("commit: abc123"), read from each results file (X.txt, or the
-// X.txt beside X.samples.jsonl; in a directory, beside each samples file):
-// the distinct ones joined, "" when none says.
-func recordedCommit(paths []string) string {
-	var commits []string
+// recordedHeader is the value the recordings of paths give key in their header
+// ("commit: abc123", "endpoint.prod.host: api.openai.com"), read from
+// each results file (X.txt, or the X.txt beside X.samples.jsonl; in a
+// directory, beside each samples file): the distinct values joined, ""
+// when none says.
+func recordedHeader(paths []string, key string) string {
+	var values []string
 	for _, p := range paths {
 		for _, txt := range resultsFiles(p) {
-			if c := headerValue(txt, "commit"); c != "" && !slices.Contains(commits, c) {
-				commits = append(commits, c)
+			if v := headerValue(txt, key); v != "" && !slices.Contains(values, v) {
+				values = append(values, v)
 			}
 		}
 	}
-	return strings.Join(commits, ", ")
+	return strings.Join(values, ", ")
 }
 
 // resultsFiles are the results files a path given to a command stands for.
@@ -294,16 +281,17 @@ func resultsFiles(p string) []string {
 	return out
 }
 
-// headerValue is the value of "key: value" among the first lines of a
-// results file (its configuration header), "" when it has none.
+// headerValue is the value of "key: value" in a results file's
+// configuration header (the lines before its first benchmark, read
+// bounded), "" when it has none.
 func headerValue(path, key string) string {
 	f, err := os.Open(path)
 	if err != nil {
 		return ""
 	}
 	defer f.Close()
-	sc := bufio.NewScanner(io.LimitReader(f, 64<<10))
-	for i := 0; i < 32 && sc.Scan(); i++ {
+	sc := bufio.NewScanner(io.LimitReader(f, 256<<10))
+	for i := 0; i < 1000 && sc.Scan() && !strings.HasPrefix(sc.Text(), "Benchmark"); i++ {
 		if v, ok := strings.CutPrefix(sc.Text(), key+": "); ok {
 			return strings.TrimSpace(v)
 		}

@@ -46,7 +46,7 @@ func recordChat(t *testing.T, failed int, model string) string {
 	if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "20260506T070809Z.txt"), []byte("commit: abc123\ndate: x\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "20260506T070809Z.txt"), []byte("commit: abc123\ndate: x\nUnit ttft-p50-ms better=lower\nendpoint.sim.model: sim\nendpoint.sim.host: built-in simulator\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return p
@@ -84,7 +84,7 @@ func TestVerdictCIOutputs(t *testing.T) {
 		}
 	}
 	contains(t, "step summary", string(md), []string{"### llmsla verdict: exit 1, 1 objectives violated in 1 of 1 levels",
-		"commit abc123", "sim: model tiny-[redacted] at the built-in simulator", "| chat | sim |", "**FAIL (1)**",
+		"commit abc123", "sim: model tiny-[redacted] at built-in simulator", "| chat | sim |", "**FAIL (1)**",
 		"- chat endpoint=sim concurrency=1: error rate 10% > 1% (n=20; rate_limited=2)"})
 	contains(t, "stdout", out.String(), []string{
 		"::error title=SLA violated::chat endpoint=sim concurrency=1: error rate 10%25 > 1%25 (n=20; rate_limited=2)\n",
@@ -97,7 +97,7 @@ func TestVerdictCIOutputs(t *testing.T) {
 	if s.Name != "llmsla verdict" || s.Tests != 1 || s.Failures != 1 || s.Timestamp != "2026-05-06T07:08:09Z" {
 		t.Errorf("suite %q tests=%d failures=%d timestamp=%q", s.Name, s.Tests, s.Failures, s.Timestamp)
 	}
-	for name, want := range map[string]string{"commit": "abc123", "endpoint.sim": "model tiny-[redacted] at the built-in simulator"} {
+	for name, want := range map[string]string{"commit": "abc123", "endpoint.sim": "model tiny-[redacted] at built-in simulator"} {
 		if got := s.Property(name); got != want {
 			t.Errorf("property %s = %q, want %q", name, got, want)
 		}
@@ -248,6 +248,9 @@ func TestBenchJUnit(t *testing.T) {
 	if s.Name != "llmsla bench" || s.Tests == 0 || s.Failures+s.Errors != 0 || s.Property("commit") != gitCommit() {
 		t.Errorf("suite %q tests=%d failures=%d errors=%d commit=%q (want %q)", s.Name, s.Tests, s.Failures, s.Errors, s.Property("commit"), gitCommit())
 	}
+	if got := s.Property("endpoint.sim"); got != "model sim at built-in simulator" {
+		t.Errorf("property endpoint.sim = %q, want the model and host the results file recorded", got)
+	}
 	for _, c := range s.Cases {
 		if c.Classname != "chat/sim" {
 			t.Errorf("case %s %s: want chat/sim, the scenario benched", c.Classname, c.Name)
@@ -277,5 +280,5 @@ func TestReportHTMLNamesTheRun(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, &errOut)
 	}
 	contains(t, "report", out.String(), []string{"<dt>commit</dt><dd>abc123</dd>", "<dt>run</dt><dd>2026-05-06 07:08:09 – 07:08:11 UTC (2s)</dd>",
-		"sim: model tiny at the built-in simulator"})
+		"sim: model tiny at built-in simulator"})
 }

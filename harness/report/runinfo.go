@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -35,14 +34,14 @@ type EndpointInfo struct {
 	// own, else the one asked), in name order: one, unless the endpoint
 	// routes.
 	Models []string
-	// Host is where its requests went ("api.openai.com", "the built-in
-	// simulator"), "" when the configuration no longer names it.
+	// Host is where its requests went ("api.openai.com", "built-in
+	// simulator"), as the recording says, "" when nothing says.
 	Host string
 }
 
 // NewRunInfo reads what the samples say of their run: its window and each
-// endpoint's models. hosts gives the host of an endpoint by name, from the
-// configuration (nil: none known); the caller sets Commit and Config.
+// endpoint's models. hosts gives the host of an endpoint by name (nil:
+// none known); the caller sets Commit and Config.
 func NewRunInfo(samples []sample.Sample, hosts func(endpoint string) string) RunInfo {
 	var info RunInfo
 	models := map[string][]string{}
@@ -77,16 +76,6 @@ func NewRunInfo(samples []sample.Sample, hosts func(endpoint string) string) Run
 		info.Endpoints = append(info.Endpoints, e)
 	}
 	return info
-}
-
-// Host is the host of a base URL as a report names it: its host and port,
-// nothing of its path, query or user info (which may hold a key).
-func Host(baseURL string) string {
-	u, err := url.Parse(baseURL)
-	if err != nil || u.Host == "" {
-		return "(unparsable URL)"
-	}
-	return u.Host
 }
 
 // String says an endpoint as a header line does: "prod: model gpt-4o-mini
