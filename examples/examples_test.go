@@ -185,14 +185,14 @@ func jobSteps(t *testing.T, file, job string) []workflowStep {
 	return j.Steps
 }
 
-// TestGitHubActionsCI: the workflow builds the binary and calls it, so
+// TestExampleGitHubActionsCI: the workflow builds the binary and calls it, so
 // that 0, 1 and 2 reach the job (never go run or make, which turn 1 into
 // their own code); benches with the endpoint from secrets, writing a
 // JUnit file, and keeps its exit code; gates against the committed
 // baseline after a bench that recorded a run (0 or 1), not a broken one
 // (2); adds the report to the step summary, which it leaves where GitHub
 // put it; and uploads the JUnit files whatever happened.
-func TestGitHubActionsCI(t *testing.T) {
+func TestExampleGitHubActionsCI(t *testing.T) {
 	steps := jobSteps(t, "github-actions.yml", "sla-gate")
 	find := func(what string, ok func(workflowStep) bool) (int, workflowStep) {
 		t.Helper()

@@ -83,8 +83,8 @@ func TestAppendSummary(t *testing.T) {
 	}
 }
 
-// TestCell: what would end a cell or a row, or open a tag, is escaped.
-func TestCell(t *testing.T) {
+// TestSummaryCell: what would end a cell or a row, or open a tag, is escaped.
+func TestSummaryCell(t *testing.T) {
 	for name, tc := range map[string]struct{ in, want string }{
 		"plain":    {"chat endpoint=prod", "chat endpoint=prod"},
 		"pipe":     {"a|b", `a\|b`},
@@ -99,8 +99,8 @@ func TestCell(t *testing.T) {
 	}
 }
 
-// TestCode: backticks in the text cannot close its block.
-func TestCode(t *testing.T) {
+// TestSummaryCode: backticks in the text cannot close its block.
+func TestSummaryCode(t *testing.T) {
 	got := Code("a ``` b\n````\n")
 	if want := "`````text\na ``` b\n````\n`````\n"; got != want {
 		t.Errorf("Code = %q, want %q", got, want)

@@ -71,8 +71,8 @@ func TestJUnitValidates(t *testing.T) {
 	junittest.Validate(t, out)
 }
 
-// TestClean: only what XML 1.0 forbids is escaped.
-func TestClean(t *testing.T) {
+// TestJUnitClean: only what XML 1.0 forbids is escaped.
+func TestJUnitClean(t *testing.T) {
 	for name, tc := range map[string]struct{ in, want string }{
 		"plain":          {"chat endpoint=prod", "chat endpoint=prod"},
 		"tab newline cr": {"a\tb\nc\rd", "a\tb\nc\rd"},

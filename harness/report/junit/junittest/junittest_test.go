@@ -8,10 +8,10 @@ import (
 	"github.com/llmsla/llmsla/harness/internal/ci"
 )
 
-// TestSchemaRefuses: the schema check can fail. Each document breaks one
+// TestJUnitSchemaRefuses: the schema check can fail. Each document breaks one
 // rule of the format and xmllint must refuse it, or Validate would pass
 // anything.
-func TestSchemaRefuses(t *testing.T) {
+func TestJUnitSchemaRefuses(t *testing.T) {
 	if _, err := exec.LookPath("xmllint"); err != nil {
 		if ci.On() {
 			t.Fatal("no xmllint on PATH under CI=true: .ci/run installs it")
@@ -46,8 +46,8 @@ func TestSchemaRefuses(t *testing.T) {
 	}
 }
 
-// TestCountsChecked: a count that is not its cases' fails.
-func TestCountsChecked(t *testing.T) {
+// TestJUnitCountsChecked: a count that is not its cases' fails.
+func TestJUnitCountsChecked(t *testing.T) {
 	for name, d := range map[string]Doc{
 		"suite tests":    {Tests: 2, Suites: []Suite{{Tests: 2, Cases: []Case{{}}}}},
 		"suite failures": {Tests: 1, Suites: []Suite{{Tests: 1, Cases: []Case{{Failures: []Problem{{}}}}}}},
