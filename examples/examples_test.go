@@ -254,29 +254,38 @@ func TestExampleGitHubActionsCI(t *testing.T) {
 	// The bench step's script passes bench's exit code on and records it
 	// for the gate's condition, under the shell GitHub runs it with.
 	for _, want := range []int{0, 1, 2} {
-		dir := t.TempDir()
-		if err := os.MkdirAll(filepath.Join(dir, "bin"), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		fake := fmt.Sprintf("#!/bin/sh\nexit %d\n", want)
-		if err := os.WriteFile(filepath.Join(dir, "bin", "llmsla"), []byte(fake), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		out := filepath.Join(dir, "github_output")
-		cmd := exec.Command("bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", bs.Run)
-		cmd.Dir, cmd.Env = dir, append(os.Environ(), "GITHUB_OUTPUT="+out)
-		err := cmd.Run()
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		recorded, _ := os.ReadFile(out)
-		if code != want || string(recorded) != fmt.Sprintf("code=%d\n", want) {
+		code, recorded := runStep(t, bs.Run, want)
+		if code != want || recorded != fmt.Sprintf("code=%d\n", want) {
 			t.Errorf("bench exiting %d: the step exits %d and records %q", want, code, recorded)
 		}
 	}
+}
+
+// runStep runs a step's script as GitHub does (bash -eo pipefail) in a
+// directory whose bin/llmsla exits with code, and returns the script's
+// exit code and what it wrote to $GITHUB_OUTPUT.
+func runStep(t *testing.T, script string, code int) (int, string) {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	fake := fmt.Sprintf("#!/bin/sh\nexit %d\n", code)
+	if err := os.WriteFile(filepath.Join(dir, "bin", "llmsla"), []byte(fake), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "github_output")
+	cmd := exec.Command("bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", script)
+	cmd.Dir, cmd.Env = dir, append(os.Environ(), "GITHUB_OUTPUT="+out)
+	err := cmd.Run()
+	got := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		got = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	recorded, _ := os.ReadFile(out)
+	return got, string(recorded)
 }
 
 // lines are the trimmed lines of a step's script.
