@@ -138,8 +138,10 @@ func drawBeside(t *tagger, area draw.Canvas, leg plot.Legend, top vg.Length, dra
 		strip.Min.X = rest.Max.X + gap
 		strip.Max.Y -= top + gap // the first entry's ascent stays inside
 	} else {
-		rest.Min.Y = area.Min.Y + size.Y + gap
-		strip.Max.Y = rest.Min.Y - gap
+		// A gap under the last entry too, for its descent.
+		strip.Min.Y = area.Min.Y + gap
+		strip.Max.Y = strip.Min.Y + size.Y
+		rest.Min.Y = strip.Max.Y + gap
 	}
 	drawData(rest)
 	t.open("legend")
