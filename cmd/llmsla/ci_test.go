@@ -291,3 +291,27 @@ func TestReportHTMLNamesTheRun(t *testing.T) {
 	contains(t, "report", out.String(), []string{"<dt>commit</dt><dd>abc123</dd>", "<dt>run</dt><dd>2026-05-06 07:08:09 – 07:08:11 UTC (2s)</dd>",
 		"sim: model tiny at built-in simulator"})
 }
+
+// TestCIOutputsRedactWhatTheyQuote: a message quoted from stderr before
+// the command's redactor existed (a configuration that does not load,
+// its path holding the key) is redacted in the JUnit file, the summary
+// and the annotations.
+func TestCIOutputsRedactWhatTheyQuote(t *testing.T) {
+	simEnv(t, "")
+	const key = "sk-test-key-9876543210"
+	t.Setenv("OPENAI_API_KEY", key)
+	t.Setenv("LLMSLA_CONFIG", "/nonexistent/"+key+"/sla.yaml")
+	summary := ciEnv(t, true)
+	file := filepath.Join(t.TempDir(), "junit.xml")
+	var out, errOut bytes.Buffer
+	if code := runVerdict([]string{"-junit", file, "x.samples.jsonl"}, &out, &errOut); code != 2 {
+		t.Fatalf("exit %d, want 2:\n%s", code, &errOut)
+	}
+	xml, _ := os.ReadFile(file)
+	md, _ := os.ReadFile(summary)
+	for name, b := range map[string][]byte{"JUnit file": xml, "summary": md, "annotations": out.Bytes()} {
+		if bytes.Contains(b, []byte(key)) || !bytes.Contains(b, []byte("[redacted]")) {
+			t.Errorf("the %s does not redact the quoted message:\n%s", name, b)
+		}
+	}
+}
