@@ -4,7 +4,10 @@
 package examples
 
 import (
+	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -148,4 +151,162 @@ func TestGitHubActionsEnvironments(t *testing.T) {
 			}
 		}
 	}
+}
+
+// workflowStep is a step of a job of a GitHub Actions workflow.
+type workflowStep struct {
+	Name string            `yaml:"name"`
+	ID   string            `yaml:"id"`
+	If   string            `yaml:"if"`
+	Uses string            `yaml:"uses"`
+	Run  string            `yaml:"run"`
+	Env  map[string]string `yaml:"env"`
+	With map[string]any    `yaml:"with"`
+}
+
+func jobSteps(t *testing.T, file, job string) []workflowStep {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wf struct {
+		Jobs map[string]struct {
+			Steps []workflowStep `yaml:"steps"`
+		} `yaml:"jobs"`
+	}
+	if err := yaml.Unmarshal(b, &wf); err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	j, ok := wf.Jobs[job]
+	if !ok {
+		t.Fatalf("%s: no job %s", file, job)
+	}
+	return j.Steps
+}
+
+// TestExampleGitHubActionsCI: the workflow builds the binary and calls it, so
+// that 0, 1 and 2 reach the job (never go run or make, which turn 1 into
+// their own code); benches with the endpoint from secrets, writing a
+// JUnit file, and keeps its exit code; gates against the committed
+// baseline after a bench that recorded a run (0 or 1), not a broken one
+// (2); adds the report to the step summary, which it leaves where GitHub
+// put it; and uploads the JUnit files whatever happened.
+func TestExampleGitHubActionsCI(t *testing.T) {
+	steps := jobSteps(t, "github-actions.yml", "sla-gate")
+	find := func(what string, ok func(workflowStep) bool) (int, workflowStep) {
+		t.Helper()
+		for i, s := range steps {
+			if ok(s) {
+				return i, s
+			}
+		}
+		t.Fatalf("no step %s", what)
+		return 0, workflowStep{}
+	}
+	runs := func(cmd string) func(workflowStep) bool {
+		return func(s workflowStep) bool {
+			return slices.ContainsFunc(lines(s.Run), func(l string) bool { return strings.HasPrefix(l, cmd) })
+		}
+	}
+	build, _ := find("builds bin/llmsla", runs("go build -o bin/llmsla ./cmd/llmsla"))
+	bench, bs := find("runs bin/llmsla bench", runs("bin/llmsla bench"))
+	gate, gs := find("runs bin/llmsla gate", runs("bin/llmsla gate"))
+	if !(build < bench && bench < gate) {
+		t.Errorf("steps in the order build %d, bench %d, gate %d", build, bench, gate)
+	}
+	benchJUnit := flagValue(bs.Run, "bin/llmsla bench", "-junit")
+	gateJUnit := flagValue(gs.Run, "bin/llmsla gate", "-junit")
+	if benchJUnit == "" || gateJUnit == "" {
+		t.Errorf("bench -junit %q, gate -junit %q: want both to write a JUnit file", benchJUnit, gateJUnit)
+	}
+	for _, k := range []string{"OPENAI_BASE_URL", "OPENAI_API_KEY"} {
+		if !strings.HasPrefix(bs.Env[k], "${{ secrets.") {
+			t.Errorf("bench step: %s = %q, want it from the repository's secrets", k, bs.Env[k])
+		}
+	}
+	if w := strings.Fields(gs.Run); !slices.Contains(w, "golden/baseline.txt") || !slices.Contains(w, "results/latest.txt") {
+		t.Errorf("gate step %q: want golden/baseline.txt results/latest.txt", gs.Run)
+	}
+	if bs.ID == "" || !strings.Contains(gs.If, "always()") || !strings.Contains(gs.If, "steps."+bs.ID+".outputs.code == '1'") ||
+		strings.Contains(gs.If, "== '2'") {
+		t.Errorf("gate step if: %q: want it after a bench that exited 0 or 1 (always(), steps.%s.outputs.code), not 2", gs.If, bs.ID)
+	}
+	for _, s := range steps {
+		for _, l := range lines(s.Run) {
+			if strings.HasPrefix(l, "go run ./cmd/llmsla") || strings.HasPrefix(l, "make ") {
+				t.Errorf("step %q runs %q: go run and make lose the exit code", s.Name, l)
+			}
+		}
+		if _, set := s.Env["GITHUB_STEP_SUMMARY"]; set {
+			t.Errorf("step %q sets GITHUB_STEP_SUMMARY: its summary would not be shown", s.Name)
+		}
+	}
+	find("adds the report to the step summary", func(s workflowStep) bool {
+		return strings.Contains(s.Run, `bin/llmsla report -format markdown >> "$GITHUB_STEP_SUMMARY"`)
+	})
+	_, up := find("uploads the results", func(s workflowStep) bool { return strings.HasPrefix(s.Uses, "actions/upload-artifact@") })
+	path, _ := up.With["path"].(string)
+	if up.If != "always()" || !strings.Contains(path, benchJUnit) || !strings.Contains(path, gateJUnit) {
+		t.Errorf("upload step: if %q, path %q: want always(), and both JUnit files", up.If, path)
+	}
+
+	// The bench step's script passes bench's exit code on and records it
+	// for the gate's condition, under the shell GitHub runs it with.
+	for _, want := range []int{0, 1, 2} {
+		code, recorded := runStep(t, bs.Run, want)
+		if code != want || recorded != fmt.Sprintf("code=%d\n", want) {
+			t.Errorf("bench exiting %d: the step exits %d and records %q", want, code, recorded)
+		}
+	}
+}
+
+// runStep runs a step's script as GitHub does (bash -eo pipefail) in a
+// directory whose bin/llmsla exits with code, and returns the script's
+// exit code and what it wrote to $GITHUB_OUTPUT.
+func runStep(t *testing.T, script string, code int) (int, string) {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	fake := fmt.Sprintf("#!/bin/sh\nexit %d\n", code)
+	if err := os.WriteFile(filepath.Join(dir, "bin", "llmsla"), []byte(fake), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "github_output")
+	cmd := exec.Command("bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", script)
+	cmd.Dir, cmd.Env = dir, append(os.Environ(), "GITHUB_OUTPUT="+out)
+	err := cmd.Run()
+	got := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		got = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	recorded, _ := os.ReadFile(out)
+	return got, string(recorded)
+}
+
+// lines are the trimmed lines of a step's script.
+func lines(run string) []string {
+	var out []string
+	for _, l := range strings.Split(run, "\n") {
+		out = append(out, strings.TrimSpace(l))
+	}
+	return out
+}
+
+// flagValue is the value of flag on the line of run that starts with cmd.
+func flagValue(run, cmd, flag string) string {
+	for _, l := range lines(run) {
+		if !strings.HasPrefix(l, cmd) {
+			continue
+		}
+		w := strings.Fields(l)
+		if i := slices.Index(w, flag); i >= 0 && i+1 < len(w) {
+			return w[i+1]
+		}
+	}
+	return ""
 }

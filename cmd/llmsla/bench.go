@@ -26,6 +26,7 @@ type benchOptions struct {
 	verbose bool
 	dryRun  bool
 	keep    int
+	ci      *ciOutputs
 	runFlags
 }
 
@@ -49,6 +50,7 @@ func benchFlags(stderr io.Writer) (*flag.FlagSet, *benchOptions) {
 	fs.BoolVar(&o.verbose, "v", false, "show go test's benchmark lines too (they are always in the results file)")
 	fs.BoolVar(&o.dryRun, "dry-run", false, "print the plan and check the configuration, send nothing")
 	o.runFlags.register(fs)
+	o.ci = ciFlags(fs)
 	return fs, o
 }
 
@@ -58,11 +60,13 @@ func benchFlags(stderr io.Writer) (*flag.FlagSet, *benchOptions) {
 // those samples. Before the first request it checks the whole
 // configuration against what the suites define, checks every endpoint
 // (preflight) and prints the plan: cells, requests, expected duration.
-func runBench(args []string, stdout, stderr io.Writer) int {
+func runBench(args []string, stdout, stderr io.Writer) (code int) {
 	fs, o := benchFlags(stderr)
 	if err := fs.Parse(args); err != nil {
 		return parseFailed(err)
 	}
+	stderr = o.ci.start("bench", stdout, stderr)
+	defer func() { code = o.ci.finish(code) }()
 	if o.g.count < 1 || o.g.n < 2 || fs.NArg() > 0 || o.keep < 0 {
 		// -n 1 would measure nothing: go test's first call of a benchmark,
 		// b.N = 1, is its probe, which the harness counts as warm-up.
@@ -231,7 +235,7 @@ func (o *benchOptions) judge(cfg *config.Config, p *plan, txt, samples string, t
 		return exitBroken
 	}
 	fmt.Fprintf(stdout, "\nrecorded %s and %s\n\n", txt, samples)
-	code := judgeRun(cfg, samples, stdout, stderr, verdictOptions{shard: p.run.Shard, partial: testErr != nil, unfinished: testErr != nil})
+	code := judgeRun(cfg, samples, stdout, stderr, verdictOptions{shard: p.run.Shard, partial: testErr != nil, unfinished: testErr != nil, ci: o.ci})
 	breakdownLines(stdout, txt)
 	// latest.* are what `make gate` and `make baseline` read: a run missing
 	// benchmarks, or one that cannot be judged, must not become them, or

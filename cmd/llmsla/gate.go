@@ -20,7 +20,7 @@ import (
 // seen, so CI can tell a slower candidate from a broken or blind
 // benchmark run. Alpha and tolerances default to the gate: section of the
 // SLA file; flags override them.
-func runGate(args []string, stdout, stderr io.Writer) int {
+func runGate(args []string, stdout, stderr io.Writer) (code int) {
 	fs := flag.NewFlagSet("gate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var opts gate.Options
@@ -29,6 +29,7 @@ func runGate(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&opts.AllowMissing, "allow-missing", false, "let benchmarks of BASE missing from NEW, and figures that vanished, pass with a warning")
 	fs.BoolVar(&opts.MatchProcs, "match-procs", false, "keep the -N GOMAXPROCS suffix in benchmark names (by default ignored, with a warning when BASE and NEW differ)")
 	fs.BoolVar(&opts.RunsOnly, "runs-only", false, "judge every figure over runs, ignoring the samples files")
+	ci := ciFlags(fs)
 	plan := fs.String("plan", "", "instead of gating, tell how many requests a side BASE's recording needs for the gate to flag a change of `unit=10%` (relative) or unit=2 (absolute: points for *-%)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), gateUsage)
@@ -40,6 +41,10 @@ func runGate(args []string, stdout, stderr io.Writer) int {
 	if fs.NArg() != 2 && (*plan == "" || fs.NArg() != 1) {
 		fs.Usage()
 		return 2
+	}
+	if *plan == "" { // a plan gates nothing
+		stderr = ci.start("gate", stdout, stderr)
+		defer func() { code = ci.finish(code) }()
 	}
 	cfg, err := gateObjectives()
 	if err != nil {
@@ -56,6 +61,7 @@ func runGate(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "llmsla gate: %v\n", err)
 		return 2
 	}
+	ci.gated(rep)
 	return writeVerdict("gate", rep, stdout, stderr)
 }
 

@@ -45,7 +45,9 @@ func writeConfig(t *testing.T, yaml string) string {
 }
 
 func TestRunGate(t *testing.T) {
-	slaFile(t, "")
+	// An objective on batch's p99, which the committed baseline's 200
+	// requests a side cannot see: its blindness is not a pass.
+	slaFile(t, "scenarios:\n  batch: {sla: {ttft_p99_ms: 500}}\n")
 	base, err := os.ReadFile(testdata + "base.txt")
 	if err != nil {
 		t.Fatal(err)

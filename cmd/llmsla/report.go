@@ -65,6 +65,9 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	b := newBoard(cfg, samples, report.Prefer(*prefer))
+	if *format == "html" { // the page's header names the run
+		write = func(w io.Writer, b *report.Board) error { return html.WriteRun(w, b, runInfo(cfg, paths, samples)) }
+	}
 	var buf bytes.Buffer
 	if err := write(&buf, b); err != nil {
 		fmt.Fprintf(stderr, "llmsla report: %v\n", err)

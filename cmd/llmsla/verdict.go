@@ -14,10 +14,11 @@ import (
 )
 
 // runVerdict prints the SLA verdicts of recorded samples files.
-func runVerdict(args []string, stdout, stderr io.Writer) int {
+func runVerdict(args []string, stdout, stderr io.Writer) (code int) {
 	fs := flag.NewFlagSet("verdict", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var opts verdictOptions
+	opts.ci = ciFlags(fs)
 	fs.BoolVar(&opts.partial, "partial", false, "judge files cut short (an interrupted run) on what finished, saying so, instead of refusing them")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `usage: llmsla verdict SAMPLES.jsonl|DIR [MORE …]
@@ -43,6 +44,8 @@ one is not, 2 when the files cannot be judged.
 		fs.Usage()
 		return 2
 	}
+	stderr = opts.ci.start("verdict", stdout, stderr)
+	defer func() { code = opts.ci.finish(code) }()
 	cfg, err := config.LoadWithoutKeys()
 	if err != nil {
 		fmt.Fprintf(stderr, "llmsla: %v\n", err)
@@ -70,6 +73,9 @@ type verdictOptions struct {
 	// of llmsla capacity), shown as held or over; elsewhere samples of
 	// search steps alone are nothing an objective judges.
 	steps bool
+	// ci is told what was judged, for the JUnit file, step summary and
+	// annotations (nil: none).
+	ci *ciOutputs
 }
 
 // loadSamples reads what verdict, report and bench's leaderboard judge,
@@ -126,6 +132,7 @@ func judgeSamples(cfg *config.Config, paths []string, stdout, stderr io.Writer, 
 		fmt.Fprintf(stdout, "WARNING: %v: judged on the requests that finished\n", c)
 	}
 	vs := objective.Evaluate(samples, cfg.Objectives)
+	opts.ci.judged(cfg, paths, samples, vs, opts)
 	report.Verdicts(stdout, vs)
 	if opts.shard.On() {
 		fmt.Fprintf(stdout, "\nShard %s: its share of the run only. Judge the run with every shard's files: llmsla verdict DIR…\n", opts.shard)

@@ -21,6 +21,7 @@ import (
 	"github.com/llmsla/llmsla/harness/internal/modroot"
 	"github.com/llmsla/llmsla/harness/objective"
 	"github.com/llmsla/llmsla/harness/report"
+	"github.com/llmsla/llmsla/harness/secret"
 	"github.com/llmsla/llmsla/harness/sim"
 	"github.com/llmsla/llmsla/harness/stream"
 )
@@ -168,7 +169,22 @@ func Load() (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	return cfg, cfg.selectEndpoints(os.Getenv(EnvEndpoints))
+	return cfg, clean(cfg.selectEndpoints(os.Getenv(EnvEndpoints)))
+}
+
+// clean is err as it may be printed before there is a configuration to
+// redact with: every secret variable's value (secret.FromEnvironment)
+// taken out of its text — a path or a quoted value can hold one — and
+// each line escaped for a terminal. Nil stays nil.
+func clean(err error) error {
+	if err == nil {
+		return nil
+	}
+	lines := strings.Split(secret.FromEnvironment().Redact(err.Error()), "\n")
+	for i, l := range lines {
+		lines[i] = escape.Text(l)
+	}
+	return errors.New(strings.Join(lines, "\n"))
 }
 
 // LoadWithoutKeys loads the configuration as Load does, without reading
@@ -179,7 +195,8 @@ func LoadWithoutKeys() (*Config, error) {
 	if path := Path(); path != "" {
 		return LoadFile(path)
 	}
-	return fromEnvironment()
+	cfg, err := fromEnvironment()
+	return cfg, clean(err)
 }
 
 // fromEnvironment is the endpoint the environment names (OPENAI_BASE_URL),

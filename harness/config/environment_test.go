@@ -127,3 +127,19 @@ func TestQualityOff(t *testing.T) {
 	assert.False(t, sc.Objectives.Has("accuracy"))
 	assert.Contains(t, cfg.Describe()[len(cfg.Describe())-1], "-latency-only: no answer is judged")
 }
+
+// TestLoadErrorsRedacted: a configuration that fails to load says why
+// before there is a configuration to redact with: a secret variable's
+// value in the path (or quoted from the file) is redacted all the same,
+// and control characters are shown, not written.
+func TestLoadErrorsRedacted(t *testing.T) {
+	clearEnv(t)
+	const key = "sk-leak-in-a-path-0123456789"
+	t.Setenv("OPENAI_API_KEY", key)
+	t.Setenv(EnvConfig, "/nonexistent/"+key+"/\x1b]0;x\x07sla.yaml")
+	_, err := Load()
+	require.Error(t, err)
+	assert.NotContains(t, err.Error(), key)
+	assert.Contains(t, err.Error(), "[redacted]")
+	assert.NotContains(t, err.Error(), "\x1b")
+}

@@ -92,6 +92,11 @@ func (p *configParser) count(n *yaml.Node, key string, min, max int) int {
 
 // LoadFile reads and validates an SLA file.
 func LoadFile(path string) (*Config, error) {
+	cfg, err := loadFile(path)
+	return cfg, clean(err)
+}
+
+func loadFile(path string) (*Config, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("config: %w", err)

@@ -148,22 +148,9 @@ func GoldenFile(dir, endpointDir, caseID string) (string, error) {
 	return filepath.Join(dir, endpointDir, caseID+".golden"), nil
 }
 
-// secretVar reports whether an environment variable holds a secret by its
-// name alone, configured or not.
-func secretVar(name string) bool {
-	return strings.HasSuffix(name, "_API_KEY") || strings.HasSuffix(name, "_TOKEN")
-}
+func secretVar(name string) bool { return secret.Var(name) }
 
-// envSecrets are the values of the *_API_KEY and *_TOKEN variables.
-func envSecrets() *secret.Set {
-	var vals []string
-	for _, kv := range os.Environ() {
-		if name, val, ok := strings.Cut(kv, "="); ok && secretVar(name) {
-			vals = append(vals, val)
-		}
-	}
-	return secret.New(vals...)
-}
+func envSecrets() *secret.Set { return secret.FromEnvironment() }
 
 // findSecret says where a secret in content comes from: the name of its
 // environment variable, "" for one of sec's, and false when there is none.

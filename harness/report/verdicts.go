@@ -42,16 +42,7 @@ func Verdicts(w io.Writer, vs []objective.Verdict) {
 			got, _ := c.Of(v.Stats)
 			row = append(row, c.Format(got))
 		}
-		verdict := "ok"
-		switch {
-		case v.Search() != "" && v.OK():
-			verdict = "held"
-		case v.Search() != "":
-			verdict = "over"
-		case !v.OK():
-			verdict = fmt.Sprintf("FAIL (%d)", len(v.Violations))
-		}
-		fmt.Fprintln(tw, strings.Join(append(row, verdict), "\t")+"\t")
+		fmt.Fprintln(tw, strings.Join(append(row, verdictWord(v)), "\t")+"\t")
 	}
 	tw.Flush()
 	writeObjectives(w, vs)

@@ -12,16 +12,31 @@
 package html
 
 import (
+	"fmt"
 	"html/template"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/llmsla/llmsla/harness/escape"
 	"github.com/llmsla/llmsla/harness/report"
+	"github.com/llmsla/llmsla/harness/sample"
 )
 
-// Write writes the board as an HTML page.
+// Write writes the board as an HTML page, its header naming the run as
+// far as the samples say (its date, each endpoint's models).
 func Write(w io.Writer, b *report.Board) error {
+	var samples []sample.Sample
+	for _, e := range b.Endpoints {
+		samples = append(samples, e.Samples()...)
+	}
+	return WriteRun(w, b, report.NewRunInfo(samples, nil))
+}
+
+// WriteRun writes the board as an HTML page whose header names the run:
+// the commit, when it ran, the configuration, each endpoint with its
+// models and host.
+func WriteRun(w io.Writer, b *report.Board, run report.RunInfo) error {
 	figs, err := figures(b)
 	if err != nil {
 		return err
@@ -38,6 +53,8 @@ func Write(w io.Writer, b *report.Board) error {
 		Rows           []row
 		Notes          []string
 		Figures        []figure
+		Run            report.RunInfo
+		When           string
 	}{
 		Title: "llmsla model selection",
 		// html/template escapes for HTML; escape.Text shows the control
@@ -47,6 +64,8 @@ func Write(w io.Writer, b *report.Board) error {
 		Head:           head,
 		Notes:          b.Notes(false),
 		Figures:        figs,
+		Run:            run,
+		When:           when(run),
 	}
 	for i, r := range rows {
 		data.Rows = append(data.Rows, row{r, overall[i]})
@@ -60,6 +79,10 @@ var page = template.Must(template.New("page").Funcs(template.FuncMap{
 	"svg":   func(b []byte) template.HTML { return template.HTML(b) },
 	"fail":  func(s string) bool { return strings.HasPrefix(s, "FAIL") || s == "not run" },
 	"inset": func(s string) bool { return strings.HasPrefix(s, "  ") },
+	// text is a string from the recording or the configuration, its
+	// control characters shown rather than written (html/template escapes
+	// markup, not them).
+	"text": escape.Text,
 }).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -69,6 +92,9 @@ var page = template.Must(template.New("page").Funcs(template.FuncMap{
 <style>
 body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", "Liberation Sans", sans-serif; margin: 1.5em auto; max-width: 72em; padding: 0 1em; color: #222; }
 h1 { font-size: 1.4em; }
+dl.run { display: grid; grid-template-columns: max-content 1fr; gap: .1em 1em; margin: 0 0 1em; color: #444; }
+dl.run dt { font-weight: 600; }
+dl.run dd { margin: 0; }
 p.recommendation { font-size: 1.1em; font-weight: 600; padding: .6em .8em; background: #eef5ee; border-left: 4px solid #3a7d44; }
 table { border-collapse: collapse; font-variant-numeric: tabular-nums; margin: 1em 0; }
 th, td { padding: .2em .6em; text-align: right; border-bottom: 1px solid #e4e4e4; white-space: nowrap; }
@@ -86,6 +112,12 @@ p.missing { color: #777; font-style: italic; border: 1px dashed #ccc; padding: 1
 </head>
 <body>
 <h1>{{.Title}}</h1>
+<dl class="run">
+<dt>commit</dt><dd>{{.Run.CommitText}}</dd>
+<dt>run</dt><dd>{{.When}}</dd>
+{{if .Run.Config}}<dt>config</dt><dd>{{text .Run.Config}}</dd>
+{{end}}<dt>endpoints</dt><dd>{{range $i, $e := .Run.Endpoints}}{{if $i}}; {{end}}{{$e}}{{end}}</dd>
+</dl>
 <p>{{.Summary}}</p>
 <p class="recommendation">{{.Recommendation}}</p>
 <table>
@@ -107,3 +139,17 @@ p.missing { color: #777; font-style: italic; border: 1px dashed #ccc; padding: 1
 </body>
 </html>
 `))
+
+// when says when the run's measured requests went out, from the samples'
+// t0: "2026-01-01 00:00:00 – 00:01:13 UTC (1m13s)".
+func when(r report.RunInfo) string {
+	if r.Start.IsZero() {
+		return "not recorded (no measured request has a start time)"
+	}
+	start, end := r.Start.UTC().Round(time.Second), r.End.UTC().Round(time.Second)
+	layout := "15:04:05"
+	if end.YearDay() != start.YearDay() || end.Year() != start.Year() {
+		layout = "2006-01-02 15:04:05"
+	}
+	return fmt.Sprintf("%s – %s UTC (%s)", start.Format("2006-01-02 15:04:05"), end.Format(layout), end.Sub(start).Round(time.Second))
+}

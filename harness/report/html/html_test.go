@@ -204,6 +204,10 @@ func TestHTMLInBrowser(t *testing.T) {
 		assert.Greater(t, p.Texts, 3, "%s: %d texts — title, axis labels and ticks need more", p.ID, p.Texts)
 	}
 	assert.Equal(t, []string{"ttft-cdf", "total-cdf", "pareto", "ttft-input", "throughput-load", "errors"}, ids)
+	for _, p := range checkLegends(t, ctx) {
+		assert.True(t, p.Legend, "%s: no legend group", p.ID)
+	}
+	checkWideLegends(t, ctx, dir)
 
 	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 	require.NoError(t, err)
@@ -213,6 +217,61 @@ func TestHTMLInBrowser(t *testing.T) {
 			t.Logf("screenshot: %s", out)
 		}
 	}
+}
+
+// legendLayout is what the page says of one plot's legend once laid out.
+type legendLayout struct {
+	ID                       string
+	Legend, InSVG, BelowData bool
+	LegendTexts, Data        int
+	Overlaps                 []string
+}
+
+// checkLegends asserts, from the geometry of the laid-out page, that each
+// plot's legend box (<g class="legend">) covers none of its data (<g
+// class="data">): no point along a line or an outline falls inside the
+// box, and no filled shape or label meets it. It returns what it found of
+// each plot, for the caller to say which must have a legend.
+func checkLegends(t *testing.T, ctx context.Context) []legendLayout {
+	t.Helper()
+	plots, err := chromedp.Run(ctx, chromedp.Evaluate[[]legendLayout](`[...document.querySelectorAll('figure.plot')].map(f => {
+		const svg = f.querySelector('svg'), leg = svg && svg.querySelector('g.legend');
+		const out = {ID: f.id, Legend: !!leg, InSVG: false, BelowData: false, LegendTexts: 0, Data: 0, Overlaps: []};
+		if (!leg) return out;
+		const L = leg.getBoundingClientRect(), S = svg.getBoundingClientRect();
+		out.LegendTexts = leg.querySelectorAll('text').length;
+		out.InSVG = L.left >= S.left - 0.5 && L.right <= S.right + 0.5 && L.top >= S.top - 0.5 && L.bottom <= S.bottom + 0.5;
+		const inside = (x, y) => x >= L.left && x <= L.right && y >= L.top && y <= L.bottom;
+		const meets = r => r.left < L.right && L.left < r.right && r.top < L.bottom && L.top < r.bottom;
+		let bottom = -Infinity;
+		for (const el of svg.querySelectorAll('g.data path, g.data text')) {
+			out.Data++;
+			bottom = Math.max(bottom, el.getBoundingClientRect().bottom);
+			const what = el.tagName + (el.textContent ? ' "' + el.textContent + '"' : '');
+			if (el.tagName === 'text' || getComputedStyle(el).fill !== 'none') {
+				if (meets(el.getBoundingClientRect())) out.Overlaps.push(what + ' meets the legend');
+				continue;
+			}
+			const n = el.getTotalLength(), m = el.getScreenCTM();
+			for (let s = 0; s <= n; s += 0.5) {
+				const p = el.getPointAtLength(s).matrixTransform(m);
+				if (inside(p.x, p.y)) { out.Overlaps.push(what + ' passes (' + Math.round(p.x) + ', ' + Math.round(p.y) + ') under the legend'); break; }
+			}
+		}
+		out.BelowData = L.top >= bottom - 0.5;
+		return out;
+	})`))
+	require.NoError(t, err)
+	for _, p := range plots {
+		if !p.Legend {
+			continue
+		}
+		assert.Positive(t, p.LegendTexts, "%s: an empty legend", p.ID)
+		assert.True(t, p.InSVG, "%s: the legend reaches out of its plot", p.ID)
+		assert.Positive(t, p.Data, "%s: no data group: the check would pass on anything", p.ID)
+		assert.Empty(t, p.Overlaps, "%s: the legend covers data", p.ID)
+	}
+	return plots
 }
 
 func args(as []*runtime.RemoteObject) string {

@@ -54,11 +54,12 @@ func figures(b *report.Board) ([]figure, error) {
 	return out, nil
 }
 
-// render draws p as SVG for inlining in the page.
+// render draws p as SVG for inlining in the page, its legend beside the
+// data (layout.go).
 func render(p *plot.Plot) ([]byte, error) {
-	c := vgsvg.New(width, height)
-	p.Draw(draw.New(c))
-	return svgOf(c)
+	t := newTagger(width, height)
+	drawBeside(t, draw.New(t), takeLegend(p), titleHeight(p), p.Draw)
+	return t.svg()
 }
 
 // svgOf is the canvas as an <svg> element, without the XML declaration
@@ -94,7 +95,6 @@ func newPlot(title, x, y string) *plot.Plot {
 	p.X.Label.Text = x
 	p.Y.Label.Text = y
 	p.Add(plotter.NewGrid())
-	p.Legend.Top = true
 	p.X.Tick.Marker, p.Y.Tick.Marker = plainTicks{}, plainTicks{}
 	return p
 }
@@ -121,8 +121,6 @@ func latencyCDF(id, name string, get func(*sample.Sample) time.Duration) func(*r
 		fig := figure{ID: id + "-cdf", Title: name + " distribution",
 			Caption: fmt.Sprintf("Share of successful warm requests with %s at most x, per endpoint (x on a log scale).", name)}
 		p := newPlot("", name+" (ms)", "share of requests")
-		// A CDF rises to the top left: the bottom right is free.
-		p.Legend.Top, p.Legend.YOffs = false, vg.Millimeter*2
 		p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, logTicks{}
 		p.Y.Min, p.Y.Max = 0, 1
 		drawn := 0
@@ -147,7 +145,7 @@ func latencyCDF(id, name string, get func(*sample.Sample) time.Duration) func(*r
 			}
 			l.StepStyle = plotter.PostStep
 			l.Color, l.Width = plotutil.Color(i), vg.Points(1.5)
-			p.Add(l)
+			addData(p, l)
 			p.Legend.Add(fmt.Sprintf("%s (n=%d)", e.Name, len(xs)), l)
 			drawn++
 		}
@@ -195,7 +193,6 @@ func qualityLatency(b *report.Board) (figure, error) {
 		fig.Caption = strings.Replace(fig.Caption, "Marker area is proportional to cost per 1k requests.", "Cost was not measured (no price in the configuration), so markers are one size.", 1)
 	}
 	p := newPlot("", ttft.Label+" (ms)", acc.Label+" (%)")
-	p.Legend.Top = false
 	var xys plotter.XYLabels
 	for _, pt := range pts {
 		xys.XYs = append(xys.XYs, plotter.XY{X: pt.x, Y: pt.y})
@@ -230,7 +227,7 @@ func qualityLatency(b *report.Board) (figure, error) {
 			return fig, err
 		}
 		l.Dashes, l.Color = []vg.Length{vg.Points(4), vg.Points(3)}, color.Gray{Y: 100}
-		p.Add(l)
+		addData(p, l)
 		p.Legend.Add("Pareto front", l)
 	}
 	labels, err := plotter.NewLabels(xys)
@@ -238,7 +235,7 @@ func qualityLatency(b *report.Board) (figure, error) {
 		return fig, err
 	}
 	labels.Offset = vg.Point{X: vg.Points(16), Y: vg.Points(-4)}
-	p.Add(sc, labels)
+	addData(p, sc, labels)
 	// Room for the labels and the largest marker.
 	p.X.Min, p.X.Max = 0, niceCeil(maxOf(pts, func(pt point) float64 { return pt.x })*1.2)
 	p.Y.Min, p.Y.Max = math.Max(0, minOf(pts, func(pt point) float64 { return pt.y })-10), 105
@@ -312,7 +309,6 @@ func levelPanels(b *report.Board, key, xlabel, ylabel string, f func(*stats.Stat
 			continue
 		}
 		p := newPlot(scenario, xlabel, ylabel)
-		p.Legend.Top, p.Legend.Left = true, true
 		for i, e := range b.Endpoints {
 			lines := map[string]plotter.XYs{} // by the level's other labels
 			for _, v := range b.Verdicts {
@@ -339,7 +335,7 @@ func levelPanels(b *report.Board, key, xlabel, ylabel string, f func(*stats.Stat
 				}
 				l.Color, dots.Color, dots.Shape = plotutil.Color(i), plotutil.Color(i), draw.CircleGlyph{}
 				l.Dashes = plotutil.Dashes(j)
-				p.Add(l, dots)
+				addData(p, l, dots)
 				p.Legend.Add(strings.TrimSpace(e.Name+" "+rest), l, dots)
 			}
 		}
@@ -388,18 +384,21 @@ func renderPanels(panels []*plot.Plot) ([]byte, error) {
 			}
 		}
 	}
-	c := vgsvg.New(2*width, vg.Length(rows)*height*0.9)
+	t := newTagger(2*width, vg.Length(rows)*height*0.9)
 	mm := vg.Millimeter
 	tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: 4 * mm, PadY: 4 * mm, PadTop: 2 * mm, PadBottom: 2 * mm, PadLeft: 2 * mm, PadRight: 2 * mm}
-	canvases := plot.Align(grid, tiles, draw.New(c))
-	for r := range grid {
-		for col := range grid[r] {
-			if grid[r][col] != nil {
-				grid[r][col].Draw(canvases[r][col])
+	// The first panel's legend serves all, beside the grid.
+	drawBeside(t, draw.New(t), takeLegend(panels[0]), tiles.PadTop+titleHeight(panels[0]), func(area draw.Canvas) {
+		canvases := plot.Align(grid, tiles, area)
+		for r := range grid {
+			for col := range grid[r] {
+				if grid[r][col] != nil {
+					grid[r][col].Draw(canvases[r][col])
+				}
 			}
 		}
-	}
-	return svgOf(c)
+	})
+	return t.svg()
 }
 
 // errorKinds draws, per endpoint, its failed requests by kind as a share
@@ -444,13 +443,13 @@ func errorKinds(b *report.Board) (figure, error) {
 		}
 		bars.Color, bars.LineStyle.Width = plotutil.Color(j), 0
 		bars.Offset = barWidth * vg.Length(float64(j)-float64(len(kinds)-1)/2)
-		p.Add(bars)
+		addData(p, bars)
 		p.Legend.Add(string(k), bars)
 	}
 	p.NominalX(names...)
 	p.X.Min, p.X.Max = -0.5, float64(len(names))-0.5
 	p.Y.Min = 0
-	p.Y.Max = niceCeil(1.4 * highest) // room above the bars for the legend
+	p.Y.Max = niceCeil(1.1 * highest) // round ticks, room above the tallest bar
 	var err error
 	fig.SVG, err = render(p)
 	return fig, err
