@@ -12,8 +12,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/llmsla/llmsla/harness/atomicfile"
 	"github.com/llmsla/llmsla/harness/capacity"
 	"github.com/llmsla/llmsla/harness/config"
+	"github.com/llmsla/llmsla/harness/load"
 	"github.com/llmsla/llmsla/harness/metric"
 	"github.com/llmsla/llmsla/harness/sample"
 	"github.com/llmsla/llmsla/harness/session"
@@ -93,28 +95,9 @@ func (c capacityRun) search(pkg string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "llmsla capacity: %v\n", err)
 		return exitBroken
 	}
-	eps := c.cfg.EndpointNames()
-	if c.endpoint != "" {
-		if !slices.Contains(eps, c.endpoint) {
-			return fail(fmt.Errorf("-endpoint %q is not in %s (have: %s)", c.endpoint, c.cfg.Source, strings.Join(eps, ", ")))
-		}
-		eps = []string{c.endpoint}
-	}
-	searches := map[string]config.Capacity{}
-	for _, ep := range eps {
-		cs, err := c.cfg.SearchCapacity(c.scenario, ep, c.settings)
-		if err != nil {
-			return fail(err)
-		}
-		searches[ep] = cs
-	}
-	defined, err := definitions(pkg)
+	eps, searches, sc, err := c.prepare(pkg)
 	if err != nil {
 		return fail(err)
-	}
-	i := slices.IndexFunc(defined, func(d session.Scenario) bool { return d.Name == c.scenario })
-	if i < 0 {
-		return fail(fmt.Errorf("-scenario %q: no such scenario (defined: %s)", c.scenario, strings.Join(names(defined), ", ")))
 	}
 	if err := os.MkdirAll(c.out, 0o755); err != nil {
 		return fail(err)
@@ -126,7 +109,7 @@ func (c capacityRun) search(pkg string, stdout, stderr io.Writer) int {
 		return fail(err)
 	}
 	defer s.Close()
-	fix, err := s.Source(defined[i])
+	fix, err := s.Source(sc)
 	if err != nil {
 		return fail(err)
 	}
@@ -139,28 +122,65 @@ func (c capacityRun) search(pkg string, stdout, stderr io.Writer) int {
 	}
 	var lines []string
 	for _, name := range eps {
-		ep, _ := s.Endpoint(name)
-		conf := c.cfg.Scenario(c.scenario, name)
-		cs := searches[name]
-		conf.Capacity = &cs
-		r, err := s.Capacity(context.Background(), session.Cell{Scenario: c.scenario, Endpoint: ep, Settings: conf, Fixture: fix})
-		writeSteps(stdout, c.scenario, name, cs, r)
-		if err == nil {
-			err = s.RecordErr()
-		}
+		line, err := c.searchOne(s, fix, name, searches[name], stdout)
 		if err != nil {
 			return fail(fmt.Errorf("%s endpoint=%s: %w; %s holds the steps so far", c.scenario, name, err, samples))
 		}
-		lines = append(lines, fmt.Sprintf("Benchmark%s/endpoint=%s/capacity=%s 1 0 ns/op %s %s\n",
-			title(c.scenario), sample.NameValue(name), cs.By, strconv.FormatFloat(r.Limit, 'g', -1, 64), session.CapacityUnit(cs)))
-		fmt.Fprintln(stdout, session.CapacityLine(c.scenario, name, cs, r))
+		lines = append(lines, line)
 	}
 	txt := filepath.Join(c.out, "capacity-"+stamp+".txt")
-	if err := os.WriteFile(txt, []byte(capacityHeader(c.cfg)+strings.Join(lines, "")), 0o644); err != nil {
+	if err := atomicfile.Write(txt, []byte(capacityHeader(c.cfg)+strings.Join(lines, ""))); err != nil {
 		return fail(err)
 	}
 	fmt.Fprintf(stdout, "recorded %s and %s\n", txt, samples)
 	return exitOK
+}
+
+// prepare checks everything before a request: the endpoints to search,
+// each one's search (its capacity: block with the flags on top), and the
+// scenario's definition among the suites'.
+func (c capacityRun) prepare(pkg string) (eps []string, searches map[string]config.Capacity, sc session.Scenario, err error) {
+	eps = c.cfg.EndpointNames()
+	if c.endpoint != "" {
+		if !slices.Contains(eps, c.endpoint) {
+			return nil, nil, sc, fmt.Errorf("-endpoint %q is not in %s (have: %s)", c.endpoint, c.cfg.Source, strings.Join(eps, ", "))
+		}
+		eps = []string{c.endpoint}
+	}
+	searches = map[string]config.Capacity{}
+	for _, ep := range eps {
+		if searches[ep], err = c.cfg.SearchCapacity(c.scenario, ep, c.settings); err != nil {
+			return nil, nil, sc, err
+		}
+	}
+	defined, err := definitions(pkg)
+	if err != nil {
+		return nil, nil, sc, err
+	}
+	i := slices.IndexFunc(defined, func(d session.Scenario) bool { return d.Name == c.scenario })
+	if i < 0 {
+		return nil, nil, sc, fmt.Errorf("-scenario %q: no such scenario (defined: %s)", c.scenario, strings.Join(names(defined), ", "))
+	}
+	return eps, searches, defined[i], nil
+}
+
+// searchOne searches one endpoint, shows its steps and its answer, and
+// returns its benchmark line.
+func (c capacityRun) searchOne(s *session.Session, fix *load.Fixture, name string, cs config.Capacity, stdout io.Writer) (string, error) {
+	ep, _ := s.Endpoint(name)
+	conf := c.cfg.Scenario(c.scenario, name)
+	conf.Capacity = &cs
+	r, err := s.Capacity(context.Background(), session.Cell{Scenario: c.scenario, Endpoint: ep, Settings: conf, Fixture: fix})
+	writeSteps(stdout, c.scenario, name, cs, r)
+	if err == nil {
+		err = s.RecordErr()
+	}
+	if err != nil {
+		return "", err
+	}
+	fmt.Fprintln(stdout, session.CapacityLine(c.scenario, name, cs, r))
+	return fmt.Sprintf("Benchmark%s/endpoint=%s/capacity=%s 1 0 ns/op %s %s\n",
+		title(c.scenario), sample.NameValue(name), cs.By, strconv.FormatFloat(r.Limit, 'g', -1, 64), session.CapacityUnit(cs)), nil
 }
 
 // writeSteps shows a search's steps, held or over, before its answer.
