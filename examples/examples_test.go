@@ -101,11 +101,15 @@ func TestGitHubActionsShards(t *testing.T) {
 	if list, _ := needs.([]any); !slices.Contains(list, any("shard")) {
 		t.Errorf("merge needs %v, want the shard matrix", merge.Needs)
 	}
-	// The header promises one verdict and a gate over the merged shards.
+	// The header promises one verdict and a gate over the merged shards,
+	// by the binary (go run would turn every failure into exit 1).
 	ran := map[string]bool{}
 	for _, s := range merge.Steps {
 		if strings.HasPrefix(s.Run, "go run ./cmd/llmsla ") {
-			ran[word(s.Run, 3)] = true
+			t.Errorf("step %q runs llmsla through go run, which loses its exit code", s.Run)
+		}
+		if strings.HasPrefix(s.Run, "bin/llmsla ") {
+			ran[word(s.Run, 1)] = true
 		}
 	}
 	for _, cmd := range []string{"verdict", "gate"} {

@@ -304,3 +304,23 @@ func TestShardsOfThePresetsRefusedEarly(t *testing.T) {
 	assert.Contains(t, errOut.String(), "shard 0/3: scenarios.chat (concurrency=1): concurrency 1 cannot be split over 3 shards")
 	assert.NotContains(t, out.String(), "recorded", "nothing ran")
 }
+
+// TestShardExampleRuns: the sharded example of docs/load.md, as written,
+// runs on the shipped suites: every shard of three plans its share of
+// every level (a dry run checks all of it and sends nothing).
+func TestShardExampleRuns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go test on the suites")
+	}
+	simEnv(t, "")
+	t.Setenv("LLMSLA_CONFIG", "../../examples/sla.shards.yaml")
+	doc, err := os.ReadFile("../../docs/load.md")
+	require.NoError(t, err)
+	require.Contains(t, string(doc), "export LLMSLA_CONFIG=examples/sla.shards.yaml")
+	for i := range 3 {
+		var out, errOut bytes.Buffer
+		code := runBench([]string{"-pkg", suites, "-out", t.TempDir(), "-dry-run", "-shard", fmt.Sprintf("%d/3", i), "-count", "1", "-n", "3"}, &out, &errOut)
+		assert.Equal(t, exitOK, code, "shard %d/3:\n%s\n%s", i, &out, &errOut)
+		assert.Contains(t, out.String(), fmt.Sprintf("this is shard %d/3", i))
+	}
+}
