@@ -49,6 +49,20 @@ var Table = []*Metric{
 			}
 			return st.OutTokPerSec, st.Attempted
 		}},
+	{Name: "req_rate", Kind: Figure, BenchUnit: "req/s", Bench: true, Column: "req/s",
+		Value: func(st *stats.Stats) (float64, int) {
+			if st.Wall <= 0 {
+				return math.NaN(), 0
+			}
+			return st.ReqPerSec, st.Attempted
+		}},
+	{Name: "tok_rate", Kind: Figure, BenchUnit: "tok/s", Bench: true, Column: "tok/s",
+		Value: func(st *stats.Stats) (float64, int) {
+			if st.Wall <= 0 {
+				return math.NaN(), 0
+			}
+			return st.TokPerSec, st.Attempted
+		}},
 	{Name: "error_rate", Kind: Fraction, Lower: true, BenchUnit: "err-%", Bench: true, Column: "err", Threshold: true,
 		Value:   func(st *stats.Stats) (float64, int) { return st.ErrorRate(), st.Attempted },
 		Outcome: func(s *sample.Sample) (bool, bool) { return true, s.OK() },

@@ -54,6 +54,7 @@ type Stats struct {
 	LateShard    string
 	ReqPerSec    float64 // completed requests / wall
 	OutTokPerSec float64 // Σ output tokens / wall
+	TokPerSec    float64 // Σ prompt and output tokens / wall
 
 	Quality quality.Tally
 	// QualityOff counts the requests whose answers were not judged
@@ -240,6 +241,10 @@ func Summarize(samples []sample.Sample, good func(*sample.Sample) bool) *Stats {
 	if secs := st.Wall.Seconds(); secs > 0 {
 		st.ReqPerSec = float64(st.Attempted-st.Failed) / secs
 		st.OutTokPerSec = float64(st.OutputTokens) / secs
+		st.TokPerSec = st.OutTokPerSec
+		if n := st.PromptTokens.N; n > 0 {
+			st.TokPerSec += st.PromptTokens.Mean * float64(n) / secs
+		}
 	}
 	if st.Attempted > 0 {
 		st.GoodPct = float64(st.Good) / float64(st.Attempted)
