@@ -52,34 +52,31 @@ var Kinds = []ErrorKind{
 	KindCancelled, KindOther,
 }
 
-// Sentinels, one per kind, for errors.Is. ErrTimeout matches all three
-// timeout kinds.
+// Error makes a kind an error: each kind is its own sentinel for
+// errors.Is (errors.Is(err, sample.KindAuth)), and a request's error
+// matches its kind.
+func (k ErrorKind) Error() string { return string(k) }
+
+// Sentinels by their usual names: the kinds themselves, as errors.
+// ErrTimeout matches all three timeout kinds.
 var (
-	ErrTimeout        = errors.New("timeout")
-	ErrTimeoutHeaders = kindErr(KindTimeoutHeaders)
-	ErrTimeoutIdle    = kindErr(KindTimeoutIdle)
-	ErrTimeoutTotal   = kindErr(KindTimeoutTotal)
-	ErrConnRefused    = kindErr(KindConnRefused)
-	ErrConnReset      = kindErr(KindConnReset)
-	ErrRateLimited    = kindErr(KindRateLimited)
-	ErrServerError    = kindErr(KindServerError)
-	ErrClientError    = kindErr(KindClientError)
-	ErrAuth           = kindErr(KindAuth)
-	ErrProtocol       = kindErr(KindProtocol)
-	ErrMidstream      = kindErr(KindMidstream)
-	ErrTruncated      = kindErr(KindTruncated)
-	ErrEmptyAnswer    = kindErr(KindEmptyAnswer)
-	ErrContentFilter  = kindErr(KindContentFilter)
-	ErrCancelled      = kindErr(KindCancelled)
+	ErrTimeout              = errors.New("timeout")
+	ErrTimeoutHeaders error = KindTimeoutHeaders
+	ErrTimeoutIdle    error = KindTimeoutIdle
+	ErrTimeoutTotal   error = KindTimeoutTotal
+	ErrConnRefused    error = KindConnRefused
+	ErrConnReset      error = KindConnReset
+	ErrRateLimited    error = KindRateLimited
+	ErrServerError    error = KindServerError
+	ErrClientError    error = KindClientError
+	ErrAuth           error = KindAuth
+	ErrProtocol       error = KindProtocol
+	ErrMidstream      error = KindMidstream
+	ErrTruncated      error = KindTruncated
+	ErrEmptyAnswer    error = KindEmptyAnswer
+	ErrContentFilter  error = KindContentFilter
+	ErrCancelled      error = KindCancelled
 )
-
-var sentinels = map[ErrorKind]error{}
-
-func kindErr(k ErrorKind) error {
-	e := errors.New(string(k))
-	sentinels[k] = e
-	return e
-}
 
 // RequestError is the error of one failed request: its kind, the HTTP status
 // when there was one, and what the server said (cut short, never the request
@@ -114,8 +111,8 @@ func (e *RequestError) Is(target error) bool {
 	if target == ErrTimeout {
 		return e.Kind == KindTimeoutHeaders || e.Kind == KindTimeoutIdle || e.Kind == KindTimeoutTotal
 	}
-	s, ok := sentinels[e.Kind]
-	return ok && s == target
+	k, ok := target.(ErrorKind)
+	return ok && k != KindNone && k == e.Kind
 }
 
 // KindOf returns the kind of err: KindNone for nil, KindOther for an error
