@@ -78,7 +78,7 @@ func benchLevel(b *testing.B, s *session.Session, c session.Cell) (v objective.V
 	mustRecord(b, s)
 	v = objective.Judge(samples, c.Settings.Objectives)
 	ReportMetrics(b, v.Stats)
-	if c.Endpoint.Kind == "ollama" && b.N > 1 {
+	if c.Endpoint.Kind == stream.KindOllama && b.N > 1 {
 		reportBreakdown(b, s, c)
 	}
 	return v, b.N > 1
@@ -150,7 +150,7 @@ func benchCapacity(b *testing.B, s *session.Session, c session.Cell) {
 // failure to measure it is logged, not failed.
 func logBreakdown(t *testing.T, s *session.Session, c session.Cell) {
 	t.Helper()
-	if c.Endpoint.Kind != "ollama" {
+	if c.Endpoint.Kind != stream.KindOllama {
 		return
 	}
 	b, err := s.Breakdown(context.Background(), c, session.BreakdownRequests)

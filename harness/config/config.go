@@ -260,7 +260,7 @@ func simulated() (*Config, error) {
 	}
 	return &Config{
 		Source:    "built-in simulator (no sla.yaml, no OPENAI_BASE_URL)",
-		Endpoints: []stream.Endpoint{{Name: SimEndpoint, Model: "sim", Simulated: true, Timeouts: stream.DefaultTimeouts}},
+		Endpoints: []stream.Endpoint{{Name: SimEndpoint, Model: "sim", Simulated: true, Kind: stream.KindVLLM, Timeouts: stream.DefaultTimeouts}},
 		Scenarios: Presets(),
 		SimSpecs:  map[string]string{SimEndpoint: os.Getenv(EnvSim)},
 	}, nil

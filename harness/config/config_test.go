@@ -122,7 +122,7 @@ func TestConfigErrors(t *testing.T) {
 		"bad sim spec": {"endpoints:\n  s: {sim: \"ttft=fast\"}\n", []string{"endpoints.s.sim:"}},
 		"bad max tokens param": {"endpoints:\n  a: {base_url: http://x/v1, model: m, max_tokens_param: max_output_tokens}\n",
 			[]string{`endpoints.a.max_tokens_param: "max_output_tokens" is not a parameter (allowed: max_tokens, max_completion_tokens)`}},
-		"two errors": {"endpoints:\n  a: {base_url: http://x/v1, model: m, kind: vllm}\ngate: {alpha: 2}\n", []string{"2 errors", "endpoints.a.kind", "gate.alpha"}},
+		"two errors": {"endpoints:\n  a: {base_url: http://x/v1, model: m, kind: tgi}\ngate: {alpha: 2}\n", []string{"2 errors", "endpoints.a.kind", "gate.alpha"}},
 		"not yaml":   {"endpoints: [\n", []string{"sla.yaml"}},
 		"empty file": {"# nothing\n", []string{"empty file"}},
 		"second document": {"endpoints:\n  a: {base_url: http://x/v1, model: m}\n---\nscenarios:\n  chat: {sla: {ttft_p95_ms: 1}}\n",

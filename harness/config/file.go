@@ -34,6 +34,9 @@ func (e *fileError) Error() string {
 type configParser struct {
 	file string
 	errs []error
+	// fixed are the output_tokens: {fixed: N} the file asks for, checked
+	// once the endpoints are known.
+	fixed []fixedAt
 }
 
 func (p *configParser) errf(n *yaml.Node, key, format string, args ...any) {
@@ -133,6 +136,7 @@ func loadFile(path string) (*Config, error) {
 	if len(p.errs) == 0 {
 		p.endpointsFrom(cfg)
 	}
+	p.checkFixed(cfg)
 	for _, o := range overrides {
 		if !slices.Contains(cfg.EndpointNames(), o.endpoint) {
 			p.errf(o.node, "scenarios."+o.scenario+".endpoints."+o.endpoint,
@@ -184,9 +188,9 @@ var endpointKeys = []string{"base_url", "model", "api_key_env", "headers", "time
 
 func (p *configParser) endpoint(cfg *Config, name string, n *yaml.Node) stream.Endpoint {
 	key := "endpoints." + name
-	ep := stream.Endpoint{Name: name, Timeouts: stream.DefaultTimeouts, Kind: "openai"}
+	ep := stream.Endpoint{Name: name, Timeouts: stream.DefaultTimeouts, Kind: stream.KindOpenAI}
 	p.checkName(n, key, name)
-	isSim := false
+	isSim, kindSet := false, false
 	p.mapping(n, key, endpointKeys, func(k string, v *yaml.Node) {
 		k2 := key + "." + k
 		switch k {
@@ -227,9 +231,10 @@ func (p *configParser) endpoint(cfg *Config, name string, n *yaml.Node) stream.E
 				}
 			})
 		case "kind":
-			ep.Kind = p.str(v, k2)
-			if ep.Kind != "openai" && ep.Kind != "ollama" {
-				p.errf(v, k2, "%q is not a kind (allowed: openai, ollama)", ep.Kind)
+			kindSet = true
+			ep.Kind = stream.Kind(p.str(v, k2))
+			if !slices.Contains(stream.Kinds, ep.Kind) {
+				p.errf(v, k2, "%q is not a kind (allowed: %s)", ep.Kind, kinds())
 			}
 		case "max_tokens_param":
 			ep.MaxTokensParam = p.str(v, k2)
@@ -254,6 +259,9 @@ func (p *configParser) endpoint(cfg *Config, name string, n *yaml.Node) stream.E
 		p.errf(n, key, "set either base_url or sim, not both")
 	case isSim:
 		ep.Simulated = true
+		if !kindSet {
+			ep.Kind = stream.KindVLLM // the simulator takes vLLM's extra parameters
+		}
 		if ep.Model == "" {
 			ep.Model = "sim"
 		}
@@ -386,4 +394,12 @@ func joinErrors(errs []error) error {
 		msgs[i] = e.Error()
 	}
 	return fmt.Errorf("%d errors in the configuration:\n  %s", len(errs), strings.Join(msgs, "\n  "))
+}
+
+func kinds() string {
+	names := make([]string, len(stream.Kinds))
+	for i, k := range stream.Kinds {
+		names[i] = string(k)
+	}
+	return strings.Join(names, ", ")
 }

@@ -15,6 +15,9 @@ type Level struct {
 	Pacer load.Pacer
 	// PromptTokens is the synthetic prompt length; 0: the fixture's cases.
 	PromptTokens int
+	// FixedTokens is the answer length every request asks for exactly
+	// (output_tokens: {fixed: N}); 0: answers as long as they come.
+	FixedTokens int
 	// Search names the search the level is a step of ("capacity"); its
 	// verdicts explore, they are not the SLA of the run.
 	Search string
@@ -29,6 +32,9 @@ func (l Level) Label() sample.Level {
 	}
 	if l.PromptTokens != 0 {
 		out = out.With("prompt_tokens", l.PromptTokens)
+	}
+	if l.FixedTokens != 0 {
+		out = out.With("output_tokens", l.FixedTokens)
 	}
 	for _, lb := range l.Pacer.Level().Labels() {
 		out = out.With(lb.Key, lb.Value)
@@ -61,7 +67,7 @@ func (sc Scenario) Levels() []Level {
 	var out []Level
 	for _, pt := range prompts {
 		for _, p := range pacers {
-			out = append(out, Level{Pacer: sc.arrive(p), PromptTokens: pt})
+			out = append(out, Level{Pacer: sc.arrive(p), PromptTokens: pt, FixedTokens: sc.FixedTokens})
 		}
 	}
 	return out

@@ -47,6 +47,10 @@ type Scenario struct {
 	PromptTokens []int
 
 	Objectives objective.Objectives
+	// FixedTokens, when > 0, asks every answer for exactly this many
+	// tokens (output_tokens: {fixed: N}; MaxTokens is N too), from
+	// endpoints whose kind can be asked (stream.Kind.FixedLength).
+	FixedTokens int
 	// QualityOff sends the fixture's cases without judging the answers:
 	// latency and errors only (quality: off; llmsla bench -latency-only
 	// sets it on every scenario). A scenario's fixture is built once for
@@ -258,8 +262,10 @@ func (p *configParser) setting(sc *Scenario, key, k string, v *yaml.Node) {
 		}
 	case "warmup":
 		sc.Warmup = p.count(v, key, 0, MaxSamples)
-	case "max_tokens", "output_tokens":
+	case "max_tokens":
 		sc.MaxTokens = p.count(v, key, 1, 1<<20)
+	case "output_tokens":
+		p.outputTokens(sc, key, v)
 	case "arrival":
 		sc.Arrival = load.Arrival(p.str(v, key))
 		if !slices.Contains(load.ArrivalProcesses, sc.Arrival) {

@@ -99,6 +99,16 @@ func Shift(src Source, k int) Source {
 	return SourceFunc(func(i int) Prompt { return src.Prompt(k + i) })
 }
 
+// FixedTokens is src asking every answer for exactly n tokens
+// (stream.Request.FixedTokens), n its cap too.
+func FixedTokens(src Source, n int) Source {
+	return SourceFunc(func(i int) Prompt {
+		p := src.Prompt(i)
+		p.Request.MaxTokens, p.Request.FixedTokens = n, n
+		return p
+	})
+}
+
 // MaxTokens is src with every request capped at n output tokens (the
 // scenario's setting on one endpoint).
 func MaxTokens(src Source, n int) Source {

@@ -59,7 +59,7 @@ type Summary struct {
 // the requests before it is returned with the error.
 func Measure(ctx context.Context, ep stream.Endpoint, reqs []stream.Request) (Summary, error) {
 	b := Summary{Endpoint: ep.Name}
-	if ep.Kind != "ollama" {
+	if ep.Kind != stream.KindOllama {
 		return b, fmt.Errorf("endpoint %q (kind %q): %w", ep.Name, ep.Kind, ErrNotOllama)
 	}
 	host := Host(ep.BaseURL)

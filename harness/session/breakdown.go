@@ -47,7 +47,7 @@ func (s *Session) BreakdownOnce(ctx context.Context, c Cell, n int) (ollama.Summ
 }
 
 func (s *Session) measureBreakdown(ctx context.Context, ep stream.Endpoint, src load.Source, n int) (ollama.Summary, error) {
-	if ep.Kind != "ollama" {
+	if ep.Kind != stream.KindOllama {
 		return ollama.Summary{}, fmt.Errorf("endpoint %s is not kind: ollama", ep.Name)
 	}
 	reqs := make([]stream.Request, n)

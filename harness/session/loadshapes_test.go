@@ -27,7 +27,7 @@ func simSession(t *testing.T, spec string) (*Session, *config.Config) {
 // simSessionRun is simSession running as run says (a shard of a run).
 func simSessionRun(t *testing.T, spec string, run Run) (*Session, *config.Config) {
 	t.Helper()
-	cfg := &config.Config{Source: "test", Endpoints: []stream.Endpoint{{Name: "sim", Model: "sim", Simulated: true}},
+	cfg := &config.Config{Source: "test", Endpoints: []stream.Endpoint{{Name: "sim", Model: "sim", Simulated: true, Kind: stream.KindVLLM}},
 		Scenarios: config.Presets(), SimSpecs: map[string]string{"sim": spec}}
 	s, err := New(cfg, run, Options{})
 	require.NoError(t, err)

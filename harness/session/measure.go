@@ -93,7 +93,11 @@ func (s *Session) send(ctx context.Context, c Cell, n int, probe bool) ([]sample
 	if c.Settings.Duration > 0 && !probe {
 		opts = append(opts, load.For(c.Settings.Duration))
 	}
-	samples := load.NewRunner(opts...).Run(ctx, s.clients[c.Endpoint.Name], load.MaxTokens(src, c.Settings.MaxTokens), pacer, n)
+	src = load.MaxTokens(src, c.Settings.MaxTokens)
+	if f := c.Settings.FixedTokens; f > 0 {
+		src = load.FixedTokens(src, f)
+	}
+	samples := load.NewRunner(opts...).Run(ctx, s.clients[c.Endpoint.Name], src, pacer, n)
 	return samples, s.guard.stopped()
 }
 

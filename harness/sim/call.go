@@ -194,7 +194,22 @@ func (c *call) planText() {
 	} else if tr.InvalidJSON {
 		c.answer = splitTokens(breakJSON(strings.Join(c.answer, "")))
 	}
+	c.answer = c.lengthen(c.answer)
 	c.answer = c.answer[:c.budget(len(c.answer))]
+}
+
+// lengthen goes on past the end of the answer, as a server ignoring its
+// end-of-sequence token does: to min_tokens, or with ignore_eos to
+// max_tokens (reasoning counts toward both).
+func (c *call) lengthen(answer []string) []string {
+	want := c.tr.MinTokens
+	if c.tr.IgnoreEOS && c.tr.MaxTokens > 0 {
+		want = max(want, c.tr.MaxTokens)
+	}
+	if more := want - len(c.reasoning) - len(answer); more > 0 && c.tr.Fault != FaultEmptyAnswer {
+		answer = append(answer, loremTokens(more, len(answer))...)
+	}
+	return answer
 }
 
 // budget applies max_tokens to reasoning, which comes first, and an

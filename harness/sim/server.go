@@ -185,6 +185,9 @@ const FaultHeader = "X-Sim-Fault"
 type rawParams struct {
 	Temperature *float64 `json:"temperature"`
 	Seed        *int     `json:"seed"`
+	// vLLM's extra sampling parameters of a fixed answer length.
+	MinTokens int  `json:"min_tokens"`
+	IgnoreEOS bool `json:"ignore_eos"`
 }
 
 func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
@@ -212,6 +215,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		tr.MaxTokens = req.MaxTokens
 	}
 	tr.Temperature, tr.Seed = raw.Temperature, raw.Seed
+	tr.MinTokens, tr.IgnoreEOS = raw.MinTokens, raw.IgnoreEOS
 	tr.PromptTokens = promptTokens(&req)
 	tr.Fault = cfg.pickFault(tr.Index)
 	if f := r.Header.Get(FaultHeader); f == "none" {

@@ -33,6 +33,9 @@ type Stats struct {
 	// server's estimate) of successful requests; Points pairs each with its
 	// TTFT, for the prefill fit of a prompt-length sweep.
 	PromptTokens Summary
+	// OutputLen describes the successful answers' output tokens, each
+	// request's (a fixed answer length is checked against it).
+	OutputLen Summary
 	Points       []Point
 
 	Wall time.Duration // the measured windows (first t0 to last end) of the runs, added up
@@ -154,7 +157,7 @@ func Summarize(samples []sample.Sample, good func(*sample.Sample) bool) *Stats {
 	ttfa := make([]float64, 0, n)
 	total := make([]float64, 0, n)
 	tpot := make([]float64, 0, n)
-	var prompt []float64
+	var prompt, outs []float64
 	var itl sample.Hist // pooled: every gap of every request
 	runs := map[string]*run{}
 	var open openLoop
@@ -212,6 +215,7 @@ func Summarize(samples []sample.Sample, good func(*sample.Sample) bool) *Stats {
 		}
 		itl.Merge(s.ITL)
 		st.OutputTokens += s.OutputTokens
+		outs = append(outs, float64(s.OutputTokens))
 		if s.PromptTokens > 0 {
 			prompt = append(prompt, float64(s.PromptTokens))
 			if s.TTFT > 0 {
@@ -231,7 +235,7 @@ func Summarize(samples []sample.Sample, good func(*sample.Sample) bool) *Stats {
 	st.TTFT, st.TTFA, st.Total = Describe(ttft), Describe(ttfa), Describe(total)
 	st.TPOT, st.ITL = Describe(tpot), DescribeHist(&itl)
 	st.Open, st.Slices = open.summary(runs), slices.slices()
-	st.PromptTokens = Describe(prompt)
+	st.PromptTokens, st.OutputLen = Describe(prompt), Describe(outs)
 	st.Wall, st.Overlap, st.StartSpread = wall(runs)
 	for _, r := range runs {
 		st.LongestRun = max(st.LongestRun, r.last.Sub(r.first))

@@ -34,9 +34,10 @@ type Endpoint struct {
 	Timeouts Timeouts
 	// Simulated marks the built-in simulator, so every report can say so.
 	Simulated bool
-	// Kind is "openai" (default) or "ollama" (enables the native-timing
-	// breakdown).
-	Kind string
+	// Kind is what serves it (KindOpenAI by default; KindOllama enables
+	// the native-timing breakdown; vLLM, SGLang and llama.cpp take a fixed
+	// answer length).
+	Kind Kind
 	// KeyEnv names the environment variable the API key is read from.
 	KeyEnv string
 	// MaxTokensParam is the request field that caps the answer:
@@ -106,13 +107,20 @@ type Request struct {
 	Temperature    *float32
 	Seed           *int
 	ResponseFormat *openai.ChatCompletionResponseFormat
+	// FixedTokens, when > 0, asks for an answer of exactly this many
+	// tokens (its cap too), from a server whose Kind can be asked
+	// (Kind.FixedLength); ignored by any other.
+	FixedTokens int
 }
 
 // wireRequest adds to go-openai's request what it cannot say: an explicit
-// temperature of 0. The outer field shadows the embedded one in encoding/json.
+// temperature of 0 (the outer field shadows the embedded one in
+// encoding/json), and the parameters of a fixed answer length.
 type wireRequest struct {
 	openai.ChatCompletionRequest
 	Temperature *float32 `json:"temperature,omitempty"`
+	MinTokens   int      `json:"min_tokens,omitempty"`
+	IgnoreEOS   bool     `json:"ignore_eos,omitempty"`
 }
 
 // The values of Endpoint.MaxTokensParam.
@@ -218,8 +226,15 @@ func (c *Client) Body(req Request) ([]byte, error) {
 		},
 		Temperature: req.Temperature,
 	}
+	if n := req.FixedTokens; n > 0 {
+		minTokens, ignoreEOS, _ := c.ep.Kind.FixedLength()
+		w.MaxTokens, w.IgnoreEOS = n, ignoreEOS
+		if minTokens {
+			w.MinTokens = n
+		}
+	}
 	if c.ep.MaxTokensParam == MaxCompletionTokens {
-		w.MaxTokens, w.MaxCompletionTokens = 0, req.MaxTokens
+		w.MaxTokens, w.MaxCompletionTokens = 0, w.MaxTokens
 	}
 	return json.Marshal(w)
 }
