@@ -11,6 +11,7 @@ import (
 	"github.com/llmsla/llmsla/harness/config"
 	"github.com/llmsla/llmsla/harness/load"
 	"github.com/llmsla/llmsla/harness/session"
+	"github.com/llmsla/llmsla/harness/stream"
 )
 
 // plan is what a bench will send, computed before the first request from
@@ -70,7 +71,7 @@ func (r *planRow) count(g goTest, shard load.Shard) {
 		}
 		r.other += warm
 		r.other += g.count // probes
-		if r.cell.Endpoint.Kind == "ollama" {
+		if r.cell.Endpoint.Kind == stream.KindOllama {
 			r.other += g.count * session.BreakdownRequests
 		}
 		span := conf.Span(lv)
@@ -276,5 +277,19 @@ func roundDuration(d time.Duration) string {
 // progressTotal is what the progress line counts the whole run against.
 func (p *plan) progressTotal() wholeRun {
 	measured, other, _, _ := p.totals()
-	return wholeRun{requests: measured + other, cells: p.cells(), count: p.g.count}
+	w := wholeRun{requests: measured + other, cells: p.cells(), count: p.g.count, weight: map[string]float64{}}
+	for _, r := range p.rows {
+		if r.latency <= 0 {
+			return wholeRun{requests: w.requests, cells: w.cells, count: w.count} // not probed: every request alike
+		}
+		per := float64(r.measured+r.other) / float64(len(r.levels))
+		for _, lv := range r.levels {
+			c := r.cell
+			c.Level = lv
+			x := r.latency.Seconds() / float64(max(lv.Pacer.Workers(), 1))
+			w.weight[c.Name()] = x
+			w.total += per * x
+		}
+	}
+	return w
 }

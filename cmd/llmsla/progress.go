@@ -177,10 +177,17 @@ func progressLine(ev session.Progress) string {
 // run ended, and an ETA from the rate so far.
 type wholeRun struct {
 	requests, cells, count int // the plan's
-	start                  time.Time
-	ended                  int            // requests of the cell calls that ended
-	runs                   map[string]int // cell → measured runs ended
-	done                   int            // cells done
+	// weight is each cell's time a request (its probed latency over its
+	// workers), so that the ETA weighs a slow cell's requests as they
+	// take; total is the plan's requests weighed so. No weights: every
+	// request weighs 1.
+	weight map[string]float64
+	total  float64
+	start  time.Time
+	ended  int            // requests of the cell calls that ended
+	work   float64        // and their weight
+	runs   map[string]int // cell → measured runs ended
+	done   int            // cells done
 }
 
 // add counts an event of a cell.
@@ -189,6 +196,7 @@ func (w *wholeRun) add(ev session.Progress) {
 		return
 	}
 	w.ended += ev.Done
+	w.work += float64(ev.Done) * w.weightOf(ev.Cell)
 	if ev.Probe {
 		return
 	}
@@ -198,19 +206,32 @@ func (w *wholeRun) add(ev session.Progress) {
 	}
 }
 
+func (w *wholeRun) weightOf(cell string) float64 {
+	if x, ok := w.weight[cell]; ok {
+		return x
+	}
+	return 1
+}
+
 // line is "; run: 340/2171 requests, 3/10 cells, ETA 1m12s" while ev's
-// cell is at ev.Done.
+// cell is at ev.Done. The ETA is the time so far, scaled by the work
+// left over the work done.
 func (w *wholeRun) line(ev session.Progress) string {
 	if w.requests == 0 {
 		return ""
 	}
-	done := w.ended
+	done, work := w.ended, w.work
 	if !ev.End {
 		done += ev.Done
+		work += float64(ev.Done) * w.weightOf(ev.Cell)
 	}
 	s := fmt.Sprintf("; run: %d/%d requests, %d/%d cells", done, w.requests, w.done, w.cells)
-	if el := time.Since(w.start); done > 0 && done < w.requests {
-		eta := time.Duration(float64(el) * float64(w.requests-done) / float64(done))
+	total := w.total
+	if total == 0 {
+		total = float64(w.requests)
+	}
+	if el := time.Since(w.start); work > 0 && done < w.requests && total > work {
+		eta := time.Duration(float64(el) * (total - work) / work)
 		s += ", ETA " + roundDuration(eta)
 	}
 	return s

@@ -107,3 +107,18 @@ func TestProgressTerminalRedacts(t *testing.T) {
 		t.Errorf("terminal line = %q, want it shown, the key redacted", got)
 	}
 }
+
+// TestWholeRunETA: the whole run's ETA weighs each cell's requests by its
+// probed time a request: after a fast cell of 100 requests, the slow cell
+// of 100 left (ten times the time a request) is most of the run, not
+// half of it.
+func TestWholeRunETA(t *testing.T) {
+	w := wholeRun{requests: 200, cells: 2, count: 1, runs: map[string]int{},
+		weight: map[string]float64{"fast": 0.01, "slow": 0.1}, total: 100*0.01 + 100*0.1}
+	w.start = time.Now().Add(-time.Second) // the fast cell took a second
+	w.add(session.Progress{Cell: "fast", Done: 100, End: true})
+	line := w.line(session.Progress{Cell: "slow", Done: 0})
+	if !strings.Contains(line, "run: 100/200 requests, 1/2 cells, ETA 10s") {
+		t.Errorf("line %q, want the slow cell's ten seconds left", line)
+	}
+}
