@@ -281,3 +281,12 @@ func backticks(b []byte, i int) int {
 	}
 	return n
 }
+
+// TestREADMEShort: the README is what people read first — what llmsla
+// is, the two commands, an endpoint, a scenario, exit codes, CI, links —
+// and stays short; the rest lives in docs/.
+func TestREADMEShort(t *testing.T) {
+	if n := strings.Count(read(t, "README.md"), "\n"); n > 200 {
+		t.Errorf("README.md has %d lines, over 200: move the detail into docs/", n)
+	}
+}
