@@ -51,6 +51,9 @@ func BenchOn(b *testing.B, s *session.Session, sc Scenario) {
 		if base.Settings.Capacity != nil {
 			benchCapacity(b, s, base)
 		}
+		if base.Settings.Sweep != nil {
+			benchSweep(b, s, base)
+		}
 	}
 }
 
@@ -142,6 +145,27 @@ func benchCapacity(b *testing.B, s *session.Session, c session.Cell) {
 		b.Log(session.CapacityLine(c.Scenario, c.Endpoint.Name, *cs, r))
 		b.ReportMetric(0, "ns/op")
 		b.ReportMetric(r.Limit, session.CapacityUnit(*cs))
+	})
+}
+
+// benchSweep runs the scenario's sweep on an endpoint, as one benchmark
+// (endpoint=prod/sweep=streamtomax) reporting the highest rate that held
+// as max-rps, so that the gate sees it fall. Every step's samples are
+// recorded, labelled search=sweep, and the line that says what it found
+// is logged.
+func benchSweep(b *testing.B, s *session.Session, c session.Cell) {
+	b.Run(fmt.Sprintf("endpoint=%s/sweep=%s", sample.NameValue(c.Endpoint.Name), c.Settings.Sweep), func(b *testing.B) {
+		if b.N == 1 {
+			return // go test's probe: a sweep is not something to try once
+		}
+		r, err := s.Sweep(context.Background(), c)
+		mustRecord(b, s)
+		if err != nil {
+			b.Fatalf("sweep (%s endpoint=%s): %s", c.Scenario, c.Endpoint.Name, escape.Text(err.Error()))
+		}
+		b.Log(session.SweepLine(c.Scenario, c.Endpoint.Name, r))
+		b.ReportMetric(0, "ns/op")
+		b.ReportMetric(r.Limit, metric.ByName("max_rps").BenchUnit)
 	})
 }
 

@@ -9,6 +9,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -323,4 +325,26 @@ func TestShardExampleRuns(t *testing.T) {
 		assert.Equal(t, exitOK, code, "shard %d/3:\n%s\n%s", i, &out, &errOut)
 		assert.Contains(t, out.String(), fmt.Sprintf("this is shard %d/3", i))
 	}
+}
+
+// TestSweepBench: a sweep: block makes bench measure one stream, then
+// saturation, then the rates between, shown as search steps and ended by
+// the sweep's line; the plan counts its requests exactly.
+func TestSweepBench(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go test on the suites")
+	}
+	simEnv(t, "")
+	useConfig(t, "endpoints:\n  sim: {sim: \"ttft=5ms,tpot=0s,slots=2\"}\n"+
+		"scenarios:\n  chat: {concurrency: [1], samples: 10, sweep: {steps: 2, saturate: 4}}\n")
+	code, stdout, stderr, dir := bench(t, "-count", "1", "-n", "3", "-q")
+	require.Equal(t, exitOK, code, "%s\n%s", stdout, stderr)
+	assert.Contains(t, stdout, "a rate sweep included")
+	assert.Regexp(t, `sweep \(chat endpoint=sim, 4 steps; one stream [0-9.]+ req/s, saturation [0-9.]+ req/s\): `, stdout)
+	assert.Regexp(t, `(?m)^\s+chat\s+sim\s+search=sweep/rate=[0-9.]+ .*(held|over)`, stdout)
+	m := regexp.MustCompile(`total: (\d+) requests`).FindStringSubmatch(stdout)
+	require.NotNil(t, m, stdout)
+	samples, err := sample.Read(filepath.Join(dir, "latest.samples.jsonl"))
+	require.NoError(t, err)
+	assert.Equal(t, m[1], strconv.Itoa(len(samples)), "the plan's count")
 }

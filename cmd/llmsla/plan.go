@@ -32,6 +32,7 @@ type planRow struct {
 	other    int // go test's probes, the cold request, warm-ups, breakdowns
 	soak     time.Duration
 	capacity bool
+	sweep    bool
 	latency  time.Duration // one request, probed (0: not probed)
 	expected time.Duration // 0: not known
 }
@@ -61,6 +62,7 @@ func newPlan(cfg *config.Config, run session.Run, g goTest, benched []session.Sc
 func (r *planRow) count(g goTest, shard load.Shard) {
 	conf := r.cell.Settings
 	r.other = 1 // the cold request
+	r.countSweep(g)
 	for i, lv := range r.levels {
 		warm := 0
 		if i == 0 {
@@ -83,6 +85,29 @@ func (r *planRow) count(g goTest, shard load.Shard) {
 		default:
 			r.measured += g.count * shard.Share(g.n)
 		}
+	}
+}
+
+// countSweep adds a sweep's requests: per -count repetition each step's
+// samples, and once — the first time a step's level runs — the
+// connections its closed-loop steps open (one stream, then Saturate in
+// flight) and its open-loop steps' cap.
+func (r *planRow) countSweep(g goTest) {
+	w := r.cell.Settings.Sweep
+	if w == nil {
+		return
+	}
+	r.sweep = true
+	samples := r.cell.Settings.Samples
+	r.measured += g.count * w.Requests(samples)
+	// Open-loop steps at rates measured anew each repetition are new
+	// levels each time; the closed-loop ends are the same levels.
+	r.other += g.count * w.Steps * r.cell.Settings.MaxConcurrency
+	if w.From == 0 {
+		r.other++
+	}
+	if w.To == 0 {
+		r.other += w.Saturate
 	}
 }
 
@@ -221,6 +246,9 @@ func (r planRow) describe() string {
 	}
 	if r.capacity {
 		parts = append(parts, "then a capacity search (its steps are not counted)")
+	}
+	if r.sweep {
+		parts = append(parts, "a rate sweep included (its time not estimated: its rates are measured)")
 	}
 	if r.latency > 0 {
 		parts = append(parts, fmt.Sprintf("≈ %s (one request took %s)", roundDuration(r.expected), roundDuration(r.latency)))

@@ -27,3 +27,23 @@ func TestFixedOutputTokens(t *testing.T) {
 	_, err = LoadFile(writeConfig(t, "endpoints:\n  s: {sim: \"\"}\nscenarios:\n  chat: {output_tokens: {fixd: 1}}\n"))
 	assert.ErrorContains(t, err, "scenarios.chat.output_tokens.fixd: unknown key (allowed: fixed)")
 }
+
+// TestSweepSettings: a sweep: block reads its ends as measured (stream,
+// max) or rates, and refuses what cannot be swept, at file:line.
+func TestSweepSettings(t *testing.T) {
+	clearEnv(t)
+	cfg, err := LoadFile(writeConfig(t, "endpoints:\n  s: {sim: \"\"}\nscenarios:\n  chat: {sweep: {from: stream, to: max, steps: 6}}\n  summary: {sweep: {from: 2, to: 40}}\n"))
+	require.NoError(t, err)
+	assert.Equal(t, Sweep{Steps: 6, Saturate: 64}, *cfg.Scenario("chat", "s").Sweep)
+	assert.Equal(t, Sweep{From: 2, To: 40, Steps: 8, Saturate: 64}, *cfg.Scenario("summary", "s").Sweep)
+	assert.Equal(t, 8*20, cfg.Scenario("chat", "s").Sweep.Requests(20), "6 steps and the two measured ends")
+	for yaml, want := range map[string]string{
+		"{sweep: {to: fast}}":        `scenarios.chat.sweep.to: "fast": want max (measured) or a rate`,
+		"{sweep: {from: 10, to: 5}}": "scenarios.chat.sweep: to 5 is below from 10",
+		"{sweep: {steps: 0}}":        `scenarios.chat.sweep.steps: "0" is not a whole number from 1 to 100`,
+		"{sweep: {stride: 2}}":       "scenarios.chat.sweep.stride: unknown key (allowed: from, to, steps, saturate)",
+	} {
+		_, err := LoadFile(writeConfig(t, "endpoints:\n  s: {sim: \"\"}\nscenarios:\n  chat: "+yaml+"\n"))
+		assert.ErrorContains(t, err, want)
+	}
+}

@@ -211,3 +211,9 @@ func (p *configParser) valueErrors(err error, n *yaml.Node, key string) {
 		p.errs = append(p.errs, &fileError{p.file, line, k, e.Msg})
 	}
 }
+
+// RateLevel is an open-loop level at rate r with the scenario's arrivals
+// (a sweep's steps, a capacity search's), labelled as a step of search.
+func (sc Scenario) RateLevel(r float64, search string) Level {
+	return Level{Pacer: sc.arrive(load.Open{Rate: r}), Search: search, FixedTokens: sc.FixedTokens}
+}

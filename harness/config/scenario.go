@@ -60,6 +60,9 @@ type Scenario struct {
 	// Capacity, when set, searches for the highest load at which every
 	// objective holds (llmsla capacity, or a capacity: block).
 	Capacity *Capacity
+	// Sweep, when set, measures one stream, then saturation, then rates
+	// between (a sweep: block), after the scenario's levels.
+	Sweep *Sweep
 }
 
 // Capacity is a capacity search: by rate (open loop, Arrival) or by
@@ -167,7 +170,7 @@ const (
 // kind (concurrency:, rate:, ramp:) among them, endpoints last (an
 // endpoint's overrides allow all but it).
 var scenarioKeys = slices.Concat([]string{"samples", "duration", "slice", "warmup", "max_tokens"}, loadKeys(),
-	[]string{"arrival", "burstiness", "max_concurrency", "seed", "prompt_tokens", "output_tokens", "capacity", "sla", "quality", "endpoints"})
+	[]string{"arrival", "burstiness", "max_concurrency", "seed", "prompt_tokens", "output_tokens", "capacity", "sweep", "sla", "quality", "endpoints"})
 
 // endpointScenarioKeys are what an endpoint's override may set: all but
 // quality (the fixture is built once for every endpoint) and endpoints.
@@ -292,6 +295,8 @@ func (p *configParser) setting(sc *Scenario, key, k string, v *yaml.Node) {
 		})
 	case "capacity":
 		sc.Capacity = p.capacity(v, key)
+	case "sweep":
+		sc.Sweep = p.sweep(v, key)
 	case "quality":
 		switch p.str(v, key) {
 		case "off":
