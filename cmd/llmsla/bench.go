@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/llmsla/llmsla/harness/atomicfile"
@@ -235,7 +236,8 @@ func (o *benchOptions) judge(cfg *config.Config, p *plan, txt, samples string, t
 		return exitBroken
 	}
 	fmt.Fprintf(stdout, "\nrecorded %s and %s\n\n", txt, samples)
-	code := judgeRun(cfg, samples, stdout, stderr, verdictOptions{shard: p.run.Shard, partial: testErr != nil, unfinished: testErr != nil, ci: o.ci})
+	summary := strings.TrimSuffix(txt, ".txt") + ".summary.json"
+	code := judgeRun(cfg, samples, stdout, stderr, verdictOptions{shard: p.run.Shard, partial: testErr != nil, unfinished: testErr != nil, summary: summary, ci: o.ci})
 	breakdownLines(stdout, txt)
 	// latest.* are what `make gate` and `make baseline` read: a run missing
 	// benchmarks, or one that cannot be judged, must not become them, or
@@ -251,7 +253,7 @@ func (o *benchOptions) judge(cfg *config.Config, p *plan, txt, samples string, t
 	case !o.latest:
 		return code
 	}
-	if err := promote(o.out, txt, samples); err != nil {
+	if err := promote(o.out, txt, samples, summary); err != nil {
 		fmt.Fprintf(stderr, "llmsla: %v\n", err)
 		return exitBroken
 	}
@@ -265,9 +267,10 @@ func (o *benchOptions) judge(cfg *config.Config, p *plan, txt, samples string, t
 // temporary files first, then renamed, the samples before the results
 // (the gate and baseline find the samples beside latest.txt), so that a
 // failure to write leaves the previous pair whole.
-func promote(dir, txt, samples string) error {
+func promote(dir, txt, samples, summary string) error {
 	return atomicfile.Replace(
 		atomicfile.Copy{From: samples, To: filepath.Join(dir, "latest.samples.jsonl")},
+		atomicfile.Copy{From: summary, To: filepath.Join(dir, "latest.summary.json")},
 		atomicfile.Copy{From: txt, To: filepath.Join(dir, "latest.txt")})
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"net/http"
@@ -231,7 +232,37 @@ func TestRecordOutOfTheWay(t *testing.T) {
 		shown := strings.Contains(stdout, "\nBenchmarkChat/") || strings.Contains(stdout, "\nUnit ")
 		assert.Equal(t, verbose, shown, "benchmark lines on stdout with -v=%v:\n%s", verbose, stdout)
 		assert.True(t, strings.HasSuffix(stdout, "llmsla bench: exit 0: every objective met\n"), "the last line says the exit code:\n%s", stdout)
+		checkSummary(t, filepath.Join(dir, "latest.summary.json"))
 	}
+}
+
+// checkSummary: the run's JSON summary says its exit code and, per level,
+// the figures in their units (with means and medians beside), what it was
+// checked against and its verdict.
+func checkSummary(t *testing.T, path string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var doc struct {
+		Exit   int
+		Levels []struct {
+			Scenario, Endpoint, Level, Verdict string
+			N                                  int
+			Figures                            map[string]*float64
+			Mean                               map[string]*float64 `json:"mean_ms"`
+			Objectives                         []string
+		}
+	}
+	require.NoError(t, json.Unmarshal(b, &doc))
+	assert.Equal(t, 0, doc.Exit)
+	require.NotEmpty(t, doc.Levels)
+	l := doc.Levels[0]
+	assert.Equal(t, "chat", l.Scenario)
+	assert.Equal(t, "ok", l.Verdict)
+	require.NotNil(t, l.Figures["ttft-p95-ms"])
+	assert.Positive(t, *l.Figures["ttft-p95-ms"])
+	require.NotNil(t, l.Mean["ttft"])
+	assert.Contains(t, l.Objectives, "ttft p95 ≤ 600 ms")
 }
 
 // TestRunFlags: a shard, a start or a slot that cannot be is an error
@@ -272,14 +303,14 @@ func TestRetain(t *testing.T) {
 	dir := t.TempDir()
 	var want []string
 	for i, stamp := range []string{"20261201T100000Z", "20261201T100100Z", "20261201T100200Z.shard0of2", "20261201T100300Z"} {
-		for _, ext := range []string{".txt", ".samples.jsonl"} {
+		for _, ext := range []string{".txt", ".samples.jsonl", ".summary.json"} {
 			require.NoError(t, os.WriteFile(filepath.Join(dir, stamp+ext), nil, 0o644))
 			if i >= 2 {
 				want = append(want, stamp+ext)
 			}
 		}
 	}
-	for _, keep := range []string{"latest.txt", "latest.samples.jsonl", "baseline.txt", "notes.txt"} {
+	for _, keep := range []string{"latest.txt", "latest.samples.jsonl", "latest.summary.json", "baseline.txt", "notes.txt"} {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, keep), nil, 0o644))
 		want = append(want, keep)
 	}

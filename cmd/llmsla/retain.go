@@ -11,7 +11,7 @@ import (
 
 // stampFile is a recorded run's file in a results directory:
 // 20261201T101500Z.txt, its .samples.jsonl, a shard's .shard0of3 forms.
-var stampFile = regexp.MustCompile(`^(\d{8}T\d{6}Z(?:\.shard\d+of\d+)?)\.(txt|samples\.jsonl)$`)
+var stampFile = regexp.MustCompile(`^(\d{8}T\d{6}Z(?:\.shard\d+of\d+)?)\.(txt|samples\.jsonl|summary\.json)$`)
 
 // retain removes the oldest recorded runs of dir beyond keep (0 keeps
 // all), each run's .txt and .samples.jsonl together. latest.* and any file

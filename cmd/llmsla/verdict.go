@@ -1,11 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"flag"
 	"fmt"
 	"io"
 	"slices"
 
+	"github.com/llmsla/llmsla/harness/atomicfile"
 	"github.com/llmsla/llmsla/harness/config"
 	"github.com/llmsla/llmsla/harness/load"
 	"github.com/llmsla/llmsla/harness/objective"
@@ -69,6 +71,9 @@ type verdictOptions struct {
 	// unfinished: the run was interrupted or go test failed: what finished
 	// is shown, and a verdict that would pass is not one.
 	unfinished bool
+	// summary, when set, is the file the verdicts are written to as JSON
+	// (report.Summary).
+	summary string
 	// steps: capacity-search steps are what the run measured (the bench
 	// of llmsla capacity), shown as held or over; elsewhere samples of
 	// search steps alone are nothing an objective judges.
@@ -134,26 +139,48 @@ func judgeSamples(cfg *config.Config, paths []string, stdout, stderr io.Writer, 
 	vs := objective.Evaluate(samples, cfg.Objectives)
 	opts.ci.judged(cfg, paths, samples, vs, opts)
 	report.Verdicts(stdout, vs)
+	code := conclude(vs, opts, stdout)
+	if opts.summary != "" {
+		if err := writeSummary(opts.summary, vs, runInfo(cfg, paths, samples), code); err != nil {
+			fmt.Fprintf(stderr, "llmsla: the run's summary: %v\n", err)
+			return 2, samples
+		}
+	}
+	return code, samples
+}
+
+// conclude says, under the table, what the verdicts come to, and returns
+// the exit code.
+func conclude(vs []objective.Verdict, opts verdictOptions, stdout io.Writer) int {
 	if opts.shard.On() {
 		fmt.Fprintf(stdout, "\nShard %s: its share of the run only. Judge the run with every shard's files: llmsla verdict DIR…\n", opts.shard)
-		return 0, samples
+		return 0
 	}
 	if objective.Failed(vs) {
 		fmt.Fprintln(stdout, "\nSLA violated.")
-		return 1, samples
+		return 1
 	}
 	for _, v := range vs {
 		if v.Search() == "" && opts.unfinished {
 			fmt.Fprintln(stdout, "\nWhat finished met its SLAs, but the run did not finish: it is not judged.")
-			return 2, samples
+			return 2
 		}
 		if v.Search() == "" {
 			fmt.Fprintln(stdout, "\nAll SLAs met.")
-			return 0, samples
+			return 0
 		}
 	}
 	fmt.Fprintln(stdout, "\nOnly search steps: held = every objective met at that level, over = not.")
-	return 0, samples
+	return 0
+}
+
+// writeSummary writes the verdicts as JSON to path, whole or not at all.
+func writeSummary(path string, vs []objective.Verdict, run report.RunInfo, code int) error {
+	var b bytes.Buffer
+	if err := report.WriteSummary(&b, vs, run, code); err != nil {
+		return err
+	}
+	return atomicfile.Write(path, b.Bytes())
 }
 
 // judgeRun prints what bench prints of the run's samples file: the
