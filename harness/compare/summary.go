@@ -148,7 +148,7 @@ func (s summary) text(alpha float64) string {
 		if l.blind {
 			p, blind = "p=–", blind+1
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s → %s\t%s\t%s\tn=%d+%d\t%s\n", row, l.unit, recording.Num(l.old), recording.Num(l.new), d, p, l.n1, l.n2, l.mark)
+		fmt.Fprintf(tw, "%s\t%s\t%s → %s\t%s\t%s\tn=%d+%d\t%s\n", row, l.unit, metric.Precise(l.old), metric.Precise(l.new), d, p, l.n1, l.n2, l.mark)
 	}
 	tw.Flush()
 	if blind > 0 {

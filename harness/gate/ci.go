@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/llmsla/llmsla/harness/escape"
-	"github.com/llmsla/llmsla/harness/recording"
+	"github.com/llmsla/llmsla/harness/metric"
 	"github.com/llmsla/llmsla/harness/report/github"
 	"github.com/llmsla/llmsla/harness/report/junit"
 )
@@ -80,7 +80,7 @@ func (r *Report) JUnitOutput() string {
 // findingLine is one figure as the text report's line says it:
 // "REGRESSED latency chat × sim ttft-p95-ms: 20.1 → 25.3 +25.9% (p=…)".
 func findingLine(label string, f Finding) string {
-	return fmt.Sprintf("%s %s %s %s: %s → %s %s (%s)", label, f.Family, f.Benchmark, f.Unit, recording.Num(f.Old), recording.Num(f.New), delta(f), detail(f))
+	return fmt.Sprintf("%s %s %s %s: %s → %s %s (%s)", label, f.Family, f.Benchmark, f.Unit, metric.Precise(f.Old), metric.Precise(f.New), delta(f), detail(f))
 }
 
 // findingDetail is what the text report writes under a regressed figure:
@@ -138,9 +138,9 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		b.WriteString("| | family | benchmark | unit | base → new | change | evidence |\n|:---|:---|:---|:---|---:|---:|:---|\n")
 		for _, x := range rows {
 			f := x.f
-			values, change, evidence := recording.Num(f.Old)+" → "+recording.Num(f.New), delta(f), detail(f)
+			values, change, evidence := metric.Precise(f.Old)+" → "+metric.Precise(f.New), delta(f), detail(f)
 			if x.label == "**VANISHED**" {
-				values, change, evidence = recording.Num(f.Old)+" → –", "–", fmt.Sprintf("in all %d runs of %s, in none of the %d of %s", f.N1, r.Base, f.N2, r.New)
+				values, change, evidence = metric.Precise(f.Old)+" → –", "–", fmt.Sprintf("in all %d runs of %s, in none of the %d of %s", f.N1, r.Base, f.N2, r.New)
 			}
 			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", x.label, f.Family, escape.Markdown(f.Benchmark), escape.Markdown(f.Unit),
 				values, change, escape.Markdown(evidence))

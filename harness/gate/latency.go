@@ -195,7 +195,7 @@ func latencyLevels(g *group, f latencyFig) (levels []inference.LevelRuns, names 
 func levelsOf(ls []LevelChange) string {
 	parts := make([]string, len(ls))
 	for i, l := range ls {
-		parts[i] = fmt.Sprintf("%s %s → %s (%+.1f%%)", l.Level, recording.Num(l.Old), recording.Num(l.New), pct(l.Old, l.New))
+		parts[i] = fmt.Sprintf("%s %s → %s (%+.1f%%)", l.Level, metric.Precise(l.Old), metric.Precise(l.New), pct(l.Old, l.New))
 	}
 	return strings.Join(parts, ", ")
 }

@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/llmsla/llmsla/harness/recording"
+	"github.com/llmsla/llmsla/harness/metric"
 )
 
 // The minimal detectable effects the gate prints must agree with the power
@@ -56,14 +56,14 @@ func TestGateMDE(t *testing.T) {
 				var size string
 				if m.Relative {
 					change = synthChange{scenario: "chat", scale: 1 + f*m.Change}
-					size = "+" + recording.Num(100*f*m.Change) + "%"
+					size = "+" + metric.Precise(100*f*m.Change) + "%"
 				} else {
 					k := int(math.Round(f * float64(m.Cases)))
 					if f > 1 {
 						k = int(math.Ceil(f * float64(m.Cases)))
 					}
 					change = synthChange{scenario: "chat", broken: k}
-					size = recording.Num(float64(k)) + " cases"
+					size = metric.Precise(float64(k)) + " cases"
 				}
 				hits, _ := measure(t, uint64(310+len(unit))+uint64(100*f), trials, condition{change: change, caught: regressed("chat", unit), opts: opts})
 				power := float64(hits) / float64(trials)

@@ -7,7 +7,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/llmsla/llmsla/harness/internal/inference"
-	"github.com/llmsla/llmsla/harness/recording"
+	"github.com/llmsla/llmsla/harness/metric"
 )
 
 // Finding is one figure under test: a (benchmark, unit) judged over runs,
@@ -126,7 +126,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	}{{"REGRESSED", r.Regressions}, {"improved", r.Improvements}} {
 		for _, f := range set.fs {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s → %s\t%s\t(%s)\n",
-				set.label, f.Family, f.Benchmark, f.Unit, recording.Num(f.Old), recording.Num(f.New), delta(f), detail(f))
+				set.label, f.Family, f.Benchmark, f.Unit, metric.Precise(f.Old), metric.Precise(f.New), delta(f), detail(f))
 			if len(f.Levels) > 1 {
 				fmt.Fprintf(tw, "\t\t\t\t%s\n", levelsOf(f.Levels))
 			}
