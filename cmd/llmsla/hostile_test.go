@@ -198,7 +198,7 @@ func TestHostileChild(t *testing.T) {
 		t.Fatal(err)
 	}
 	args := append(append([]string{}, row.flags...), row.files(os.Getenv("LLMSLA_HOSTILE_DIR"))...)
-	os.Exit(commands[row.cmd](args, os.Stdout, os.Stderr))
+	os.Exit(dispatch(append([]string{row.cmd}, args...), os.Stdout, os.Stderr))
 }
 
 // rawControl matches what a terminal acts on: control characters but

@@ -1,14 +1,6 @@
-// Command llmsla runs and judges LLM endpoint benchmarks.
-//
-//	llmsla bench            run the suites' benchmarks, record them, print SLA verdicts
-//	llmsla verdict FILE…    SLA verdicts from recorded samples files (shards merge)
-//	llmsla report [FILE…]   model selection: endpoints ranked by quality, latency and cost
-//	llmsla compare A [B]    comparison of recorded runs, one line per figure
-//	llmsla gate BASE NEW    exit 1 on a significant regression
-//	llmsla ab BASE CAND     interleave two endpoints' requests and gate them
-//	llmsla baseline         promote the latest run (and its samples) to golden/
-//	llmsla capacity         the highest load at which every objective holds
-//	llmsla sim              serve the built-in simulator
+// Command llmsla runs and judges LLM endpoint benchmarks: `llmsla help`
+// lists its commands (the table below is the one list), `llmsla CMD -h`
+// each command's flags.
 //
 // Exit codes: 0 pass, 1 an SLA or gate failed, 2 the run or its input is
 // unusable (bad configuration, missing file, go test broke).
@@ -20,60 +12,70 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strings"
 )
 
-var commands = map[string]func(args []string, stdout, stderr io.Writer) int{
-	"bench":    runBench,
-	"verdict":  runVerdict,
-	"report":   runReport,
-	"compare":  runCompare,
-	"gate":     runGate,
-	"ab":       runAB,
-	"baseline": runBaseline,
-	"sim":      runSim,
-	"capacity": runCapacity,
+// command is one subcommand: how it is called and what it does, in the
+// words `llmsla help` prints.
+type command struct {
+	name, args, does string
+	run              func(args []string, stdout, stderr io.Writer) int
+}
+
+// commands is every subcommand, in the order help lists them.
+var commands = []command{
+	{"bench", "", "run the suites' benchmarks (plan and preflight first), record results/, print SLA verdicts", runBench},
+	{"verdict", "FILE…", "SLA verdicts from recorded samples files (results/*.samples.jsonl); shards merge", runVerdict},
+	{"report", "[FILE…]", "model selection: endpoints ranked by quality, latency and cost (-format text|markdown|json|csv|html)", runReport},
+	{"compare", "A [B]", "comparison of recorded runs, one line per benchmark × key figure (-full: benchstat's tables)", runCompare},
+	{"gate", "BASE NEW", "exit 1 on a significant regression, 2 on unusable input or a blind objective (-plan: requests needed)", runGate},
+	{"ab", "BASE CAND", "send two endpoints a scenario's cases, interleaved, and gate CAND against BASE", runAB},
+	{"baseline", "", "promote results/latest.txt and its samples to golden/baseline.*", runBaseline},
+	{"capacity", "", "the highest load at which every objective of a scenario holds (-scenario, -by rate|concurrency)", runCapacity},
+	{"sim", "", "serve the built-in simulator (-addr, -spec)", runSim},
 }
 
 func main() {
-	if len(os.Args) < 2 {
-		usage(os.Stderr)
-		os.Exit(2)
+	os.Exit(dispatch(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// dispatch runs the command args name, or says what the commands are.
+func dispatch(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		usage(stderr)
+		return exitBroken
 	}
-	cmd, ok := commands[os.Args[1]]
-	if !ok {
-		if os.Args[1] == "help" || os.Args[1] == "-h" || os.Args[1] == "--help" {
-			usage(os.Stdout)
-			os.Exit(0)
-		}
-		fmt.Fprintf(os.Stderr, "llmsla: unknown command %q\n", os.Args[1])
-		usage(os.Stderr)
-		os.Exit(2)
+	if args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		usage(stdout)
+		return exitOK
 	}
-	os.Exit(cmd(os.Args[2:], os.Stdout, os.Stderr))
+	i := slices.IndexFunc(commands, func(c command) bool { return c.name == args[0] })
+	if i < 0 {
+		fmt.Fprintf(stderr, "llmsla: unknown command %q\n", args[0])
+		usage(stderr)
+		return exitBroken
+	}
+	return commands[i].run(args[1:], stdout, stderr)
 }
 
 func usage(w io.Writer) {
-	fmt.Fprint(w, `usage: llmsla <command> [flags]
-
-  bench            run the suites' benchmarks, record results/, print SLA verdicts
-  verdict FILE...  SLA verdicts from samples files (results/*.samples.jsonl); shards merge
-  report [FILE...] model selection over endpoints: quality, latency, cost, Pareto
-                   front, recommendation (-format text|markdown|json|csv|html,
-                   -prefer cost|latency, -o FILE); default results/latest.samples.jsonl
-  compare A [B]    one line per benchmark × key figure (-col, -filter; -full: benchstat's tables)
-  gate BASE NEW    exit 1 on a significant regression, 2 on unusable input (-plan: requests needed)
-  ab BASE CAND     send two endpoints the same cases, interleaved, and gate CAND against BASE
-  baseline         promote results/latest.txt and its samples to golden/baseline.*
-  capacity         the highest load meeting every objective (-scenario, -by rate|concurrency)
-  sim              serve the built-in simulator (-addr, -spec)
-`)
+	fmt.Fprintln(w, "usage: llmsla <command> [flags]  (llmsla <command> -h: its flags)")
+	fmt.Fprintln(w)
+	width := 0
+	for _, c := range commands {
+		width = max(width, len(strings.TrimSpace(c.name+" "+c.args)))
+	}
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %-*s  %s\n", width, strings.TrimSpace(c.name+" "+c.args), c.does)
+	}
 }
 
 // parseFailed is a command's exit code when its flags did not parse: 0 for
 // -h, which asked for the usage the flag package printed, else 2.
 func parseFailed(err error) int {
 	if errors.Is(err, flag.ErrHelp) {
-		return 0
+		return exitOK
 	}
-	return 2
+	return exitBroken
 }
