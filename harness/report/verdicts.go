@@ -169,7 +169,8 @@ func writeUncovered(w io.Writer, vs []objective.Verdict) {
 		st := v.Stats
 		run := v.Scenario + " endpoint=" + v.Endpoint
 		// Asked is 0 until objective.CheckRuns has seen every level.
-		if v.Search() != "" || st.FixtureCases == 0 || st.Asked == 0 || st.Asked >= st.FixtureCases || seen[run] {
+		// Quality off: no figure speaks for the cases, asked or not.
+		if v.Search() != "" || st.FixtureCases == 0 || st.Asked == 0 || st.Asked >= st.FixtureCases || st.QualityOff > 0 || seen[run] {
 			continue
 		}
 		seen[run] = true
