@@ -33,7 +33,7 @@ func TestRunBaselineRefuses(t *testing.T) {
 		from       string
 		wantStderr []string
 	}{
-		"six runs":     {from: six, wantStderr: []string{"has 6 runs of", "need ≥ 10", "-count 10"}},
+		"six runs":     {from: six, wantStderr: []string{"has 6 runs of", "need ≥ 10", "make bench COUNT=10", "-count 10"}},
 		"missing run":  {from: filepath.Join(dir, "latest.txt"), wantStderr: []string{"latest.txt", "make bench"}},
 		"no samples":   {from: testdata + "base.txt", wantStderr: []string{"base.samples.jsonl"}},
 		"not benchfmt": {from: testdata + "README", wantStderr: []string{"no benchmark results"}},

@@ -87,3 +87,18 @@ func shipped(t *testing.T) {
 		return []session.Scenario{{Name: "chat", Fixture: "fixtures/classify.jsonl", System: "You are a helpful assistant. Answer with the label only."}}, nil
 	}
 }
+
+// TestCapacityUnknownScenario: a misspelt -scenario names the flag and the
+// scenarios the suites define — not a variable the user never set.
+func TestCapacityUnknownScenario(t *testing.T) {
+	simEnv(t, "")
+	shipped(t)
+	var out, errOut bytes.Buffer
+	code := runCapacity([]string{"-scenario", "chta", "-out", t.TempDir()}, &out, &errOut)
+	if code != exitBroken || !strings.Contains(errOut.String(), `-scenario "chta": no such scenario (defined: chat)`) {
+		t.Errorf("exit %d, stderr %q; want 2 naming -scenario and the defined ones", code, errOut.String())
+	}
+	if strings.Contains(errOut.String(), "LLMSLA_CAPACITY") {
+		t.Errorf("blames a variable nobody set: %q", errOut.String())
+	}
+}
