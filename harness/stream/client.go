@@ -106,6 +106,10 @@ type Request struct {
 	Temperature    *float32
 	Seed           *int
 	ResponseFormat *openai.ChatCompletionResponseFormat
+	// Tools are the functions the model may call, ToolChoice whether and
+	// which (nil: the server's default, "auto" when tools are offered).
+	Tools      []openai.Tool
+	ToolChoice any
 }
 
 // wireRequest adds to go-openai's request what it cannot say: an explicit
@@ -213,6 +217,8 @@ func (c *Client) Body(req Request) ([]byte, error) {
 			MaxTokens:      req.MaxTokens,
 			Seed:           req.Seed,
 			ResponseFormat: req.ResponseFormat,
+			Tools:          req.Tools,
+			ToolChoice:     req.ToolChoice,
 			Stream:         true,
 			StreamOptions:  &openai.StreamOptions{IncludeUsage: true},
 		},
