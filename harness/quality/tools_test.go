@@ -153,7 +153,7 @@ func TestJudgeCalls(t *testing.T) {
 			"arguments cut at the capture limit"},
 		"calls dropped": {plain, sample.Sample{ToolCallsCut: true, ToolCalls: []sample.ToolCall{call("get_weather", `{"city":"Paris"}`)}}, false, true, false,
 			"dropped, unchecked"},
-		"parallel calls, one expected": {plain, sample.Sample{ToolCalls: []sample.ToolCall{call("convert", `{"value":1}`), call("get_weather", `{"city":"Paris"}`)}}, true, true, true, ""},
+		"parallel calls, one expected":                    {plain, sample.Sample{ToolCalls: []sample.ToolCall{call("convert", `{"value":1}`), call("get_weather", `{"city":"Paris"}`)}}, true, true, true, ""},
 		"a loop's second step is not held to expect_tool": {loop, sample.Sample{Step: 2, ToolCalls: []sample.ToolCall{call("convert", `{"value":18}`)}}, true, false, true, ""},
 		"a loop's final answer, right":                    {loop, sample.Sample{Step: 3, Content: "It is 64 F."}, false, false, true, ""},
 		"a loop's final answer, wrong":                    {loop, sample.Sample{Step: 3, Content: "It is 18 F."}, false, false, false, `missing "64"`},
