@@ -19,6 +19,7 @@ import (
 	"github.com/llmsla/llmsla/harness/load"
 	"github.com/llmsla/llmsla/harness/quality"
 	"github.com/llmsla/llmsla/harness/sample"
+	"github.com/llmsla/llmsla/harness/session"
 	"github.com/llmsla/llmsla/harness/sim"
 	"github.com/llmsla/llmsla/harness/stream"
 )
@@ -178,10 +179,7 @@ func serveSim(cfg *config.Config, ep *stream.Endpoint, cases []quality.Case) (st
 		return nil, err
 	}
 	var answers sim.Answers
-	for _, c := range cases {
-		msgs := c.Render()
-		answers.Add(msgs[len(msgs)-1].Content, c.Answer, c.WrongAnswer)
-	}
+	session.Teach(&answers, cases)
 	answers.Hook(&sc)
 	srv := httptest.NewServer(sim.New(sc))
 	ep.BaseURL = srv.URL + "/v1"

@@ -142,7 +142,7 @@ func callsText(calls []sample.ToolCall, content string) string {
 	}
 	parts := make([]string, len(calls))
 	for i, call := range calls {
-		parts[i] = fmt.Sprintf("%q(%s)", call.Name, call.Arguments)
+		parts[i] = call.Name + "(" + call.Arguments + ")" // escaped where shown
 	}
 	return strings.Join(parts, "; ")
 }

@@ -35,10 +35,7 @@ func (s *Session) Source(sc Scenario) (*load.Fixture, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", sc.Fixture, err)
 	}
-	for i := range cases {
-		msgs := f.Prompt(i).Request.Messages
-		s.answers.Add(msgs[len(msgs)-1].Content, cases[i].Answer, cases[i].WrongAnswer)
-	}
+	Teach(s.answers, cases)
 	return f, nil
 }
 
