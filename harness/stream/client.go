@@ -257,6 +257,9 @@ func estimatePrompt(req Request) int {
 		for _, p := range m.MultiContent {
 			n += len(p.Text)
 		}
+		for _, c := range m.ToolCalls { // an agent loop's history
+			n += len(c.Function.Name) + len(c.Function.Arguments)
+		}
 	}
 	return (n + 3) / 4
 }
