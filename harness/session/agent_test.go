@@ -138,6 +138,17 @@ func TestAgentLoopEqualsSimulatorTruth(t *testing.T) {
 		assert.Less(t, d.P90, 5.0, "%s: p90 error", name)
 	}
 	assert.Equal(t, 2*(3+3+3+2), st.Attempted, "every step of the 8 loops a measured sample")
+
+	// The loop's objectives: met with room, violated when tighter than
+	// what the loops took.
+	loose := objective.Judge(samples, objective.MustParse(map[string]float64{"agent_steps_max": 3, "agent_total_p95_ms": 10000}))
+	assert.Empty(t, loose.Violations)
+	tight := objective.Judge(samples, objective.MustParse(map[string]float64{"agent_steps_max": 2, "agent_total_p95_ms": 1}))
+	var keys []string
+	for _, viol := range tight.Violations {
+		keys = append(keys, viol.Threshold.Key())
+	}
+	assert.ElementsMatch(t, []string{"agent_steps_max", "agent_total_p95_ms"}, keys, "%v", tight.Violations)
 }
 
 func btoi(b bool) int {
