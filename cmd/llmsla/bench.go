@@ -160,7 +160,7 @@ func prepare(cfg *config.Config, run session.Run, o *benchOptions, stdout, stder
 			return fail(err)
 		}
 	}
-	p := newPlan(cfg, run, o.g, scenarios)
+	p := newPlan(cfg, run, o.g, scenarios, fixtures)
 	if err := p.checkRequests(); err != nil {
 		p.write(stdout)
 		return fail(err)

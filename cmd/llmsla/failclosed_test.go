@@ -68,7 +68,7 @@ func TestMisspeltScenarioStopsBeforeAnyRequest(t *testing.T) {
 	if code != 2 {
 		t.Fatalf("exit = %d, want 2\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
-	contains(t, "output", stdout+stderr, []string{p + ":4: scenarios.chta: no such scenario (defined: batch, chat, extraction, golden, summary)"})
+	contains(t, "output", stdout+stderr, []string{p + ":4: scenarios.chta: no such scenario (defined: batch, chat, extraction, golden, summary, tools)"})
 	files, _ := filepath.Glob(filepath.Join(dir, "*.samples.jsonl"))
 	for _, f := range files {
 		if s, _ := sample.Read(f); len(s) > 0 {
@@ -113,7 +113,7 @@ func TestBenchAsksEveryCase(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(dir, "latest.txt")); strings.Contains(string(b), "elapsed") {
 		t.Error("progress went into the results file")
 	}
-	row := regexp.MustCompile(`(?m)^\s+chat\s+sim\s+10\s.*\s100%\s+ok\s*$`)
+	row := regexp.MustCompile(`(?m)^\s+chat\s+sim\s+10\s.*\s100%(\s+–){3}\s+ok\s*$`) // cov, then the tool columns
 	if !row.MatchString(stdout) || !strings.Contains(stdout, " cov ") {
 		t.Errorf("the table does not show full coverage:\n%s", stdout)
 	}

@@ -33,18 +33,28 @@ type planRow struct {
 	soak     time.Duration
 	capacity bool
 	sweep    bool
+	// steps is the most requests one measured prompt sends: an agent
+	// loop's max_steps (the model decides how many it takes), 1 without
+	// loops; measured counts every loop at its most.
+	steps    int
 	latency  time.Duration // one request, probed (0: not probed)
 	expected time.Duration // 0: not known
 }
 
-// newPlan lays out the run of the benched scenarios on every endpoint.
-func newPlan(cfg *config.Config, run session.Run, g goTest, benched []session.Scenario) *plan {
+// newPlan lays out the run of the benched scenarios on every endpoint,
+// their fixtures by scenario (a fixture of agent loops sends up to its
+// max_steps requests a prompt).
+func newPlan(cfg *config.Config, run session.Run, g goTest, benched []session.Scenario, fixtures map[string]*load.Fixture) *plan {
 	p := &plan{g: g, run: run}
 	for _, sc := range benched {
+		steps := 1
+		if f := fixtures[sc.Name]; f != nil {
+			steps = f.Steps()
+		}
 		for _, ep := range cfg.Endpoints {
 			conf := cfg.Scenario(sc.Name, ep.Name)
 			r := planRow{cell: session.Cell{Scenario: sc.Name, Endpoint: ep, Settings: conf}, levels: conf.Levels(),
-				capacity: conf.Capacity != nil}
+				capacity: conf.Capacity != nil, steps: steps}
 			r.count(g, run.Shard)
 			p.rows = append(p.rows, r)
 		}
@@ -52,7 +62,9 @@ func newPlan(cfg *config.Config, run session.Run, g goTest, benched []session.Sc
 	return p
 }
 
-// count adds up the row's requests as the session sends them: the run's
+// count adds up the row's requests as the session sends them (a measured
+// agent loop at its max_steps, an upper bound; its cold request, warm-up
+// and probes send its first step alone): the run's
 // cold request and warm-up with its first probe; each level's connection
 // warm-up (as many as its workers) with its own first probe; then per
 // -count repetition go test's probe (b.N = 1, one request) and the
@@ -81,9 +93,9 @@ func (r *planRow) count(g goTest, shard load.Shard) {
 		case span > 0 && !ok: // a closed-loop soak: its time decides
 			r.soak += time.Duration(g.count) * span
 		case span > 0:
-			r.measured += g.count * shard.Share(n)
+			r.measured += g.count * shard.Share(n) * r.steps
 		default:
-			r.measured += g.count * shard.Share(g.n)
+			r.measured += g.count * shard.Share(g.n) * r.steps
 		}
 	}
 }
@@ -145,7 +157,8 @@ func (p *plan) probe(ctx context.Context, s *session.Session, fixtures map[strin
 // estimate is how long the row should take at its probed latency l: a
 // level its load paces (an open loop's schedule, a soak, a ramp) takes
 // what its pacer says and one latency for the last request to end; a
-// closed loop of c workers sends n requests in ⌈n/c⌉ latencies. Warm-ups,
+// closed loop of c workers sends n requests in ⌈n/c⌉ latencies (an agent
+// loop's prompt in max_steps latencies, at its most). Warm-ups,
 // probes and breakdowns are counted as sent one by one (an upper bound). A
 // server slower at load takes longer, which the progress line's ETA then
 // shows.
@@ -155,16 +168,17 @@ func (r *planRow) estimate(g goTest, shard load.Shard) time.Duration {
 	total := time.Duration(r.other) * l
 	for _, lv := range r.levels {
 		n := shard.Share(g.n)
+		loop := time.Duration(r.steps) * l // a prompt's requests, one after another
 		if span := conf.Span(lv); span > 0 {
-			total += time.Duration(g.count) * (span + l)
+			total += time.Duration(g.count) * (span + loop)
 			continue
 		}
 		if d, ok := conf.Expected(lv, n); ok {
-			total += time.Duration(g.count) * (d + l)
+			total += time.Duration(g.count) * (d + loop)
 			continue
 		}
 		w := max(lv.Pacer.Workers(), 1)
-		total += time.Duration(g.count) * time.Duration(math.Ceil(float64(n)/float64(w))) * l
+		total += time.Duration(g.count) * time.Duration(math.Ceil(float64(n)/float64(w))) * loop
 	}
 	return total
 }
@@ -225,7 +239,7 @@ func (p *plan) write(w io.Writer) {
 		fmt.Fprintf(w, "  %-12s %-10s %-28s %s\n", r.cell.Scenario, r.cell.Endpoint.Name, levelList(r.levels), r.describe())
 	}
 	measured, other, expected, known := p.totals()
-	line := fmt.Sprintf("  total: %d requests (%d measured, %d probes, warm-up and cold)", measured+other, measured, other)
+	line := fmt.Sprintf("  total: %s%d requests (%d measured, %d probes, warm-up and cold)", p.upTo(), measured+other, measured, other)
 	switch {
 	case known:
 		line += ", expected ≈ " + roundDuration(expected) + " at the probed latencies (more if the endpoint slows under load)"
@@ -236,9 +250,22 @@ func (p *plan) write(w io.Writer) {
 	fmt.Fprintln(w, "  "+budgetLine(p.run))
 }
 
+// upTo is "up to " when a row's count is an upper bound (agent loops).
+func (p *plan) upTo() string {
+	for _, r := range p.rows {
+		if r.steps > 1 {
+			return "up to "
+		}
+	}
+	return ""
+}
+
 func (r planRow) describe() string {
 	var parts []string
-	if r.measured > 0 {
+	switch {
+	case r.measured > 0 && r.steps > 1:
+		parts = append(parts, fmt.Sprintf("up to %d measured (agent loops of up to %d steps) + %d other", r.measured, r.steps, r.other))
+	case r.measured > 0:
 		parts = append(parts, fmt.Sprintf("%d measured + %d other", r.measured, r.other))
 	}
 	if r.soak > 0 {

@@ -30,6 +30,7 @@ scenarios:
   extraction: {concurrency: [1], warmup: 0}
   summary:    {concurrency: [1], warmup: 0}
   batch:      {concurrency: [4], warmup: 0}
+  tools:      {concurrency: [1], warmup: 0}
 `
 
 // reportEnv points the configuration at the SLA file text, whatever the
@@ -81,7 +82,7 @@ func TestReportModelSelection(t *testing.T) {
 	code := runBench([]string{"-pkg", suites, "-count", "1", "-n", "10", "-out", dir}, &out, &errOut)
 	require.Equal(t, 1, code, "fast and sloppy miss their accuracy objective\nstdout:\n%s\nstderr:\n%s", out.String(), errOut.String())
 	samples := filepath.Join(dir, "latest.samples.jsonl")
-	assert.Contains(t, out.String(), "Model selection: 3 endpoints × 4 scenarios", "bench ends with the leaderboard")
+	assert.Contains(t, out.String(), "Model selection: 3 endpoints × 5 scenarios", "bench ends with the leaderboard")
 	assert.Contains(t, out.String(), "Choose slow")
 
 	run := func(args ...string) string {
@@ -114,7 +115,7 @@ func TestReportModelSelection(t *testing.T) {
 	assert.True(t, slow.MeetsObjectives)
 	require.NotNil(t, doc.Recommendation.Endpoint, doc.Recommendation.Reason)
 	assert.Equal(t, "slow", *doc.Recommendation.Endpoint)
-	assert.Len(t, slow.Scenarios, 4)
+	assert.Len(t, slow.Scenarios, 5)
 	assert.Equal(t, "sim", slow.Model)
 
 	// Cost by hand: 1000 × mean over measured requests of (prompt × 0.50
@@ -131,7 +132,7 @@ func TestReportModelSelection(t *testing.T) {
 			n++
 		}
 	}
-	require.Equal(t, 40, n)
+	require.Equal(t, 50, n)
 	require.NotNil(t, slow.CostPer1k)
 	assert.InEpsilon(t, 1000*sum/float64(n), *slow.CostPer1k, 1e-9)
 
@@ -156,11 +157,11 @@ func TestReportModelSelection(t *testing.T) {
 	assert.JSONEq(t, js, pooled.String())
 
 	md := run("-format", "markdown")
-	assert.Less(t, strings.Count(md, "\n"), 60, "markdown for 3 endpoints × 4 scenarios:\n%s", md)
+	assert.Less(t, strings.Count(md, "\n"), 60, "markdown for 3 endpoints × 5 scenarios:\n%s", md)
 	assert.Contains(t, md, "| endpoint | model | scenario |")
 
 	csv := run("-format", "csv")
-	assert.Equal(t, 1+3*5, strings.Count(csv, "\n"), csv)
+	assert.Equal(t, 1+3*6, strings.Count(csv, "\n"), csv) // a header, then per endpoint all and its 5 scenarios
 
 	text := run()
 	assert.Contains(t, text, "sloppy is dominated by")

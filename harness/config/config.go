@@ -73,7 +73,10 @@ func Generic() Scenario {
 
 // Presets are the usual targets (the seed articles'): chat p95 TTFT 600 ms
 // / total 8 000 ms; extraction 1 500 / 10 000; summary 2 000 / 30 000;
-// batch no latency target and at most 5% errors, at concurrency 16.
+// batch no latency target and at most 5% errors, at concurrency 16;
+// tools (function calling) p95 time to the first tool-call delta 1 500,
+// total 10 000, valid calls in 99% of answers and the expected call in
+// 90% (the minimums package objective implies, stated).
 func Presets() map[string]Scenario {
 	with := func(maxTokens int, o map[string]float64) Scenario {
 		sc := Generic()
@@ -89,6 +92,8 @@ func Presets() map[string]Scenario {
 		"extraction": with(256, map[string]float64{"ttft_p95_ms": 1500, "total_p95_ms": 10000, "error_rate_max": 0.01}),
 		"summary":    with(256, map[string]float64{"ttft_p95_ms": 2000, "total_p95_ms": 30000, "error_rate_max": 0.01}),
 		"batch":      batch,
+		"tools": with(256, map[string]float64{"ttftool_p95_ms": 1500, "total_p95_ms": 10000, "error_rate_max": 0.01,
+			"tool_valid_min": 0.99, "tool_match_min": 0.9}),
 	}
 }
 

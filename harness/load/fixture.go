@@ -65,7 +65,11 @@ func NewFixture(cases []quality.Case, o FixtureOptions) (*Fixture, error) {
 			}
 			req.ResponseFormat = rf
 		}
+		req.Tools, req.ToolChoice = tools(c)
 		f.prompts[i] = Prompt{Request: req, Case: c.ID, Check: chk}
+		if c.IsLoop() {
+			f.prompts[i].Agent = newAgent(c)
+		}
 	}
 	return f, nil
 }
@@ -117,4 +121,35 @@ func MaxTokens(src Source, n int) Source {
 		p.Request.MaxTokens = n
 		return p
 	})
+}
+
+// tools is what a tool case offers the model, and its tool_choice as the
+// case wrote it (nil: the server's default).
+func tools(c *quality.Case) ([]openai.Tool, any) {
+	if len(c.Tools) == 0 {
+		return nil, nil
+	}
+	out := make([]openai.Tool, len(c.Tools))
+	for i, t := range c.Tools {
+		out[i] = openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
+			Name: t.Name, Description: t.Description, Strict: t.Strict, Parameters: json.RawMessage(t.Parameters)}}
+	}
+	var choice any
+	if len(c.ToolChoice) > 0 {
+		choice = json.RawMessage(c.ToolChoice)
+	}
+	return out, choice
+}
+
+// Steps is the most requests one prompt of the fixture sends: an agent
+// loop's max_steps, 1 for a fixture without loops. A plan counts a
+// measured prompt as up to this many requests.
+func (f *Fixture) Steps() int {
+	n := 1
+	for _, p := range f.prompts {
+		if p.Agent != nil {
+			n = max(n, p.Agent.MaxSteps)
+		}
+	}
+	return n
 }

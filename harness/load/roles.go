@@ -53,6 +53,7 @@ type Prompt struct {
 	Request stream.Request
 	Case    string         // fixture case id, if any
 	Check   *quality.Check // nil: latency only
+	Agent   *Agent         // nil: one request; else an agent loop (agent.go)
 }
 
 // Source yields the i-th prompt of a run. It is called from several

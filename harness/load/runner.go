@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/llmsla/llmsla/harness/sample"
+	"github.com/llmsla/llmsla/harness/stream"
 )
 
 // Runner sends a run's requests: a cold one alone, a warm-up, then the
@@ -102,6 +103,7 @@ type run struct {
 	id     string
 	start  time.Time
 	sinkMu sync.Mutex
+	extra  atomic.Int64 // the next Seq of an agent loop's later steps (agent.go)
 }
 
 // measure lets the pacer send up to n requests (for the runner's
@@ -118,15 +120,25 @@ func (run *run) measure(ctx context.Context, p Pacer, n, seq0 int, warmup bool) 
 	// growing the slice makes no garbage for the collector to stop the
 	// pacer for while requests go out.
 	samples := make([]sample.Sample, 0, min(n, 1<<16))
-	// The pacer stops starting requests when pace is done; the ones in
-	// flight go on under ctx and finish.
-	p.Pace(pace, n, func(i int, sched time.Time) {
-		s := run.send(ctx, i, seq0+i, sched)
+	keep := func(s sample.Sample) {
 		s.Warmup = warmup
 		run.emit(&s)
 		mu.Lock()
 		samples = append(samples, s)
 		mu.Unlock()
+	}
+	run.extra.Store(int64(seq0 + n))
+	// The pacer stops starting requests when pace is done; the ones in
+	// flight go on under ctx and finish. A measured agent loop is one
+	// send of the pacer (a closed loop keeps so many loops in flight);
+	// warm-up sends its first step alone.
+	p.Pace(pace, n, func(i int, sched time.Time) {
+		pr := run.src.Prompt(i)
+		if pr.Agent != nil && !warmup {
+			run.loop(ctx, pr, seq0+i, sched, keep)
+			return
+		}
+		keep(run.one(ctx, pr, pr.Request, seq0+i, sched, 0))
 	})
 	slices.SortFunc(samples, func(a, b sample.Sample) int { return a.Seq - b.Seq })
 	return samples
@@ -135,8 +147,14 @@ func (run *run) measure(ctx context.Context, p Pacer, n, seq0 int, warmup bool) 
 // send does prompt i and labels its sample.
 func (run *run) send(ctx context.Context, i, seq int, sched time.Time) sample.Sample {
 	p := run.src.Prompt(i)
+	return run.one(ctx, p, p.Request, seq, sched, 0)
+}
+
+// one sends req, prompt p's request or a step of its agent loop (step
+// from 1; 0 alone), and labels and judges its sample.
+func (run *run) one(ctx context.Context, p Prompt, req stream.Request, seq int, sched time.Time, step int) sample.Sample {
 	asked := time.Now()
-	s := run.d.Do(ctx, p.Request)
+	s := run.d.Do(ctx, req)
 	if s.Start.IsZero() {
 		// A request that failed before it was sent (it could not be
 		// encoded) still happened now: every sample has its t0, and a
@@ -151,8 +169,9 @@ func (run *run) send(ctx context.Context, i, seq int, sched time.Time) sample.Sa
 	if run.r.slice > 0 {
 		s.Slice = int(s.Offset / run.r.slice)
 	}
+	s.Step = step // the loop names its session
 	if p.Check != nil && s.OK() {
-		q := p.Check.Run(s.Content, s.Finish)
+		q := p.Check.Judge(&s)
 		s.Quality = &q
 	}
 	return s

@@ -127,6 +127,49 @@ var Table = []*Metric{
 	{Name: "prefill", Kind: Server, Lower: true, BenchUnit: "prefill-ms", Bench: true},
 	{Name: "netq", Kind: Server, Lower: true, Signed: true, BenchUnit: "netq-ms", Bench: true},
 	{Name: "server_tok", Kind: Server, BenchUnit: "server-tok/s", Bench: true},
+	// Tool calls and agent loops (stats/tools.go): the latency of the
+	// call, whether calls were valid and the expected ones, and the loop.
+	{Name: "ttftool", Kind: Latency, Lower: true, Report: []int{50, 95}, Columns: []int{95}, Threshold: true, Needs: needsTools,
+		Dist:       func(st *stats.Stats) stats.Summary { return st.Tools.TTFTool },
+		PerRequest: func(s *sample.Sample) (float64, bool) { return stats.Ms(s.TTFTool), s.TTFTool > 0 }},
+	{Name: "tool_done", Kind: Latency, Lower: true, Report: []int{95}, Threshold: true, Needs: needsTools,
+		Dist:       func(st *stats.Stats) stats.Summary { return st.Tools.ToolDone },
+		PerRequest: func(s *sample.Sample) (float64, bool) { return stats.Ms(s.ToolDone), s.ToolDone > 0 }},
+	{Name: "tool_valid", Kind: Fraction, BenchUnit: "tool-valid-%", Bench: true, Column: "tool", Threshold: true, Needs: needsToolCases,
+		Value:   func(st *stats.Stats) (float64, int) { return st.Quality.ToolValidRate(), st.Quality.ToolChecked },
+		PerCase: true,
+		Outcome: quality(func(q *sample.Quality) (bool, bool) { return q.ToolChecked, q.ToolValid })},
+	{Name: "tool_match", Kind: Fraction, BenchUnit: "tool-match-%", Bench: true, Column: "call", Threshold: true, Needs: "tool cases with an expect_tool (and quality not off)",
+		Value:   func(st *stats.Stats) (float64, int) { return st.Quality.ToolMatchRate(), st.Quality.ToolMatchChecked },
+		PerCase: true,
+		Outcome: quality(func(q *sample.Quality) (bool, bool) { return q.ToolMatchChecked, q.ToolMatched })},
+	{Name: "agent_total", Kind: Latency, Lower: true, Report: []int{50, 95}, Threshold: true, Needs: needsLoops + " that gave a final answer",
+		Dist:   func(st *stats.Stats) stats.Summary { return st.Tools.AgentTotal },
+		Detail: unfinished},
+	{Name: "agent_steps", Kind: Figure, Lower: true, BenchUnit: "agent-steps-max", Bench: true, Threshold: true, Needs: needsLoops,
+		Applies: func(st *stats.Stats) bool { return st.Tools.Loops > 0 },
+		Value: func(st *stats.Stats) (float64, int) {
+			if st.Tools.Loops == 0 {
+				return math.NaN(), 0
+			}
+			return st.Tools.Steps.Max, st.Tools.Loops
+		},
+		Detail: unfinished},
+}
+
+// What the tool figures need to be measured.
+const (
+	needsTools     = "answers with tool calls (a fixture whose cases offer tools)"
+	needsToolCases = "tool cases in the fixture (tools:, and quality not off)"
+	needsLoops     = "agent loops (fixture cases with tool_results)"
+)
+
+// unfinished says how many of a run's agent loops gave no final answer.
+func unfinished(st *stats.Stats) string {
+	if t := st.Tools; t.Unfinished > 0 {
+		return fmt.Sprintf("%d of %d loops gave no final answer", t.Unfinished, t.Loops)
+	}
+	return ""
 }
 
 func scheduled(st *stats.Stats) bool { return st.Open.Scheduled }

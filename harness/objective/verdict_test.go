@@ -157,3 +157,24 @@ func TestCoverageIgnoresSearchSteps(t *testing.T) {
 	require.Len(t, vs, 2)
 	assert.True(t, Failed(vs), "3 of 10 cases asked by the judged level passed coverage_min 0.9")
 }
+
+// TestToolMinimumsImplied: a run whose answers were judged as tool calls
+// gets tool_valid_min 0.99 and tool_match_min 0.9 without its SLA naming
+// them, as JSON and accuracy get theirs: one wrong call in four fails.
+func TestToolMinimumsImplied(t *testing.T) {
+	now := time.Now()
+	var ss []sample.Sample
+	for i := range 4 {
+		ss = append(ss, sample.Sample{Scenario: "tools", Endpoint: "e", Level: "concurrency=1", Run: "r", Seq: i, Case: "w",
+			Start: now, TTFT: time.Millisecond, TTFTool: time.Millisecond, Total: time.Millisecond, OutputTokens: 1, Finish: "tool_calls",
+			Quality: &sample.Quality{Case: "w", ToolChecked: true, ToolValid: i != 0, ToolMatchChecked: true, ToolMatched: i != 1}})
+	}
+	vs := Evaluate(ss, func(string, string) Objectives { return nil })
+	require.Len(t, vs, 1)
+	var keys []string
+	for _, v := range vs[0].Violations {
+		keys = append(keys, v.Threshold.Key())
+	}
+	assert.ElementsMatch(t, []string{"tool_valid_min", "tool_match_min"}, keys)
+	assert.Equal(t, 2, vs[0].Stats.Good, "a request with an invalid or unexpected call is not good")
+}

@@ -47,6 +47,19 @@ type Case struct {
 	SchemaFile     string             `json:"-"` // Schema resolved to a file path
 	CompiledSchema *jsonschema.Schema `json:"-"`
 	matcher        Matcher
+
+	// A tool case's (tools.go), filled by LoadCases: the functions it
+	// offers, its tool_choice as written, the call it expects, the
+	// reference calls (one per agent step: the simulator makes them),
+	// and for an agent loop the result sent back for each tool and the
+	// most model calls the loop may make.
+	Tools       []Tool                     `json:"-"`
+	ToolChoice  json.RawMessage            `json:"tool_choice,omitempty"`
+	ExpectTool  *ExpectTool                `json:"-"`
+	AnswerCalls []Call                     `json:"-"`
+	ToolResults map[string]json.RawMessage `json:"tool_results,omitempty"`
+	MaxSteps    int                        `json:"max_steps,omitempty"`
+	toolIn      toolInput
 }
 
 // Matcher returns the case's matcher: the one LoadCases built, or a new one
@@ -140,7 +153,7 @@ type CaseError struct {
 
 func (e *CaseError) Error() string { return fmt.Sprintf("%s:%d: %s: %s", e.File, e.Line, e.Key, e.Msg) }
 
-var caseKeys = []string{"id", "messages", "prompt", "vars", "expected", "match", "schema", "tags", "answer", "wrong_answer"}
+var caseKeys = append([]string{"id", "messages", "prompt", "vars", "expected", "match", "schema", "tags", "answer", "wrong_answer"}, toolKeys...)
 
 var roles = []string{"system", "user", "assistant"}
 
@@ -237,6 +250,9 @@ func parseCase(line []byte, fail func(key, format string, a ...any)) (Case, bool
 		case "wrong_answer":
 			dst = &c.WrongAnswer
 		default:
+			if c.toolKey(k, v) {
+				continue // validateTools reads it
+			}
 			fail(k, "unknown key (allowed: %s)", strings.Join(caseKeys, ", "))
 			ok = false
 			continue
@@ -285,6 +301,10 @@ func validateCase(c *Case, root string, fail func(key, format string, a ...any))
 		fail("id", "missing")
 	}
 	validateInput(c, fail)
+	if validateTools(c, root, fail) && !c.IsLoop() {
+		refuseText(c, fail) // judged by its call alone
+		return
+	}
 	m, err := NewMatcher(c.Match, c.Expected)
 	if err != nil {
 		var se *SpecError

@@ -79,6 +79,7 @@ var builders = map[string]builder{
 	"number":     {[]string{"tolerance", "relative", "pick"}, buildNumber},
 	"json_equal": {nil, buildJSONEqual},
 	"constraint": {[]string{"min_words", "max_words", "keywords"}, buildConstraint},
+	"subset":     {nil, buildSubset},
 }
 
 // MatcherTypes lists the matcher type names, sorted.
@@ -92,7 +93,7 @@ func MatcherTypes() []string {
 }
 
 // jsonMatchers read the answer as JSON; a case using one needs a JSON body.
-var jsonMatchers = map[string]bool{"json_path": true, "json_equal": true}
+var jsonMatchers = map[string]bool{"json_path": true, "json_equal": true, "subset": true}
 
 // NewMatcher builds the matcher a spec names. expected is the case's
 // "expected" value (raw JSON; may be empty for regex and constraint). Errors
@@ -112,6 +113,8 @@ var jsonMatchers = map[string]bool{"json_path": true, "json_equal": true}
 //	            number spelling ignored)
 //	constraint  (display only); min_words, max_words, keywords (each must
 //	            start a word, case-insensitive; "a|b" accepts either)
+//	subset      object; the answer is JSON holding it (every key, its value
+//	            holding the expected one; arrays and values equal)
 func NewMatcher(spec MatchSpec, expected json.RawMessage) (Matcher, error) {
 	b, ok := builders[spec.Type]
 	if !ok {

@@ -1,6 +1,7 @@
 package quality
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -22,14 +23,31 @@ func CompileSchema(path string) (*jsonschema.Schema, error) {
 	if err != nil {
 		return nil, fmt.Errorf("schema %s: %w", path, err)
 	}
-	c := jsonschema.NewCompiler()
-	c.Draft = jsonschema.Draft2020
-	c.AssertFormat = true
-	s, err := c.Compile(abs)
+	s, err := newCompiler().Compile(abs)
 	if err != nil {
 		return nil, fmt.Errorf("schema %s: %w", path, err)
 	}
 	return s, nil
+}
+
+// CompileSchemaJSON compiles a schema held in memory (a tool's
+// parameters), as CompileSchema compiles a file; url names it in errors
+// and is what its relative references resolve against.
+func CompileSchemaJSON(url string, doc []byte) (*jsonschema.Schema, error) {
+	c := newCompiler()
+	if err := c.AddResource(url, bytes.NewReader(doc)); err != nil {
+		return nil, err
+	}
+	return c.Compile(url)
+}
+
+// newCompiler is the one compiler setup: draft 2020-12 unless $schema
+// says otherwise, formats asserted.
+func newCompiler() *jsonschema.Compiler {
+	c := jsonschema.NewCompiler()
+	c.Draft = jsonschema.Draft2020
+	c.AssertFormat = true
+	return c
 }
 
 // Schemas compiles each schema file once and hands out the compiled schema
@@ -52,6 +70,12 @@ func (c *Schemas) Get(path string) (*jsonschema.Schema, error) {
 	if err != nil {
 		key = path
 	}
+	return c.compiled(key, func() (*jsonschema.Schema, error) { return CompileSchema(path) })
+}
+
+// compiled returns the schema cached under key, compiling it on first
+// use.
+func (c *Schemas) compiled(key string, compile func() (*jsonschema.Schema, error)) (*jsonschema.Schema, error) {
 	c.mu.Lock()
 	if c.m == nil {
 		c.m = map[string]*schemaEntry{}
@@ -63,7 +87,7 @@ func (c *Schemas) Get(path string) (*jsonschema.Schema, error) {
 	}
 	c.mu.Unlock()
 	// Compile outside the map lock so that two schemas compile in parallel.
-	e.once.Do(func() { e.s, e.err = CompileSchema(path) })
+	e.once.Do(func() { e.s, e.err = compile() })
 	return e.s, e.err
 }
 

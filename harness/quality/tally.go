@@ -24,6 +24,13 @@ type Tally struct {
 
 	MatchChecked int `json:"match_checked"`
 	Matched      int `json:"matched"`
+
+	// Answers of tool cases judged as calls, and those valid; answers
+	// judged against expect_tool, and those that matched.
+	ToolChecked      int `json:"tool_checked"`
+	ToolValid        int `json:"tool_valid"`
+	ToolMatchChecked int `json:"tool_match_checked"`
+	ToolMatched      int `json:"tool_matched"`
 }
 
 // Add counts one result.
@@ -53,9 +60,20 @@ func (t *Tally) Add(r sample.Quality) {
 			t.Matched++
 		}
 	}
+	t.ToolChecked += btoi(r.ToolChecked)
+	t.ToolValid += btoi(r.ToolChecked && r.ToolValid)
+	t.ToolMatchChecked += btoi(r.ToolMatchChecked)
+	t.ToolMatched += btoi(r.ToolMatchChecked && r.ToolMatched)
 	if r.Pass() {
 		t.Passed++
 	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // Merge adds another tally's counts.
@@ -70,6 +88,10 @@ func (t *Tally) Merge(o Tally) {
 	t.SchemaValid += o.SchemaValid
 	t.MatchChecked += o.MatchChecked
 	t.Matched += o.Matched
+	t.ToolChecked += o.ToolChecked
+	t.ToolValid += o.ToolValid
+	t.ToolMatchChecked += o.ToolMatchChecked
+	t.ToolMatched += o.ToolMatched
 }
 
 func rate(n, d int) float64 {
@@ -95,3 +117,11 @@ func (t Tally) AccuracyRate() float64 { return rate(t.Matched, t.MatchChecked) }
 
 // PassRate is responses passing every check that ran / responses.
 func (t Tally) PassRate() float64 { return rate(t.Passed, t.Responses) }
+
+// ToolValidRate is answers whose calls were all valid / tool-case answers
+// judged (an answer with no call is not valid).
+func (t Tally) ToolValidRate() float64 { return rate(t.ToolValid, t.ToolChecked) }
+
+// ToolMatchRate is answers with the call expect_tool describes / answers
+// judged against it.
+func (t Tally) ToolMatchRate() float64 { return rate(t.ToolMatched, t.ToolMatchChecked) }

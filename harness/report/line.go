@@ -26,6 +26,13 @@ func Line(st *stats.Stats) string {
 	if q := st.Quality; q.Responses > 0 {
 		fmt.Fprintf(&b, ", json %s schema %s accuracy %s", metric.Pct(q.JSONValidRate()), metric.Pct(q.SchemaValidRate()), metric.Pct(q.AccuracyRate()))
 	}
+	if q := st.Quality; q.ToolChecked > 0 {
+		fmt.Fprintf(&b, ", tool valid %s match %s, ttftool p50/p95 %s/%s ms", metric.Pct(q.ToolValidRate()), metric.Pct(q.ToolMatchRate()),
+			num(st.Tools.TTFTool.P50), num(st.Tools.TTFTool.P95))
+	}
+	if t := st.Tools; t.Loops > 0 {
+		fmt.Fprintf(&b, ", %d agent loops (%d unfinished) of up to %s steps, agent total p95 %s ms", t.Loops, t.Unfinished, num(t.Steps.Max), num(t.AgentTotal.P95))
+	}
 	if st.FixtureCases > 0 {
 		fmt.Fprintf(&b, ", %d of %d cases", len(st.Cases), st.FixtureCases)
 	}

@@ -24,6 +24,17 @@ type Quality struct {
 
 	// Truncated: the answer was cut by max_tokens (finish_reason "length").
 	Truncated bool `json:"truncated,omitempty"`
+
+	// Tool calls, for a case that offers tools (METRICS.md, tool_valid and
+	// tool_match): ToolValid says the answer made calls and every one names
+	// an offered tool with arguments that parse as JSON and are valid
+	// against its parameters schema (ToolError says why not); ToolMatched
+	// says a call is the one the case expects (expect_tool).
+	ToolChecked      bool   `json:"tool_checked,omitempty"`
+	ToolValid        bool   `json:"tool_valid,omitempty"`
+	ToolError        string `json:"tool_error,omitempty"`
+	ToolMatchChecked bool   `json:"tool_match_checked,omitempty"`
+	ToolMatched      bool   `json:"tool_matched,omitempty"`
 }
 
 // Pass reports whether every check that ran passed. JSON passes strictly,
@@ -40,6 +51,9 @@ func (r *Quality) Pass() bool {
 		return false
 	}
 	if r.MatchChecked && !r.Matched {
+		return false
+	}
+	if r.ToolChecked && !r.ToolValid || r.ToolMatchChecked && !r.ToolMatched {
 		return false
 	}
 	// A cut answer fails through the checks it breaks; a chat answer that

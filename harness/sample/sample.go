@@ -143,6 +143,15 @@ type Sample struct {
 	// -latency-only), so that a verdict over the samples says so rather
 	// than read a missing check as a fixture without one.
 	QualityOff bool `json:"quality_off,omitempty"`
+
+	// Session is the id of the agent loop (or conversation) the request
+	// was a step of, Step its index in the loop from 1: the steps of a
+	// loop share its Session, and the loop's figures (agent_total, its
+	// step count) are read from them. A loop's first step has the Seq its
+	// prompt would have had alone; its later steps are numbered after the
+	// run's requests, so that (Run, Seq) stays one request.
+	Session string `json:"session,omitempty"`
+	Step    int    `json:"step,omitempty"`
 }
 
 // OK reports whether the request succeeded.

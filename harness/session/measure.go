@@ -70,6 +70,9 @@ func (s *Session) send(ctx context.Context, c Cell, n int, probe bool) ([]sample
 		shardName = shard.String()
 	}
 	total := n + warm
+	if !probe && c.Fixture != nil && c.Level.PromptTokens == 0 {
+		total = n*c.Fixture.Steps() + warm // an agent loop's steps, at its most
+	}
 	if first {
 		total++
 	}

@@ -48,14 +48,7 @@ func (s *Session) Cases(sc Scenario) ([]quality.Case, load.FixtureOptions, error
 	if err := quality.CheckIDs(cases, s.secrets); err != nil {
 		return nil, opts, fmt.Errorf("%s: %w", sc.Fixture, err)
 	}
-	// The simulators answer by the last message a case renders (the
-	// system prompt comes before it).
-	for i := range cases {
-		msgs := cases[i].Render()
-		if len(msgs) > 0 {
-			s.answers.Add(msgs[len(msgs)-1].Content, cases[i].Answer, cases[i].WrongAnswer)
-		}
-	}
+	Teach(s.answers, cases)
 	return cases, opts, nil
 }
 

@@ -96,6 +96,9 @@ type Stats struct {
 	// Warnings are caveats that travel with the figures, e.g. a
 	// concurrency level the run never reached.
 	Warnings []string
+
+	// Tools holds the tool-call and agent-loop figures (tools.go).
+	Tools Tools
 }
 
 // Case is how one fixture case fared in a run: how often it was asked, how
@@ -241,6 +244,7 @@ func Summarize(samples []sample.Sample, good func(*sample.Sample) bool) *Stats {
 		st.LongestRun = max(st.LongestRun, r.last.Sub(r.first))
 	}
 	st.PeakInFlight = peakInFlight(spans)
+	st.Tools = summarizeTools(samples)
 	st.loadWarnings(runs)
 	if secs := st.Wall.Seconds(); secs > 0 {
 		st.ReqPerSec = float64(st.Attempted-st.Failed) / secs

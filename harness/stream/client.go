@@ -111,6 +111,10 @@ type Request struct {
 	// tokens (its cap too), from a server whose Kind can be asked
 	// (Kind.FixedLength); ignored by any other.
 	FixedTokens int
+	// Tools are the functions the model may call, ToolChoice whether and
+	// which (nil: the server's default, "auto" when tools are offered).
+	Tools      []openai.Tool
+	ToolChoice any
 }
 
 // wireRequest adds to go-openai's request what it cannot say: an explicit
@@ -221,6 +225,8 @@ func (c *Client) Body(req Request) ([]byte, error) {
 			MaxTokens:      req.MaxTokens,
 			Seed:           req.Seed,
 			ResponseFormat: req.ResponseFormat,
+			Tools:          req.Tools,
+			ToolChoice:     req.ToolChoice,
 			Stream:         true,
 			StreamOptions:  &openai.StreamOptions{IncludeUsage: true},
 		},
@@ -265,6 +271,9 @@ func estimatePrompt(req Request) int {
 		n += len(m.Content)
 		for _, p := range m.MultiContent {
 			n += len(p.Text)
+		}
+		for _, c := range m.ToolCalls { // an agent loop's history
+			n += len(c.Function.Name) + len(c.Function.Arguments)
 		}
 	}
 	return (n + 3) / 4

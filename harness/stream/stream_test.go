@@ -2,6 +2,7 @@ package stream
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -182,6 +183,39 @@ func TestMaxTokensParam(t *testing.T) {
 	body, _ = NewClient(Endpoint{Model: "o3", MaxTokensParam: MaxCompletionTokens}).Body(req)
 	assert.Contains(t, string(body), `"max_completion_tokens":64`)
 	assert.NotContains(t, string(body), `"max_tokens"`)
+}
+
+// TestBodyCarriesTools: the tools, tool_choice and an agent loop's
+// follow-up turn (the assistant's calls, the tool's result) go out as the
+// chat-completions API reads them.
+func TestBodyCarriesTools(t *testing.T) {
+	req := Request{
+		Tools: []openai.Tool{{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
+			Name: "get_weather", Parameters: json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}}}`)}}},
+		ToolChoice: json.RawMessage(`{"type":"function","function":{"name":"get_weather"}}`),
+		Messages: []openai.ChatCompletionMessage{{Role: "user", Content: "Weather in Paris?"},
+			{Role: "assistant", ToolCalls: []openai.ToolCall{{ID: "c1", Type: openai.ToolTypeFunction, Function: openai.FunctionCall{Name: "get_weather", Arguments: `{"city":"Paris"}`}}}},
+			{Role: "tool", ToolCallID: "c1", Name: "get_weather", Content: `{"temp_c":18}`}},
+	}
+	body, err := NewClient(Endpoint{Model: "m"}).Body(req)
+	require.NoError(t, err)
+	var got struct {
+		Tools      []map[string]any `json:"tools"`
+		ToolChoice map[string]any   `json:"tool_choice"`
+		Messages   []map[string]any `json:"messages"`
+	}
+	require.NoError(t, json.Unmarshal(body, &got))
+	require.Len(t, got.Tools, 1)
+	assert.Equal(t, "function", got.Tools[0]["type"])
+	assert.Equal(t, map[string]any{"name": "get_weather", "parameters": map[string]any{"type": "object", "properties": map[string]any{"city": map[string]any{"type": "string"}}}}, got.Tools[0]["function"])
+	assert.Equal(t, "get_weather", got.ToolChoice["function"].(map[string]any)["name"])
+	require.Len(t, got.Messages, 3)
+	calls := got.Messages[1]["tool_calls"].([]any)
+	assert.Equal(t, map[string]any{"id": "c1", "type": "function", "function": map[string]any{"name": "get_weather", "arguments": `{"city":"Paris"}`}}, calls[0])
+	assert.Equal(t, "c1", got.Messages[2]["tool_call_id"])
+	assert.Equal(t, `{"temp_c":18}`, got.Messages[2]["content"])
+	body, _ = NewClient(Endpoint{Model: "m"}).Body(helloRequest)
+	assert.NotContains(t, string(body), "tool", "no tools offered, none sent")
 }
 
 var helloRequest = Request{Messages: []openai.ChatCompletionMessage{{Role: "user", Content: "hello"}}}

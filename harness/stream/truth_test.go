@@ -130,16 +130,26 @@ func TestSlowClientFailsTheTruth(t *testing.T) {
 // client agreed with the truth, and logs the machine's load either way.
 func measureAgainstTruth(t testing.TB, cfg sim.Config, conc, n int, hc *http.Client) bool {
 	t.Helper()
+	return againstTruth(t, func() ([]sample.Sample, []sim.Truth) { return runAgainstSim(t, cfg, conc, n, hc) },
+		func(rec *recorder, samples []sample.Sample, truth []sim.Truth, widen slack) bool {
+			return compareWithTruth(rec, samples, truth, cfg.ReasoningTokens > 0, widen)
+		})
+}
+
+// againstTruth runs measure and compares its warm samples with the truth,
+// measuring again as measureAgainstTruth says.
+func againstTruth(t testing.TB, measure func() ([]sample.Sample, []sim.Truth), compare func(*recorder, []sample.Sample, []sim.Truth, slack) bool) bool {
+	t.Helper()
 	for try := 0; ; try++ {
 		rec := &recorder{TB: t}
 		ml := startMachineLoad()
-		samples, truth := runAgainstSim(t, cfg, conc, n, hc)
+		samples, truth := measure()
 		load := ml.stop()
 		var widen slack
 		if try == retries && load.busy() {
 			widen = slack{median: load.lateP50, p90: load.lateP99}
 		}
-		ok := compareWithTruth(rec, warmOnly(samples), truth, cfg.ReasoningTokens > 0, widen)
+		ok := compare(rec, warmOnly(samples), truth, widen)
 		t.Logf("try %d: %s; %s", try+1, load, strings.Join(rec.logs, "; "))
 		if ok {
 			return true

@@ -13,8 +13,9 @@ import (
 )
 
 // createModel uploads the gguf as a blob and creates "tiny" from it over the
-// HTTP API, as `ollama create -f Modelfile` does, without a second process.
-// The server reads the chat template from the gguf's metadata.
+// HTTP API, as `ollama create -f Modelfile` does, without a second process,
+// and "tiny-tools" beside it (tools.go). The server reads tiny's chat
+// template from the gguf's metadata.
 func (s *Server) createModel(model string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -31,19 +32,25 @@ func (s *Server) createModel(model string) error {
 	if err := s.post(ctx, "/api/blobs/"+digest, f); err != nil {
 		return fmt.Errorf("upload %s: %w", model, err)
 	}
-	body, _ := json.Marshal(map[string]any{
-		"model": s.ModelName(),
-		"files": map[string]string{filepath.Base(model): digest},
-		// One thread: the tiny model's decode is thread synchronisation,
-		// not arithmetic. Two threads on a 2-core machine decode at 3-5 ms
-		// a token, and at 40-60 ms when another process holds a core (a
-		// thread waits at every barrier for one descheduled); one thread
-		// decodes at 0.5 ms either way.
-		"parameters": map[string]any{"num_thread": 1},
-		"stream":     false,
-	})
-	if err := s.post(ctx, "/api/create", bytes.NewReader(body)); err != nil {
-		return fmt.Errorf("create model %q from %s: %w", s.ModelName(), model, err)
+	for name, template := range map[string]string{s.ModelName(): "", s.ToolModelName(): toolTemplate} {
+		spec := map[string]any{
+			"model": name,
+			"files": map[string]string{filepath.Base(model): digest},
+			// One thread: the tiny model's decode is thread synchronisation,
+			// not arithmetic. Two threads on a 2-core machine decode at 3-5 ms
+			// a token, and at 40-60 ms when another process holds a core (a
+			// thread waits at every barrier for one descheduled); one thread
+			// decodes at 0.5 ms either way.
+			"parameters": map[string]any{"num_thread": 1},
+			"stream":     false,
+		}
+		if template != "" {
+			spec["template"] = template
+		}
+		body, _ := json.Marshal(spec)
+		if err := s.post(ctx, "/api/create", bytes.NewReader(body)); err != nil {
+			return fmt.Errorf("create model %q from %s: %w", name, model, err)
+		}
 	}
 	return nil
 }
