@@ -48,6 +48,7 @@ func TestReadRefusesImpossibleSamples(t *testing.T) {
 		"tool done after end":   {`"total_ns":40418053`, `"total_ns":40418053,"tool_done_ns":50000000`, "tool_done_ns: 50ms is after total_ns"},
 		"tool name with ESC":    {`"seq":3`, `"seq":3,"tool_calls":[{"index":0,"name":"\u001b]52;c;x\u0007","arguments":"{}"}]`, `tool_calls[0].name: "\x1b]52;c;x\a" holds a control character`},
 		"forged reasoning src":  {`"seq":3`, `"seq":3,"reasoning_source":"magic"`, `reasoning_source: "magic" (allowed: usage, chunks, inferred)`},
+		"unknown cache policy":  {`"seq":3`, `"seq":3,"cache":"cold"`, `cache: "cold" is not a cache policy (allowed: natural, bust, warm)`},
 	}
 	dir := t.TempDir()
 	for name, tc := range cases {

@@ -143,6 +143,10 @@ type Sample struct {
 	// -latency-only), so that a verdict over the samples says so rather
 	// than read a missing check as a fixture without one.
 	QualityOff bool `json:"quality_off,omitempty"`
+
+	// Cache is the scenario's cache policy the request was sent under
+	// (cache: natural|bust|warm); "" in files written before it, natural.
+	Cache CachePolicy `json:"cache,omitempty"`
 }
 
 // OK reports whether the request succeeded.
