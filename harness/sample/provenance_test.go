@@ -52,20 +52,20 @@ func TestProvenanceRecordChecked(t *testing.T) {
 	}
 	many := `{"provenance":{` + strings.Join(keys, ",") + `}}`
 	cases := map[string]struct{ body, want string }{
-		"upper-case key":      {`{"provenance":{"Model":"x"}}`, `:1: provenance: key "Model" (allowed: a–z first`},
-		"key with a space":    {`{"provenance":{"model id":"x"}}`, `:1: provenance: key "model id"`},
-		"key with a colon":    {`{"provenance":{"model:id":"x"}}`, `:1: provenance: key "model:id"`},
-		"value with newline":  {`{"provenance":{"model":"x\nBenchmarkFake 1 1 ns/op"}}`, `:1: provenance: model: "x\nBenchmarkFake 1 1 ns/op" holds a control character`},
-		"empty value":         {`{"provenance":{"model":""}}`, `:1: provenance: model: "" is empty`},
-		"padded value":        {`{"provenance":{"model":" x"}}`, `:1: provenance: model: " x" has spaces around it`},
-		"value too long":      {`{"provenance":{"model":"` + long + `"}}`, `:1: provenance: model: 513 bytes (allowed: at most 512)`},
-		"too many keys":       {many, `:1: provenance: 4097 keys (allowed: at most 4096)`},
-		"not an object":       {`{"provenance":["x"]}`, `:1: provenance record: json: cannot unmarshal array`},
-		"unknown field":       {`{"provenance":{"a":"b"},"scenario":"chat"}`, `:1: provenance record: json: unknown field "scenario"`},
-		"after a sample":      {realLine + "\n" + `{"provenance":{"a":"b"}}`, `:2: a provenance record after the first line`},
-		"a second one":        {`{"provenance":{"a":"b"}}` + "\n" + `{"provenance":{"a":"c"}}`, `:2: a provenance record after the first line`},
-		"null record":         {`{"provenance":null}`, `:1: provenance record: no "provenance" object`},
-		"two values, a line":  {`{"provenance":{"a":"b"}} {"provenance":{"a":"b"}}`, `:1: provenance record: more than one JSON value`},
+		"upper-case key":     {`{"provenance":{"Model":"x"}}`, `:1: provenance: key "Model" (allowed: a–z first`},
+		"key with a space":   {`{"provenance":{"model id":"x"}}`, `:1: provenance: key "model id"`},
+		"key with a colon":   {`{"provenance":{"model:id":"x"}}`, `:1: provenance: key "model:id"`},
+		"value with newline": {`{"provenance":{"model":"x\nBenchmarkFake 1 1 ns/op"}}`, `:1: provenance: model: "x\nBenchmarkFake 1 1 ns/op" holds a control character`},
+		"empty value":        {`{"provenance":{"model":""}}`, `:1: provenance: model: "" is empty`},
+		"padded value":       {`{"provenance":{"model":" x"}}`, `:1: provenance: model: " x" has spaces around it`},
+		"value too long":     {`{"provenance":{"model":"` + long + `"}}`, `:1: provenance: model: 513 bytes (allowed: at most 512)`},
+		"too many keys":      {many, `:1: provenance: 4097 keys (allowed: at most 4096)`},
+		"not an object":      {`{"provenance":["x"]}`, `:1: provenance record: json: cannot unmarshal array`},
+		"unknown field":      {`{"provenance":{"a":"b"},"scenario":"chat"}`, `:1: provenance record: json: unknown field "scenario"`},
+		"after a sample":     {realLine + "\n" + `{"provenance":{"a":"b"}}`, `:2: a provenance record after the first line`},
+		"a second one":       {`{"provenance":{"a":"b"}}` + "\n" + `{"provenance":{"a":"c"}}`, `:2: a provenance record after the first line`},
+		"null record":        {`{"provenance":null}`, `:1: provenance record: no "provenance" object`},
+		"two values, a line": {`{"provenance":{"a":"b"}} {"provenance":{"a":"b"}}`, `:1: provenance record: more than one JSON value`},
 	}
 	dir := t.TempDir()
 	for name, tc := range cases {
