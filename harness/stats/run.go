@@ -92,6 +92,8 @@ type Stats struct {
 	// Warnings are caveats that travel with the figures, e.g. a
 	// concurrency level the run never reached.
 	Warnings []string
+	// Cache is what the server said of its prefix cache.
+	Cache Cache
 }
 
 // Case is how one fixture case fared in a run: how often it was asked, how
@@ -237,6 +239,8 @@ func Summarize(samples []sample.Sample, good func(*sample.Sample) bool) *Stats {
 	}
 	st.PeakInFlight = peakInFlight(spans)
 	st.loadWarnings(runs)
+	st.Cache = summarizeCache(samples)
+	st.Warnings = append(st.Warnings, st.Cache.warnings()...)
 	if secs := st.Wall.Seconds(); secs > 0 {
 		st.ReqPerSec = float64(st.Attempted-st.Failed) / secs
 		st.OutTokPerSec = float64(st.OutputTokens) / secs
