@@ -133,6 +133,7 @@ func writeObjectives(w io.Writer, vs []objective.Verdict) {
 	writeUncovered(w, vs)
 	writeLenient(w, vs)
 	writeQualityOff(w, vs)
+	writeCached(w, vs)
 }
 
 // writeQualityOff names the runs whose answers were not judged: their "ok"
