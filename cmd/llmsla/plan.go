@@ -10,6 +10,7 @@ import (
 
 	"github.com/llmsla/llmsla/harness/config"
 	"github.com/llmsla/llmsla/harness/load"
+	"github.com/llmsla/llmsla/harness/sample"
 	"github.com/llmsla/llmsla/harness/session"
 )
 
@@ -21,6 +22,9 @@ type plan struct {
 	g    goTest
 	run  session.Run
 	rows []planRow
+	// provenance is what the run measures beyond its figures, probed
+	// beside the preflight (session.Session.Provenance).
+	provenance sample.Provenance
 }
 
 // planRow is one scenario on one endpoint.
