@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"net/http"
+	"os"
 	"net/http/httptest"
 	"strings"
 	"sync/atomic"
@@ -158,4 +159,22 @@ func TestProvenanceNeverBlocks(t *testing.T) {
 	assert.Less(t, took, ProbeTimeout+time.Second, "a hanging server costs one timeout, not one per probe")
 	assert.Empty(t, p["endpoint.local_gpu.model.id"])
 	assert.Equal(t, "gpt-4o", p["endpoint.local_gpu.model"], "what was asked is known without the server")
+}
+
+// TestFixtureHashFollowsContent: a fixture edited between two runs has
+// another hash; the same content anywhere has the same.
+func TestFixtureHashFollowsContent(t *testing.T) {
+	dir := t.TempDir()
+	path := dir + "/cases.jsonl"
+	write := func(s string) { require.NoError(t, os.WriteFile(path, []byte(s), 0o644)) }
+	srv, _ := fakeServer(t, nil, 0)
+	s := probeSession(t, srv, "m")
+	hash := func() string {
+		return s.Provenance(context.Background(), []Scenario{{Name: "mine", Fixture: path}})["scenario.mine.fixture.sha256"]
+	}
+	write(`{"id":"a","prompt":"What is 2+2?","expected":"4"}` + "\n")
+	first := hash()
+	assert.Equal(t, first, hash())
+	write(`{"id":"a","prompt":"What is 2+3?","expected":"5"}` + "\n")
+	assert.NotEqual(t, first, hash(), "an edited fixture")
 }
