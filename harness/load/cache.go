@@ -16,11 +16,12 @@ import (
 // what a server's prefix cache can reuse of the prompts a run sends.
 //
 // A marker is a short line, "[request 3f9a1c2e7b4d5a60]", new for every
-// prompt. It goes at the very start of the system prompt — a system
-// message of its own when the scenario has none — so that the question
-// is sent as the fixture wrote it (a server answers by it, a simulator
-// looks its answer up by it) and no two prompts share a prefix beyond
-// the chat template's own.
+// prompt. It goes at the very start of the first user message, before the
+// question: every chat template keeps that message (some drop a system
+// prompt: the Ollama test model's does), and no two prompts then share a
+// prefix beyond the chat template's own and the system prompt, which
+// production shares too. The question itself is sent as the fixture wrote
+// it, after the marker.
 
 // Cache is src as policy sends it: natural as it is; bust with a new
 // marker first in every prompt; warm with a shared prefix of prefix
@@ -71,15 +72,20 @@ func Marker(salt, k uint64) string {
 }
 
 // withHead is msgs (not changed: they are the fixture's) with head first
-// in the system prompt, or as a system message before the rest when the
-// first message is not one.
+// in the first user message (the first message when none is a user's).
 func withHead(msgs []openai.ChatCompletionMessage, head string) []openai.ChatCompletionMessage {
-	if len(msgs) > 0 && msgs[0].Role == openai.ChatMessageRoleSystem && len(msgs[0].MultiContent) == 0 {
-		out := slices.Clone(msgs)
-		out[0].Content = head + "\n\n" + out[0].Content
+	out := slices.Clone(msgs)
+	i := slices.IndexFunc(out, func(m openai.ChatCompletionMessage) bool { return m.Role == openai.ChatMessageRoleUser })
+	if i < 0 && len(out) == 0 {
+		return []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleUser, Content: head}}
+	}
+	i = max(i, 0)
+	if len(out[i].MultiContent) > 0 {
+		out[i].MultiContent = append([]openai.ChatMessagePart{{Type: openai.ChatMessagePartTypeText, Text: head}}, out[i].MultiContent...)
 		return out
 	}
-	return append([]openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleSystem, Content: head}}, msgs...)
+	out[i].Content = head + "\n\n" + out[i].Content
+	return out
 }
 
 // SharedPrefix is the shared prefix of cache: warm, tokens long: a line

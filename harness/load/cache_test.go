@@ -4,7 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	openai "github.com/sashabaranov/go-openai"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/llmsla/llmsla/harness/load"
 	"github.com/llmsla/llmsla/harness/quality"
@@ -22,15 +23,16 @@ func cacheFixture(t *testing.T, system string) *load.Fixture {
 	return f
 }
 
-// TestCachePolicies: bust puts a new marker first in every prompt, and
-// warm the shared prefix before the marker in even prompts and after it
-// in odd ones; the question is sent as the fixture wrote it, and the
-// fixture's own messages are not changed.
+// TestCachePolicies: bust puts a new marker first in the user message of
+// every prompt, and warm the shared prefix before the marker in even
+// in odd ones, both at the start of the user message, before the
+// question as the fixture wrote it; the fixture's messages are not changed.
 func TestCachePolicies(t *testing.T) {
 	for name, system := range map[string]string{"with a system prompt": "Answer briefly.", "without one": ""} {
 		t.Run(name, func(t *testing.T) {
 			fix := cacheFixture(t, system)
-			before := fix.Prompt(0).Request.Messages[0].Content
+			msgs0 := fix.Prompt(0).Request.Messages
+			before := msgs0[len(msgs0)-1].Content
 			if src := load.Cache(fix, sample.CacheNatural, 0); src != load.Source(fix) {
 				t.Errorf("natural is not the fixture as it is")
 			}
@@ -41,54 +43,39 @@ func TestCachePolicies(t *testing.T) {
 			for i := range 6 {
 				for _, p := range []load.Prompt{bust.Prompt(i), bust.Prompt(i)} { // asked twice: a warm-up asks prompt 0 again
 					msgs := p.Request.Messages
-					first := msgs[0]
-					if first.Role != openai.ChatMessageRoleSystem || !strings.HasPrefix(first.Content, "[request ") {
-						t.Fatalf("bust prompt %d starts with %s %q, want a system prompt starting with the marker", i, first.Role, first.Content)
+					orig := fix.Prompt(i).Request.Messages
+					require.Len(t, msgs, len(orig))
+					u := len(msgs) - 1 // the case's user message, after any system prompt
+					head, rest, _ := strings.Cut(msgs[u].Content, "\n\n")
+					if !strings.HasPrefix(head, "[request ") || rest != orig[u].Content {
+						t.Fatalf("bust prompt %d: user message %q, want the marker, a blank line, then the question as written", i, msgs[u].Content)
 					}
-					head, _, _ := strings.Cut(first.Content, "\n")
 					if heads[head] {
 						t.Errorf("bust prompt %d: marker %q repeated", i, head)
 					}
 					heads[head] = true
-					checkQuestion(t, fix.Prompt(i), msgs, system, strings.TrimPrefix(first.Content, head+"\n\n"))
+					for k := 0; k < u; k++ {
+						assert.Equal(t, orig[k], msgs[k], "bust prompt %d: message %d is the fixture's", i, k)
+					}
 				}
 				w := warm.Prompt(i).Request.Messages
-				content := w[0].Content
+				content := w[len(w)-1].Content
 				want := strings.HasPrefix(content, prefix+"\n\n[request ")
 				if i%2 == 1 {
-					want = strings.HasPrefix(content, "[request ") && strings.Contains(content, "]\n\n"+prefix)
+					want = strings.HasPrefix(content, "[request ") && strings.Contains(content, "]\n\n"+prefix+"\n\n")
 				}
 				if !want {
 					t.Errorf("warm prompt %d starts %q: want the prefix before the marker in even prompts, after it in odd ones", i, content[:min(len(content), 80)])
 				}
-				if len(strings.Fields(content)) != len(strings.Fields(warm.Prompt(i+1).Request.Messages[0].Content)) {
-					t.Errorf("warm prompts %d and %d differ in length: a hit and a miss must send the same words", i, i+1)
+				next := warm.Prompt(i + 1).Request.Messages
+				if len(strings.Fields(content)) != len(strings.Fields(next[len(next)-1].Content))-len(strings.Fields(fix.Prompt(i+1).Request.Messages[len(next)-1].Content))+len(strings.Fields(fix.Prompt(i).Request.Messages[len(w)-1].Content)) {
+					t.Errorf("warm prompts %d and %d differ in length beyond their questions: a hit and a miss must send the same words", i, i+1)
 				}
 			}
-			if fix.Prompt(0).Request.Messages[0].Content != before {
-				t.Errorf("the fixture's messages were changed: %q", fix.Prompt(0).Request.Messages[0].Content)
+			if last := fix.Prompt(0).Request.Messages; last[len(last)-1].Content != before {
+				t.Errorf("the fixture's messages were changed: %q", last[len(last)-1].Content)
 			}
 		})
-	}
-}
-
-// checkQuestion: every message but the marked system prompt is the
-// fixture's, and the system prompt after the head is the fixture's.
-func checkQuestion(t *testing.T, orig load.Prompt, msgs []openai.ChatCompletionMessage, system, rest string) {
-	t.Helper()
-	om := orig.Request.Messages
-	if system == "" {
-		if len(msgs) != len(om)+1 || strings.Contains(msgs[0].Content, "\n") {
-			t.Errorf("without a system prompt the marker is a system message of its own: got %d messages for %d", len(msgs), len(om))
-		}
-		om = append([]openai.ChatCompletionMessage{msgs[0]}, om...)
-	} else if rest != system {
-		t.Errorf("system prompt after the marker is %q, want %q", rest, system)
-	}
-	for k := 1; k < len(om); k++ {
-		if msgs[k].Content != om[k].Content || msgs[k].Role != om[k].Role {
-			t.Errorf("message %d is %s %q, want the fixture's %s %q", k, msgs[k].Role, msgs[k].Content, om[k].Role, om[k].Content)
-		}
 	}
 }
 
