@@ -73,7 +73,7 @@ func (r *planRow) count(g goTest, shard load.Shard) {
 			warm = max(warm, p.Workers())
 		}
 		r.other += warm + session.WarmingRequests(conf.Cache, 2*g.count, warm) // a probe and a measured run per repetition
-		r.other += g.count // probes
+		r.other += g.count                                                     // probes
 		if r.cell.Endpoint.Kind == "ollama" {
 			r.other += g.count * session.BreakdownRequests
 		}

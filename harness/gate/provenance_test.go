@@ -38,9 +38,9 @@ func TestCompareProvenance(t *testing.T) {
 		return p
 	}
 	cases := map[string]struct {
-		new     sample.Provenance
-		allow   []string
-		refused []string // in the error; nil: no error
+		new                       sample.Provenance
+		allow                     []string
+		refused                   []string // in the error; nil: no error
 		changed, drifted, oneSide []string
 	}{
 		"the same":          {new: with("date", "20260102T000000Z")},

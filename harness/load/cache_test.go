@@ -68,7 +68,7 @@ func TestCachePolicies(t *testing.T) {
 					t.Errorf("warm prompt %d starts %q: want the prefix before the marker in even prompts, after it in odd ones", i, content[:min(len(content), 80)])
 				}
 				next := warm.Prompt(i + 1).Request.Messages
-				if len(strings.Fields(content)) != len(strings.Fields(next[len(next)-1].Content))-len(strings.Fields(fix.Prompt(i+1).Request.Messages[len(next)-1].Content))+len(strings.Fields(fix.Prompt(i).Request.Messages[len(w)-1].Content)) {
+				if len(strings.Fields(content)) != len(strings.Fields(next[len(next)-1].Content))-len(strings.Fields(fix.Prompt(i + 1).Request.Messages[len(next)-1].Content))+len(strings.Fields(fix.Prompt(i).Request.Messages[len(w)-1].Content)) {
 					t.Errorf("warm prompts %d and %d differ in length beyond their questions: a hit and a miss must send the same words", i, i+1)
 				}
 			}

@@ -124,10 +124,14 @@ var Table = []*Metric{
 		Dist:       func(st *stats.Stats) stats.Summary { return st.Cache.TTFTHit },
 		PerRequest: func(s *sample.Sample) (float64, bool) { return stats.Ms(s.TTFT), s.TTFT > 0 && s.CacheHit() }},
 	{Name: "ttft_miss", Kind: Latency, Lower: true, Report: []int{50, 95}, Threshold: true, Applies: cacheSplit, Needs: needsSplit,
-		Dist:       func(st *stats.Stats) stats.Summary { return st.Cache.TTFTMiss },
-		PerRequest: func(s *sample.Sample) (float64, bool) { return stats.Ms(s.TTFT), s.TTFT > 0 && s.CacheKnown() && !s.CacheHit() }},
+		Dist: func(st *stats.Stats) stats.Summary { return st.Cache.TTFTMiss },
+		PerRequest: func(s *sample.Sample) (float64, bool) {
+			return stats.Ms(s.TTFT), s.TTFT > 0 && s.CacheKnown() && !s.CacheHit()
+		}},
 	{Name: "cache_speedup", Kind: Figure, BenchUnit: "cache-speedup-x", Bench: true, Threshold: true, Applies: cacheSplit, Needs: needsSplit,
-		Value: func(st *stats.Stats) (float64, int) { return st.Cache.Speedup(), min(st.Cache.TTFTHit.N, st.Cache.TTFTMiss.N) }},
+		Value: func(st *stats.Stats) (float64, int) {
+			return st.Cache.Speedup(), min(st.Cache.TTFTHit.N, st.Cache.TTFTMiss.N)
+		}},
 }
 
 func cacheSplit(st *stats.Stats) bool { return st.Cache.Split() }

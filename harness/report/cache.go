@@ -47,4 +47,3 @@ func writeCached(w io.Writer, vs []objective.Verdict) {
 		}
 	}
 }
-

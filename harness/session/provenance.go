@@ -161,7 +161,9 @@ const notSent = "not sent (the server's default)"
 // asks for structured output, its sampling parameters, and per endpoint
 // its answers' cap and cache policy.
 func (s *Session) scenarioProvenance(p sample.Provenance, sc Scenario) {
-	key := func(v string, parts ...string) { p.Set(v, append([]string{"scenario", sample.NameValue(sc.Name)}, parts...)...) }
+	key := func(v string, parts ...string) {
+		p.Set(v, append([]string{"scenario", sample.NameValue(sc.Name)}, parts...)...)
+	}
 	path, err := FromRoot(sc.Fixture)
 	if err == nil {
 		key(fileHash(path), "fixture", "sha256")
