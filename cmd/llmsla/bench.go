@@ -14,6 +14,7 @@ import (
 	"github.com/llmsla/llmsla/harness/atomicfile"
 	"github.com/llmsla/llmsla/harness/config"
 	"github.com/llmsla/llmsla/harness/load"
+	"github.com/llmsla/llmsla/harness/sample"
 	"github.com/llmsla/llmsla/harness/secret"
 	"github.com/llmsla/llmsla/harness/session"
 )
@@ -180,6 +181,8 @@ func prepare(cfg *config.Config, run session.Run, o *benchOptions, stdout, stder
 		if err := p.probe(ctx, s, fixtures); err != nil {
 			return fail(err)
 		}
+		p.provenance = s.Provenance(ctx, scenarios)
+		p.provenance.Set(gitCommit(), "client", "llmsla")
 	}
 	p.write(stdout)
 	if err := p.checkDuration(); err != nil {
@@ -210,6 +213,14 @@ func (o *benchOptions) measure(cfg *config.Config, p *plan, sec *secret.Set, std
 	header := fmt.Sprintf("commit: %s\ndate: %s\nconfig: %s\ncount: %d\n", gitCommit(), stamp, cfg.Source, o.g.count)
 	if shard.On() {
 		header += fmt.Sprintf("shard: %s\n", shard)
+	}
+	// What was measured, as configuration lines (benchstat shows them, the
+	// gate compares them) and as the samples file's first line (verdicts
+	// and reports show it).
+	header += p.provenance.Lines()
+	if err := sample.CreateWithProvenance(samples, p.provenance, sec.RedactBytes); err != nil {
+		fmt.Fprintf(stderr, "llmsla: samples file: %v\n", err)
+		return exitBroken
 	}
 	child := session.Child{Samples: samples, Run: p.run}
 	testOut, testErrOut, stopProgress := stdout, stderr, func() {}

@@ -97,6 +97,16 @@ func TestPlanBeforeRun(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, samples, 20, "the samples the plan announced")
 	assert.Len(t, truth(), 20+2, "the run's requests, the preflight's and one probe of chat")
+
+	// cache: warm sends a warm-up request before every run (go test's
+	// probes too) that its first did not send anyway: 3 more a level.
+	useConfig(t, fmt.Sprintf("endpoints:\n  far: {base_url: %q, model: sim}\nscenarios:\n  chat: {concurrency: [1, 2], warmup: 1, cache: warm, prefix_tokens: 32, sla: {accuracy_min: 0}}\n", base))
+	code, stdout, stderr, dir = bench(t, "-count", "2", "-n", "3", "-q")
+	require.Equal(t, exitOK, code, "%s\n%s", stdout, stderr)
+	assert.Contains(t, stdout, "total: 26 requests (12 measured, 14 probes, warm-up and cold)")
+	samples, err = sample.Read(filepath.Join(dir, "latest.samples.jsonl"))
+	require.NoError(t, err)
+	assert.Len(t, samples, 26, "the samples the plan announced under cache: warm")
 }
 
 // TestBudget: a plan over max_requests is refused before anything is sent;

@@ -29,6 +29,10 @@ func runGate(args []string, stdout, stderr io.Writer) (code int) {
 	fs.BoolVar(&opts.AllowMissing, "allow-missing", false, "let benchmarks of BASE missing from NEW, and figures that vanished, pass with a warning")
 	fs.BoolVar(&opts.MatchProcs, "match-procs", false, "keep the -N GOMAXPROCS suffix in benchmark names (by default ignored, with a warning when BASE and NEW differ)")
 	fs.BoolVar(&opts.RunsOnly, "runs-only", false, "judge every figure over runs, ignoring the samples files")
+	fs.Func("allow-change", "let the defining provenance key `kind` (model.digest, model.id, server.version, fixture, temperature, cache, …) differ between BASE and NEW, the report starting with what changed; repeatable; without it such a difference is exit 2", func(s string) error {
+		opts.AllowChange = append(opts.AllowChange, s) // checked by the gate, with the keys
+		return nil
+	})
 	ci := ciFlags(fs)
 	plan := fs.String("plan", "", "instead of gating, tell how many requests a side BASE's recording needs for the gate to flag a change of `unit=10%` (relative) or unit=2 (absolute: points for *-%)")
 	fs.Usage = func() {
@@ -285,6 +289,7 @@ func runPlan(spec, base string, opts gate.Options, stdout, stderr io.Writer) int
 // through the samples file beside it.
 func gateShards(base, new string, opts gate.Options) (*gate.Report, error) {
 	var sides [2][]sample.Sample
+	var provs [2]sample.Provenance
 	for i, p := range []string{base, new} {
 		if !isDir(p) {
 			p = recording.SamplesBeside(p)
@@ -293,12 +298,23 @@ func gateShards(base, new string, opts gate.Options) (*gate.Report, error) {
 		if err == nil {
 			err = sample.CheckShards(ss)
 		}
+		if err == nil {
+			provs[i], err = sample.ReadProvenance([]string{p})
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", recording.ErrUnusable, err)
 		}
 		sides[i] = ss
+		provs[i] = sample.Merge(provs[i], sample.Observe(ss))
+	}
+	check, err := gate.CompareProvenance(base, new, provs[0], provs[1], opts.AllowChange)
+	if err != nil {
+		return nil, err
 	}
 	rep, err := gate.GateRequests(base, new, sides[0], sides[1], opts)
+	if rep != nil {
+		rep.Provenance = check
+	}
 	if err == nil {
 		rep.Warnings = append(rep.Warnings, "a side is a run sent by shards: every figure is judged on the pooled requests; the shards' benchmark lines, each its share of the load, are not compared")
 	}

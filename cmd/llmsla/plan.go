@@ -10,6 +10,7 @@ import (
 
 	"github.com/llmsla/llmsla/harness/config"
 	"github.com/llmsla/llmsla/harness/load"
+	"github.com/llmsla/llmsla/harness/sample"
 	"github.com/llmsla/llmsla/harness/session"
 	"github.com/llmsla/llmsla/harness/stream"
 )
@@ -22,6 +23,9 @@ type plan struct {
 	g    goTest
 	run  session.Run
 	rows []planRow
+	// provenance is what the run measures beyond its figures, probed
+	// beside the preflight (session.Session.Provenance).
+	provenance sample.Provenance
 }
 
 // planRow is one scenario on one endpoint.
@@ -83,8 +87,8 @@ func (r *planRow) count(g goTest, shard load.Shard) {
 		if p, err := shard.Pacer(lv.Pacer); err == nil {
 			warm = max(warm, p.Workers())
 		}
-		r.other += warm
-		r.other += g.count // probes
+		r.other += warm + session.WarmingRequests(conf.Cache, 2*g.count, warm) // a probe and a measured run per repetition
+		r.other += g.count                                                     // probes
 		if r.cell.Endpoint.Kind == stream.KindOllama {
 			r.other += g.count * session.BreakdownRequests
 		}

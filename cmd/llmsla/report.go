@@ -9,6 +9,7 @@ import (
 
 	"github.com/llmsla/llmsla/harness/atomicfile"
 	"github.com/llmsla/llmsla/harness/config"
+	"github.com/llmsla/llmsla/harness/escape"
 	"github.com/llmsla/llmsla/harness/report"
 	"github.com/llmsla/llmsla/harness/report/html"
 	"github.com/llmsla/llmsla/harness/sample"
@@ -69,6 +70,16 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		write = func(w io.Writer, b *report.Board) error { return html.WriteRun(w, b, runInfo(cfg, paths, samples)) }
 	}
 	var buf bytes.Buffer
+	switch *format { // the run's provenance at the top of what people read
+	case "text":
+		report.Provenance(&buf, runProvenance(paths, samples))
+		buf.WriteString("\n")
+	case "markdown":
+		for _, l := range report.ProvenanceLines(runProvenance(paths, samples)) {
+			buf.WriteString(escape.Markdown(l) + "  \n")
+		}
+		buf.WriteString("\n")
+	}
 	if err := write(&buf, b); err != nil {
 		fmt.Fprintf(stderr, "llmsla report: %v\n", err)
 		return 2

@@ -138,6 +138,7 @@ func judgeSamples(cfg *config.Config, paths []string, stdout, stderr io.Writer, 
 	}
 	vs := objective.Evaluate(samples, cfg.Objectives)
 	opts.ci.judged(cfg, paths, samples, vs, opts)
+	report.Provenance(stdout, runProvenance(paths, samples))
 	report.Verdicts(stdout, vs)
 	code := conclude(vs, opts, stdout)
 	if opts.summary != "" {
@@ -213,4 +214,15 @@ func recorded(samples []sample.Sample) []string {
 	}
 	slices.Sort(names)
 	return names
+}
+
+// runProvenance is what the samples files say was measured: their
+// provenance records, pooled, and the models that answered. A record
+// that cannot be read was refused with the samples already.
+func runProvenance(paths []string, samples []sample.Sample) sample.Provenance {
+	p, _ := sample.ReadProvenance(paths)
+	if p == nil {
+		return nil
+	}
+	return sample.Merge(p, sample.Observe(samples))
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/llmsla/llmsla/harness/internal/modroot"
 	"github.com/llmsla/llmsla/harness/objective"
 	"github.com/llmsla/llmsla/harness/report"
+	"github.com/llmsla/llmsla/harness/sample"
 	"github.com/llmsla/llmsla/harness/secret"
 	"github.com/llmsla/llmsla/harness/sim"
 	"github.com/llmsla/llmsla/harness/stream"
@@ -77,12 +78,17 @@ func Generic() Scenario {
 // tools (function calling) p95 time to the first tool-call delta 1 500,
 // total 10 000, valid calls in 99% of answers and the expected call in
 // 90% (the minimums package objective implies, stated).
+// Each preset
+// sends its prompts under cache: bust: a fixture's few cases asked over
+// and over would otherwise be served from the server's prefix cache, which
+// users with prompts of their own do not get (docs/load.md).
 func Presets() map[string]Scenario {
 	with := func(maxTokens int, o map[string]float64) Scenario {
 		sc := Generic()
 		sc.Concurrency = []int{1, 5, 10}
 		sc.MaxTokens = maxTokens
 		sc.Objectives = objective.MustParse(o)
+		sc.Cache = sample.CacheBust
 		return sc
 	}
 	batch := with(64, map[string]float64{"error_rate_max": 0.05})

@@ -8,6 +8,7 @@ import (
 
 	"github.com/llmsla/llmsla/harness/load"
 	"github.com/llmsla/llmsla/harness/objective"
+	"github.com/llmsla/llmsla/harness/sample"
 	"github.com/llmsla/llmsla/harness/stream"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -81,7 +82,15 @@ func TestConfigErrors(t *testing.T) {
 		"bad url":              {"endpoints:\n  a: {base_url: ftp://x, model: m}\n", []string{":2: endpoints.a.base_url:", "not an http(s) URL"}},
 		"missing model":        {"endpoints:\n  a: {base_url: http://x/v1}\n", []string{"endpoints.a.model: missing"}},
 		"unknown metric": {"endpoints:\n  a: {base_url: http://x/v1, model: m}\nscenarios:\n  chat:\n    sla:\n      ttft_p96_ms: 5\n",
-			[]string{":6: scenarios.chat.sla.ttft_p96_ms: unknown metric (allowed: <ttft|ttfa|total|tpot|itl|lag|ttft_sched|ttfa_sched|total_sched|ttftool|tool_done|agent_total>_p<50|90|95|99>_ms"}},
+			[]string{":6: scenarios.chat.sla.ttft_p96_ms: unknown metric (allowed: <ttft|ttfa|total|tpot|itl|lag|ttft_sched|ttfa_sched|total_sched|ttftool|tool_done|agent_total|ttft_hit|ttft_miss>_p<50|90|95|99>_ms"}},
+		"unknown cache policy": {"endpoints:\n  a: {base_url: http://x/v1, model: m}\nscenarios:\n  chat:\n    cache: cold\n",
+			[]string{`:5: scenarios.chat.cache: "cold" is not a cache policy (allowed: natural`, "bust", "warm"}},
+		"prefix without warm": {"endpoints:\n  a: {base_url: http://x/v1, model: m}\nscenarios:\n  chat:\n    prefix_tokens: 512\n",
+			[]string{":5: scenarios.chat.prefix_tokens: sizes the shared prefix of cache: warm; set cache: warm too (cache is bust)"}},
+		"prefix too short": {"endpoints:\n  a: {base_url: http://x/v1, model: m}\nscenarios:\n  chat:\n    cache: warm\n    prefix_tokens: 8\n",
+			[]string{`:6: scenarios.chat.prefix_tokens: "8" is not a whole number from 16 to`}},
+		"warm over a sweep": {"endpoints:\n  a: {base_url: http://x/v1, model: m}\nscenarios:\n  chat:\n    cache: warm\n    prompt_tokens: [128, 1024]\n",
+			[]string{":5: scenarios.chat.cache: warm puts a shared prefix before the fixture's cases, and a prompt_tokens sweep"}},
 		"rate over 1": {"endpoints:\n  a: {base_url: http://x/v1, model: m}\nscenarios:\n  chat:\n    sla: {error_rate_max: 5}\n",
 			[]string{"scenarios.chat.sla.error_rate_max: 5 is not a fraction"}},
 		"not a number": {"endpoints:\n  a: {base_url: http://x/v1, model: m}\nscenarios:\n  chat:\n    sla: {ttft_p95_ms: fast}\n",
@@ -298,4 +307,31 @@ func TestGateAlphaPerFamily(t *testing.T) {
 	p = writeConfig(t, "endpoints:\n  a: {base_url: http://x/v1, model: m}\ngate:\n  alpha: {speed: 0.01}\n")
 	_, err = LoadFile(p)
 	assert.ErrorContains(t, err, ":4: gate.alpha.speed: unknown key (allowed: latency, quality, runs)")
+}
+
+// TestCachePolicy: the presets bust the cache, a scenario named in no
+// preset is natural, and cache:/prefix_tokens: are read per scenario and
+// per endpoint.
+func TestCachePolicy(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "sla.yaml")
+	require.NoError(t, os.WriteFile(p, []byte(`endpoints:
+  a: {base_url: http://x/v1, model: m}
+  b: {base_url: http://y/v1, model: m}
+scenarios:
+  chat:
+    cache: warm
+    prefix_tokens: 256
+    endpoints:
+      b: {cache: natural}
+  mine:
+    samples: 3
+`), 0o644))
+	cfg, err := LoadFile(p)
+	require.NoError(t, err)
+	assert.Equal(t, sample.CacheWarm, cfg.Scenario("chat", "a").Cache)
+	assert.Equal(t, 256, cfg.Scenario("chat", "a").WarmPrefix())
+	assert.Equal(t, sample.CacheNatural, cfg.Scenario("chat", "b").Cache)
+	assert.Equal(t, sample.CacheBust, cfg.Scenario("summary", "a").Cache, "a preset busts the cache")
+	assert.Equal(t, sample.CachePolicy(""), cfg.Scenario("mine", "a").Cache, "a scenario of no preset sends as the fixture asks")
+	assert.Equal(t, DefaultPrefixTokens, cfg.Scenario("mine", "a").WarmPrefix())
 }

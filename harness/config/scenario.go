@@ -14,6 +14,7 @@ import (
 
 	"github.com/llmsla/llmsla/harness/load"
 	"github.com/llmsla/llmsla/harness/objective"
+	"github.com/llmsla/llmsla/harness/sample"
 )
 
 // Scenario says how to run a scenario and what it must meet.
@@ -63,6 +64,12 @@ type Scenario struct {
 	// Sweep, when set, measures one stream, then saturation, then rates
 	// between (a sweep: block), after the scenario's levels.
 	Sweep *Sweep
+
+	// Cache is how the prompts meet the server's prefix cache (cache:;
+	// "" is natural), PrefixTokens the shared prefix of warm
+	// (prefix_tokens:; WarmPrefix).
+	Cache        sample.CachePolicy
+	PrefixTokens int
 }
 
 // Capacity is a capacity search: by rate (open loop, Arrival) or by
@@ -170,7 +177,7 @@ const (
 // kind (concurrency:, rate:, ramp:) among them, endpoints last (an
 // endpoint's overrides allow all but it).
 var scenarioKeys = slices.Concat([]string{"samples", "duration", "slice", "warmup", "max_tokens"}, loadKeys(),
-	[]string{"arrival", "burstiness", "max_concurrency", "seed", "prompt_tokens", "output_tokens", "capacity", "sweep", "sla", "quality", "endpoints"})
+	[]string{"arrival", "burstiness", "max_concurrency", "seed", "prompt_tokens", "output_tokens", "capacity", "sweep", "sla", "quality", "cache", "prefix_tokens", "endpoints"})
 
 // endpointScenarioKeys are what an endpoint's override may set: all but
 // quality (the fixture is built once for every endpoint) and endpoints.
@@ -297,6 +304,8 @@ func (p *configParser) setting(sc *Scenario, key, k string, v *yaml.Node) {
 		sc.Capacity = p.capacity(v, key)
 	case "sweep":
 		sc.Sweep = p.sweep(v, key)
+	case "cache", "prefix_tokens":
+		p.cacheSetting(sc, key, k, v)
 	case "quality":
 		switch p.str(v, key) {
 		case "off":
@@ -351,6 +360,7 @@ func (p *configParser) checkSettings(sc Scenario, key string, set map[string]*ya
 		p.errf(v, key+".max_concurrency", "caps an open loop: set rate: (or another open-loop level) too; closed-loop levels are concurrency:")
 	}
 	p.checkLevels(sc, key, set)
+	p.checkCache(sc, key, set)
 	if sc.QualityOff {
 		for _, th := range sc.Objectives {
 			if objective.Minimums.Has(th.Name) {

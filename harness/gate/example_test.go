@@ -36,6 +36,7 @@ func ExampleGate() {
 	//   runs     α=0.025   2 tests: Mann-Whitney over runs, per (benchmark, unit) not judged on requests
 	// REGRESSED  runs  Chat/endpoint=prod  ttft-p95-ms  202.5 → 252.5  +24.7%  (p=0.00216 n=6+6 runs, tolerance 10% and 1)
 	// improved   runs  Chat/endpoint=prod  out-tok/s    402.5 → 482.5  +19.9%  (p=0.00216 n=6+6 runs, tolerance 10%)
+	// warning: baseline.txt and latest.txt recorded no provenance (a run from before llmsla recorded it): what was measured — model, digest, fixture, parameters — was not compared; re-record it (make bench && make baseline)
 	// warning: baseline.txt: no samples: every figure judged over runs, which sees less than per-request tests (llmsla bench records X.samples.jsonl beside X.txt; llmsla baseline promotes both)
 	// failed: true
 }

@@ -32,11 +32,18 @@ func gateFiles(base, new recording.Source, j judging) (*Report, error) {
 		return nil, err
 	}
 	sides := [2]*side{newSide(opts.MatchProcs), newSide(opts.MatchProcs)}
-	units, err := recording.Read([]recording.Source{base, new}, filter, func(i int, res *benchfmt.Result) { sides[i].add(res) })
+	var confs [2]recording.Config
+	units, err := recording.Read([]recording.Source{base, new}, filter, func(i int, res *benchfmt.Result) {
+		sides[i].add(res)
+		confs[i].Add(res)
+	})
 	if err != nil {
 		return nil, err
 	}
 	rep := newReport(base.Name, new.Name, opts)
+	if base, new, err = compareSources(rep, base, new, confs, opts); err != nil {
+		return nil, err
+	}
 	if err := checkProcs(rep, sides); err != nil {
 		return nil, err
 	}

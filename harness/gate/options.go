@@ -48,6 +48,11 @@ type Options struct {
 	// passing; a blind one with one is not a pass. Nil: every latency
 	// percentile judged on requests counts as asked for.
 	Objective func(group, unit string) bool
+	// AllowChange names the kinds of defining provenance keys (model.digest,
+	// fixture, …: AllowChangeNames) that may differ between the sides:
+	// the report then starts with what changed. By default a defining key
+	// that differs refuses the comparison (CompareProvenance).
+	AllowChange []string
 }
 
 // judging is a comparison's Options with what the package's own callers

@@ -90,6 +90,8 @@ type Report struct {
 	// figures were judged where that is not the usual way.
 	Warnings []string
 	Notes    []string
+	// Provenance is what comparing the sides' provenance found.
+	Provenance ProvenanceCheck
 }
 
 // Failed reports whether any figure regressed or vanished. A report that
@@ -102,6 +104,7 @@ func (r *Report) Failed() bool { return len(r.Regressions) > 0 || len(r.Vanished
 // and the caveats.
 func (r *Report) WriteText(w io.Writer) error {
 	var b strings.Builder
+	r.Provenance.writeHead(&b)
 	vanished := ""
 	if len(r.Vanished) > 0 {
 		vanished = fmt.Sprintf(", %d vanished", len(r.Vanished))
@@ -145,6 +148,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "not judged: %s %s: %d runs in %s, %d in %s, too few to be significant (the figure is missing from the others)\n",
 			f.Benchmark, f.Unit, f.N1, r.Base, f.N2, r.New)
 	}
+	r.Provenance.writeTail(&b)
 	for _, n := range r.Notes {
 		fmt.Fprintf(&b, "note: %s\n", n)
 	}

@@ -155,6 +155,25 @@ var Table = []*Metric{
 			return st.Tools.Steps.Max, st.Tools.Loops
 		},
 		Detail: unfinished},
+	// The server's prefix cache (METRICS.md, caches): its share of
+	// requests and of prompt tokens, and ttft split by whether the
+	// server said it served part of the prompt from cache.
+	{Name: "cache_hit", Kind: Fraction, BenchUnit: "cache-hit-%", Bench: true, Column: "hit", Needs: needsCache,
+		Value: func(st *stats.Stats) (float64, int) { return st.Cache.HitRate(), st.Cache.Known }},
+	{Name: "cached_tok", Kind: Fraction, BenchUnit: "cached-tok-%", Bench: true, Column: "cached", Needs: needsCache,
+		Value: func(st *stats.Stats) (float64, int) { return st.Cache.CachedRate(), st.Cache.Known }},
+	{Name: "ttft_hit", Kind: Latency, Lower: true, Report: []int{50, 95}, Threshold: true, Applies: cacheSplit, Needs: needsSplit,
+		Dist:       func(st *stats.Stats) stats.Summary { return st.Cache.TTFTHit },
+		PerRequest: func(s *sample.Sample) (float64, bool) { return stats.Ms(s.TTFT), s.TTFT > 0 && s.CacheHit() }},
+	{Name: "ttft_miss", Kind: Latency, Lower: true, Report: []int{50, 95}, Threshold: true, Applies: cacheSplit, Needs: needsSplit,
+		Dist: func(st *stats.Stats) stats.Summary { return st.Cache.TTFTMiss },
+		PerRequest: func(s *sample.Sample) (float64, bool) {
+			return stats.Ms(s.TTFT), s.TTFT > 0 && s.CacheKnown() && !s.CacheHit()
+		}},
+	{Name: "cache_speedup", Kind: Figure, BenchUnit: "cache-speedup-x", Bench: true, Threshold: true, Applies: cacheSplit, Needs: needsSplit,
+		Value: func(st *stats.Stats) (float64, int) {
+			return st.Cache.Speedup(), min(st.Cache.TTFTHit.N, st.Cache.TTFTMiss.N)
+		}},
 }
 
 // What the tool figures need to be measured.
@@ -171,6 +190,14 @@ func unfinished(st *stats.Stats) string {
 	}
 	return ""
 }
+
+func cacheSplit(st *stats.Stats) bool { return st.Cache.Split() }
+
+// What the cache figures need.
+const (
+	needsCache = "a server that reports cached prompt tokens (usage.prompt_tokens_details.cached_tokens, llama.cpp's timings.cache_n)"
+	needsSplit = needsCache + ", and requests with and without them (cache: warm)"
+)
 
 func scheduled(st *stats.Stats) bool { return st.Open.Scheduled }
 

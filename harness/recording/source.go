@@ -51,10 +51,11 @@ func SamplesBeside(path string) string {
 	return strings.TrimSuffix(path, ".txt") + ".samples.jsonl"
 }
 
-// SamplesName labels the source's samples in messages: the samples file,
-// or the source's name when they were given.
+// SamplesName labels the source's samples in messages: the samples file
+// (also once its samples were read into Samples), or the source's name
+// when they were given.
 func (s Source) SamplesName() string {
-	if s.Samples != nil || s.SamplesPath == "" {
+	if s.SamplesPath == "" {
 		return s.Name + " (samples)"
 	}
 	return s.SamplesPath

@@ -134,6 +134,7 @@ func writeObjectives(w io.Writer, vs []objective.Verdict) {
 	writeLenient(w, vs)
 	writeQualityOff(w, vs)
 	writeFixed(w, vs)
+	writeCached(w, vs)
 }
 
 // writeQualityOff names the runs whose answers were not judged: their "ok"

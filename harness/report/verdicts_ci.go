@@ -68,9 +68,9 @@ func verdictWord(v objective.Verdict) string {
 	case v.Search() != "":
 		return "over"
 	case !v.OK():
-		return fmt.Sprintf("FAIL (%d)", len(v.Violations))
+		return fmt.Sprintf("FAIL (%d)", len(v.Violations)) + cachedNote(v)
 	}
-	return "ok"
+	return "ok" + cachedNote(v)
 }
 
 // objectiveLines say what each scenario × endpoint was checked against,

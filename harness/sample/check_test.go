@@ -52,6 +52,7 @@ func TestReadRefusesImpossibleSamples(t *testing.T) {
 		"step beyond max_steps": {`"seq":3`, `"seq":3,"session":"9cc509ef.1/3","step":101`, "step: 101 is out of range (allowed: 1 to 100"},
 		"negative step":         {`"seq":3`, `"seq":3,"session":"9cc509ef.1/3","step":-1`, "step: -1 is out of range"},
 		"session with ESC":      {`"seq":3`, `"seq":3,"session":"\u001b[2J","step":1`, `session: "\x1b[2J" holds a control character`},
+		"unknown cache policy":  {`"seq":3`, `"seq":3,"cache":"cold"`, `cache: "cold" is not a cache policy (allowed: natural, bust, warm)`},
 	}
 	dir := t.TempDir()
 	for name, tc := range cases {

@@ -38,6 +38,7 @@ type Scanner struct {
 	err   error
 	long  []byte        // a line longer than the reader's buffer, being joined
 	total time.Duration // the requests' durations so far, bounded by maxTotal
+	prov  Provenance    // the record on the first line, if any
 }
 
 // NewScanner returns a Scanner of r, whose lines errors name as name:line.
@@ -64,6 +65,13 @@ func (sc *Scanner) Scan() bool {
 		if last {
 			sc.err = fmt.Errorf("%s:%d: %w (an interrupted run?)", sc.name, sc.line, ErrCut)
 			return false
+		}
+		if bytes.HasPrefix(b, provenancePrefix) {
+			if err := sc.scanProvenance(b); err != nil {
+				sc.err = fmt.Errorf("%s:%d: %w", sc.name, sc.line, err)
+				return false
+			}
+			continue
 		}
 		if err := sc.decode(b); err != nil {
 			sc.err = fmt.Errorf("%s:%d: %w", sc.name, sc.line, err)

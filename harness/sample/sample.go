@@ -152,6 +152,9 @@ type Sample struct {
 	// run's requests, so that (Run, Seq) stays one request.
 	Session string `json:"session,omitempty"`
 	Step    int    `json:"step,omitempty"`
+	// Cache is the scenario's cache policy the request was sent under
+	// (cache: natural|bust|warm); "" in files written before it, natural.
+	Cache CachePolicy `json:"cache,omitempty"`
 }
 
 // OK reports whether the request succeeded.

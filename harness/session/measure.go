@@ -62,6 +62,7 @@ func (s *Session) send(ctx context.Context, c Cell, n int, probe bool) ([]sample
 	}
 	startLag := s.waitStart(probe)
 	warm, first, src, cases := s.position(c, pacer, n, probe)
+	src, warm = cacheSource(c, src, warm)
 	if !probe {
 		n = shard.Share(n) // every shard sends go test's one probe request
 	}
@@ -85,6 +86,7 @@ func (s *Session) send(ctx context.Context, c Cell, n int, probe bool) ([]sample
 			smp.Scenario, smp.Level, smp.FixtureCases = c.Scenario, label, cases
 			smp.Shard, smp.StartLag = shardName, startLag
 			smp.QualityOff = c.Settings.QualityOff
+			smp.Cache = c.Settings.Cache.Or()
 		}),
 		load.Sink(func(smp *sample.Sample) {
 			if s.sink != nil {

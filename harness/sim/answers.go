@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"strings"
 	"sync"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -60,8 +61,8 @@ func (a *Answers) Hook(c *Config) {
 
 func (a *Answers) pick(i int, fallback func(*openai.ChatCompletionRequest) string) func(*openai.ChatCompletionRequest) string {
 	return func(req *openai.ChatCompletionRequest) string {
-		q := question(req)
 		a.mu.RLock()
+		q := a.known(question(req))
 		v, ok := a.byQ[q]
 		loop, isLoop := a.loops[q]
 		a.mu.RUnlock()
@@ -84,7 +85,7 @@ func (a *Answers) tools(fallback func(*openai.ChatCompletionRequest) []ToolCall)
 	}
 	return func(req *openai.ChatCompletionRequest) []ToolCall {
 		a.mu.RLock()
-		loop, ok := a.loops[question(req)]
+		loop, ok := a.loops[a.known(question(req))]
 		a.mu.RUnlock()
 		if !ok {
 			return fallback(req)
@@ -93,5 +94,30 @@ func (a *Answers) tools(fallback func(*openai.ChatCompletionRequest) []ToolCall)
 			return loop.steps[k]
 		}
 		return nil
+	}
+}
+
+// known is the question q asks: q, or the known question it ends with
+// after a paragraph break — as a model answers the question at the end of
+// a message whatever comes before it (cache: bust's marker, warm's shared
+// prefix). Callers hold a.mu.
+func (a *Answers) known(q string) string {
+	if _, ok := a.byQ[q]; ok {
+		return q
+	}
+	if _, ok := a.loops[q]; ok {
+		return q
+	}
+	for rest := q; ; {
+		_, after, ok := strings.Cut(rest, "\n\n")
+		if !ok {
+			return q
+		}
+		_, inQ := a.byQ[after]
+		_, inLoops := a.loops[after]
+		if inQ || inLoops {
+			return after
+		}
+		rest = after
 	}
 }

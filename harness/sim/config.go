@@ -122,6 +122,12 @@ type Config struct {
 	UsageOffTokens int
 	UsageOffRate   float64
 
+	// Root is the served model's path or repository, as vLLM's /v1/models
+	// says it ("root"), and so the model's digest to a provenance probe:
+	// two simulators of different Root are different models. GET /version
+	// answers vLLM's {"version"} with "llmsla-sim".
+	Root string
+
 	Seed int64
 }
 

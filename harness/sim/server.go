@@ -169,8 +169,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case strings.HasSuffix(r.URL.Path, "/metrics") && r.Method == http.MethodGet:
 		s.serveMetrics(w, r)
 	case strings.HasSuffix(r.URL.Path, "/models") && r.Method == http.MethodGet:
+		s.serveModels(w)
+	case r.URL.Path == "/version" && r.Method == http.MethodGet:
 		w.Header().Set("Content-Type", "application/json")
-		io.WriteString(w, `{"object":"list","data":[{"id":"sim","object":"model","created":0,"owned_by":"llmsla"}]}`)
+		io.WriteString(w, `{"version":"llmsla-sim"}`)
 	default:
 		writeError(w, http.StatusNotFound, "no route for "+r.Method+" "+r.URL.Path, "invalid_request_error", "")
 	}
@@ -231,4 +233,18 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 
 	c = newCall(s, &cfg, &tr, &req, w, r)
 	c.run()
+}
+
+// serveModels lists the one model, as vLLM does: with its root when
+// Config.Root names one.
+func (s *Server) serveModels(w http.ResponseWriter) {
+	s.mu.Lock()
+	root := s.cfg.Root
+	s.mu.Unlock()
+	m := map[string]any{"id": "sim", "object": "model", "created": 0, "owned_by": "llmsla"}
+	if root != "" {
+		m["root"] = root
+	}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": []any{m}})
 }

@@ -15,7 +15,7 @@ var specKeys = []string{
 	"fault", "wrong", "invalid_json",
 	"tools", "tool_wrong", "tool_badjson", "cache",
 	"metrics_lie", "metrics_foreign", "metrics_vanish", "metrics_hang", "metrics_series", "usage_off",
-	"seed",
+	"root", "seed",
 }
 
 // ParseSpec reads a comma-separated spec such as
@@ -40,6 +40,7 @@ var specKeys = []string{
 //	metrics_hang=p                 the probability that a scrape sends nothing until the client leaves
 //	metrics_series=N               N more series, of the gauge sim_extra_series
 //	usage_off=N:p                  usage.completion_tokens off by N on a share p of requests
+//	root=PATH                      the served model's path, vLLM's root in /v1/models (provenance: its digest)
 func ParseSpec(spec string) (Config, error) {
 	c := Default()
 	for _, item := range strings.Split(spec, ",") {
@@ -129,6 +130,8 @@ func (c *Config) set(key, val string, hasVal bool) error {
 		num(&c.ToolBadJSONRate)
 	case "cache":
 		integer(&c.CacheBlocks)
+	case "root":
+		c.Root = val
 	case "metrics_lie":
 		num(&c.MetricsLie)
 	case "metrics_foreign":
@@ -302,6 +305,9 @@ func (c Config) agentSpec() []string {
 	}
 	if c.UsageOffTokens != 0 || c.UsageOffRate != 0 {
 		out = append(out, "usage_off="+strconv.Itoa(c.UsageOffTokens)+":"+strconv.FormatFloat(c.UsageOffRate, 'g', -1, 64))
+	}
+	if c.Root != "" {
+		out = append(out, "root="+c.Root)
 	}
 	return out
 }

@@ -2,6 +2,8 @@ package sim
 
 import (
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"reflect"
 	"strings"
 	"testing"
@@ -142,5 +144,25 @@ func TestSplitTokens(t *testing.T) {
 				t.Errorf("splitTokens(%q) = %q, want %q", tc.in, got, tc.want)
 			}
 		})
+	}
+}
+
+// TestRootServed: root= is the served model's path in /v1/models (vLLM's
+// root), written back by String, and /version answers as vLLM's does.
+func TestRootServed(t *testing.T) {
+	c, err := ParseSpec("ttft=1ms,root=/models/llama-3.1-8b-q4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(c.String(), "root=/models/llama-3.1-8b-q4") {
+		t.Errorf("String() = %q: root lost", c.String())
+	}
+	srv := New(c)
+	for path, want := range map[string]string{"/v1/models": `"root":"/models/llama-3.1-8b-q4"`, "/version": `{"version":"llmsla-sim"}`} {
+		rec := httptest.NewRecorder()
+		srv.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+		if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), want) {
+			t.Errorf("GET %s: %d %s, want %s", path, rec.Code, rec.Body, want)
+		}
 	}
 }

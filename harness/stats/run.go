@@ -99,6 +99,8 @@ type Stats struct {
 
 	// Tools holds the tool-call and agent-loop figures (tools.go).
 	Tools Tools
+	// Cache is what the server said of its prefix cache.
+	Cache Cache
 }
 
 // Case is how one fixture case fared in a run: how often it was asked, how
@@ -246,6 +248,8 @@ func Summarize(samples []sample.Sample, good func(*sample.Sample) bool) *Stats {
 	st.PeakInFlight = peakInFlight(spans)
 	st.Tools = summarizeTools(samples)
 	st.loadWarnings(runs)
+	st.Cache = summarizeCache(samples)
+	st.Warnings = append(st.Warnings, st.Cache.warnings()...)
 	if secs := st.Wall.Seconds(); secs > 0 {
 		st.ReqPerSec = float64(st.Attempted-st.Failed) / secs
 		st.OutTokPerSec = float64(st.OutputTokens) / secs

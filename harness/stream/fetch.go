@@ -20,13 +20,20 @@ import (
 // (*sample.RequestError); so is a failure to connect. The body of a 200 is
 // the server's, unredacted: callers parse it and redact what they keep.
 func (c *Client) Fetch(ctx context.Context, u string, body []byte, limit int64) (resp []byte, cut bool, err error) {
+	resp, cut, _, err = c.FetchHeader(ctx, u, body, limit)
+	return resp, cut, err
+}
+
+// FetchHeader is Fetch that also returns the response's headers (nil
+// when none arrived), which say what server answered.
+func (c *Client) FetchHeader(ctx context.Context, u string, body []byte, limit int64) (resp []byte, cut bool, h http.Header, err error) {
 	method, rd := http.MethodGet, io.Reader(nil)
 	if body != nil {
 		method, rd = http.MethodPost, bytes.NewReader(body)
 	}
 	req, err := http.NewRequestWithContext(ctx, method, u, rd)
 	if err != nil {
-		return nil, false, &sample.RequestError{Kind: sample.KindOther, Message: "building request", Err: err}
+		return nil, false, nil, &sample.RequestError{Kind: sample.KindOther, Message: "building request", Err: err}
 	}
 	req.Header.Set("Accept", "application/json")
 	if body != nil {
@@ -40,20 +47,20 @@ func (c *Client) Fetch(ctx context.Context, u string, body []byte, limit int64) 
 	}
 	r, err := c.http.Do(req)
 	if err != nil {
-		return nil, false, c.redactErr(classify(ctx, ctx, err))
+		return nil, false, nil, c.redactErr(classify(ctx, ctx, err))
 	}
 	defer r.Body.Close()
 	if r.StatusCode != http.StatusOK {
-		return nil, false, c.redactErr(statusError(r, c.sec))
+		return nil, false, r.Header, c.redactErr(statusError(r, c.sec))
 	}
 	b, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
 	if err != nil {
-		return nil, false, c.redactErr(classify(ctx, ctx, err))
+		return nil, false, r.Header, c.redactErr(classify(ctx, ctx, err))
 	}
 	if int64(len(b)) > limit {
-		return b[:limit], true, nil
+		return b[:limit], true, r.Header, nil
 	}
-	return b, false, nil
+	return b, false, r.Header, nil
 }
 
 // redactErr is err with the configuration's secrets taken out of its text.
