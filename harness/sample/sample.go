@@ -143,6 +143,17 @@ type Sample struct {
 	// -latency-only), so that a verdict over the samples says so rather
 	// than read a missing check as a fixture without one.
 	QualityOff bool `json:"quality_off,omitempty"`
+
+	// Session is the id of the conversation (or agent loop) the request is
+	// a turn of, unique across runs and machines, and Turn its index from
+	// 1. Turns is how many turns the conversation has, so that one that
+	// lacks its last turns (cut by the run's count, or ended by a failed
+	// turn) is told apart from a complete one; Think is the pause planned
+	// before this turn, from the end of the previous turn's answer.
+	Session string        `json:"session,omitempty"`
+	Turn    int           `json:"turn,omitempty"`
+	Turns   int           `json:"turns,omitempty"`
+	Think   time.Duration `json:"think_ns,omitempty"`
 }
 
 // OK reports whether the request succeeded.
