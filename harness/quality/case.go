@@ -40,6 +40,16 @@ type Case struct {
 	// LoadCases proves that the checks tell them apart.
 	Answer      string `json:"answer"`
 	WrongAnswer string `json:"wrong_answer"`
+	// A conversation instead of messages or prompt (conversation.go):
+	// Turns are its user messages, one a turn; History is live (the
+	// model's own replies go between them, the default) or recorded
+	// (Assistant's, one before each turn after the first); Think is the
+	// pause before each turn after the first. The checks judge the last
+	// turn's answer.
+	Turns     []string `json:"turns,omitempty"`
+	History   string   `json:"history,omitempty"`
+	Assistant []string `json:"assistant,omitempty"`
+	Think     *Think   `json:"think,omitempty"`
 
 	// Filled by LoadCases.
 	File           string             `json:"-"`
@@ -140,7 +150,7 @@ type CaseError struct {
 
 func (e *CaseError) Error() string { return fmt.Sprintf("%s:%d: %s: %s", e.File, e.Line, e.Key, e.Msg) }
 
-var caseKeys = []string{"id", "messages", "prompt", "vars", "expected", "match", "schema", "tags", "answer", "wrong_answer"}
+var caseKeys = append([]string{"id", "messages", "prompt", "vars", "expected", "match", "schema", "tags", "answer", "wrong_answer"}, conversationKeys...)
 
 var roles = []string{"system", "user", "assistant"}
 
@@ -237,6 +247,10 @@ func parseCase(line []byte, fail func(key, format string, a ...any)) (Case, bool
 		case "wrong_answer":
 			dst = &c.WrongAnswer
 		default:
+			if known, good := parseConversationKey(&c, k, v, fail); known {
+				ok = ok && good
+				continue
+			}
 			fail(k, "unknown key (allowed: %s)", strings.Join(caseKeys, ", "))
 			ok = false
 			continue
@@ -284,7 +298,10 @@ func validateCase(c *Case, root string, fail func(key, format string, a ...any))
 	if strings.TrimSpace(c.ID) == "" {
 		fail("id", "missing")
 	}
-	validateInput(c, fail)
+	if !c.IsConversation() {
+		validateInput(c, fail)
+	}
+	validateConversation(c, fail)
 	m, err := NewMatcher(c.Match, c.Expected)
 	if err != nil {
 		var se *SpecError
