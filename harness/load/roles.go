@@ -53,6 +53,10 @@ type Prompt struct {
 	Request stream.Request
 	Case    string         // fixture case id, if any
 	Check   *quality.Check // nil: latency only
+	// Conversation is the whole of a fixture case a level of
+	// conversations plays (sessions:, session_rate:), Request its first
+	// turn; nil for a prompt that is one request (a synthetic one).
+	Conversation *Conversation
 }
 
 // Source yields the i-th prompt of a run. It is called from several
