@@ -172,7 +172,7 @@ func TestConversationWarmup(t *testing.T) {
 // every turn has a scheduled instant, and the client kept to it.
 func TestSessionRateSchedules(t *testing.T) {
 	f := conversations(t, convCase("a", "20ms", "a1", "a2", "a3"))
-	p := load.SessionRate{Open: load.Open{Rate: 50, Arrival: load.Constant}}
+	p := load.SessionRate{Rate: 50, Arrivals: load.Arrivals{Arrival: load.Constant}}
 	samples := load.NewRunner().Run(context.Background(), &echo{d: time.Millisecond}, f, p, 9)
 	require.Len(t, samples, 9)
 	for _, s := range samples {
@@ -219,7 +219,7 @@ func TestSessionKinds(t *testing.T) {
 	require.True(t, ok)
 	ps, err = r.Levels(scalar("0.5", 3))
 	require.NoError(t, err)
-	assert.Equal(t, []load.Pacer{load.SessionRate{Open: load.Open{Rate: 0.5}}}, ps)
+	assert.Equal(t, []load.Pacer{load.SessionRate{Rate: 0.5}}, ps)
 	_, err = r.Levels(scalar("-1", 5))
 	assert.EqualError(t, err, `"-1" is not a rate (want conversations started per second, > 0 and ≤ 1000000)`)
 
@@ -232,7 +232,7 @@ func TestSessionKinds(t *testing.T) {
 		assert.True(t, load.PacesSessions(p))
 		assert.Equal(t, "sessions=7", string(p.Level()))
 		workers += p.Workers()
-		q, err := load.SessionRate{Open: load.Open{Rate: 3}}.Split(sh)
+		q, err := load.SessionRate{Rate: 3}.Split(sh)
 		require.NoError(t, err)
 		rate += q.(load.SessionRate).Rate
 	}
@@ -243,7 +243,7 @@ func TestSessionKinds(t *testing.T) {
 	assert.False(t, load.PacesSessions(load.Closed(2)))
 
 	a := load.Arrivals{Arrival: load.Gamma, Burstiness: 0.5, MaxConcurrency: 4, Seed: 9}
-	withA := load.SessionRate{Open: load.Open{Rate: 2}}.WithArrivals(a).(load.SessionRate)
-	assert.Equal(t, load.Open{Rate: 2, Arrival: load.Gamma, Burstiness: 0.5, MaxConcurrency: 4, Seed: 9}, withA.Open)
+	withA := load.SessionRate{Rate: 2}.WithArrivals(a).(load.SessionRate)
+	assert.Equal(t, load.SessionRate{Rate: 2, Arrivals: a}, withA)
 	assert.Equal(t, 4, withA.Workers())
 }
