@@ -92,6 +92,8 @@ type Stats struct {
 	// Warnings are caveats that travel with the figures, e.g. a
 	// concurrency level the run never reached.
 	Warnings []string
+	// Conv holds the figures of a run of conversations (turns.go).
+	Conv Conversations
 }
 
 // Case is how one fixture case fared in a run: how often it was asked, how
@@ -237,6 +239,7 @@ func Summarize(samples []sample.Sample, good func(*sample.Sample) bool) *Stats {
 	}
 	st.PeakInFlight = peakInFlight(spans)
 	st.loadWarnings(runs)
+	st.Conv = conversations(samples)
 	if secs := st.Wall.Seconds(); secs > 0 {
 		st.ReqPerSec = float64(st.Attempted-st.Failed) / secs
 		st.OutTokPerSec = float64(st.OutputTokens) / secs
@@ -253,7 +256,9 @@ func (st *Stats) addCase(s *sample.Sample) {
 		c = &Case{ID: s.Case}
 		st.Cases[s.Case] = c
 	}
-	c.Asked++
+	if s.Turn <= 1 {
+		c.Asked++ // a conversation asks its case once, whatever its turns
+	}
 	if q := s.Quality; q != nil && !q.Pass() {
 		c.Failed++
 		c.Expected, c.Got = q.Expected, q.Got
