@@ -113,7 +113,18 @@ var Table = []*Metric{
 	{Name: "prefill", Kind: Server, Lower: true, BenchUnit: "prefill-ms", Bench: true},
 	{Name: "netq", Kind: Server, Lower: true, Signed: true, BenchUnit: "netq-ms", Bench: true},
 	{Name: "server_tok", Kind: Server, BenchUnit: "server-tok/s", Bench: true},
+	// Conversations (METRICS.md: session_total, history cost): a whole
+	// conversation's time, and how much each token of history adds to a
+	// turn's TTFT.
+	{Name: "session_total", Kind: Latency, Lower: true, Report: []int{95}, Threshold: true, Needs: needsConversations,
+		Dist: func(st *stats.Stats) stats.Summary { return st.Conv.Total }},
+	{Name: "history_cost", Kind: Figure, Lower: true, Signed: true, BenchUnit: "history-ms/ktok", Bench: true,
+		Applies: func(st *stats.Stats) bool { return st.Conv.History.N > 0 },
+		Value:   func(st *stats.Stats) (float64, int) { return st.Conv.History.PerKTok(), st.Conv.History.N }},
 }
+
+// needsConversations is what the figures of conversations need.
+const needsConversations = "conversations played to their last turn (a fixture whose cases have turns:, at a sessions: or session_rate: level)"
 
 func scheduled(st *stats.Stats) bool { return st.Open.Scheduled }
 
