@@ -56,6 +56,10 @@ type Scenario struct {
 	// Capacity, when set, searches for the highest load at which every
 	// objective holds (llmsla capacity, or a capacity: block).
 	Capacity *Capacity
+
+	// SessionHeader names the header each turn of a conversation carries
+	// with the conversation's id, for a router (conversation.go).
+	SessionHeader string
 }
 
 // Capacity is a capacity search: by rate (open loop, Arrival) or by
@@ -163,7 +167,7 @@ const (
 // kind (concurrency:, rate:, ramp:) among them, endpoints last (an
 // endpoint's overrides allow all but it).
 var scenarioKeys = slices.Concat([]string{"samples", "duration", "slice", "warmup", "max_tokens"}, loadKeys(),
-	[]string{"arrival", "burstiness", "max_concurrency", "seed", "prompt_tokens", "output_tokens", "capacity", "sla", "quality", "endpoints"})
+	[]string{"arrival", "burstiness", "max_concurrency", "seed", "prompt_tokens", "output_tokens", "capacity", "sla", "quality", "session_header", "endpoints"})
 
 // endpointScenarioKeys are what an endpoint's override may set: all but
 // quality (the fixture is built once for every endpoint) and endpoints.
@@ -295,8 +299,13 @@ func (p *configParser) setting(sc *Scenario, key, k string, v *yaml.Node) {
 		default:
 			p.errf(v, key, "%q: want on or off (off: latency and errors only, the answers not judged)", v.Value)
 		}
+	case "session_header":
+		sc.SessionHeader = p.sessionHeader(v, key)
 	case "sla":
 		p.mapping(v, key, nil, func(m string, v *yaml.Node) {
+			if p.turnObjectives(sc, key+"."+m, m, v) {
+				return
+			}
 			th, err := objective.Parse(m, p.num(v, key+"."+m))
 			if err != nil {
 				p.errf(v, key+"."+m, "%s", strings.TrimPrefix(err.Error(), m+": "))
@@ -340,6 +349,7 @@ func (p *configParser) checkSettings(sc Scenario, key string, set map[string]*ya
 		p.errf(v, key+".max_concurrency", "caps an open loop: set rate: (or another open-loop level) too; closed-loop levels are concurrency:")
 	}
 	p.checkLevels(sc, key, set)
+	p.checkConversation(sc, key, set)
 	if sc.QualityOff {
 		for _, th := range sc.Objectives {
 			if objective.Minimums.Has(th.Name) {
