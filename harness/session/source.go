@@ -11,7 +11,8 @@ import (
 
 // Source builds the requests of a scenario from its fixture cases (a path
 // relative to the module root), and tells the simulators the right and
-// wrong answer to each. A scenario with quality off (quality: off,
+// wrong answer to each. A fixture of conversations is refused on a
+// scenario whose levels do not play conversations. A scenario with quality off (quality: off,
 // -latency-only) is sent without its checks: its answers are not judged.
 func (s *Session) Source(sc Scenario) (*load.Fixture, error) {
 	if err := sc.Check(); err != nil {
@@ -35,10 +36,10 @@ func (s *Session) Source(sc Scenario) (*load.Fixture, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", sc.Fixture, err)
 	}
-	for i := range cases {
-		msgs := f.Prompt(i).Request.Messages
-		s.answers.Add(msgs[len(msgs)-1].Content, cases[i].Answer, cases[i].WrongAnswer)
+	if err := s.checkConversations(sc, cases); err != nil {
+		return nil, err
 	}
+	s.tellAnswers(f, cases)
 	return f, nil
 }
 
