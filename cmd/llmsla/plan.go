@@ -32,6 +32,7 @@ type planRow struct {
 	soak     time.Duration
 	capacity bool
 	latency  time.Duration // one request, probed (0: not probed)
+	think    time.Duration // the fixture's think time a request, at a level of conversations
 	expected time.Duration // 0: not known
 }
 
@@ -110,7 +111,7 @@ func (p *plan) probe(ctx context.Context, s *session.Session, fixtures map[strin
 		if err != nil {
 			return err
 		}
-		r.latency = l
+		r.latency, r.think = l, c.Fixture.ThinkPerRequest()
 		r.expected = r.estimate(p.g, p.run.Shard)
 	}
 	return nil
@@ -119,7 +120,9 @@ func (p *plan) probe(ctx context.Context, s *session.Session, fixtures map[strin
 // estimate is how long the row should take at its probed latency l: a
 // level its load paces (an open loop's schedule, a soak, a ramp) takes
 // what its pacer says and one latency for the last request to end; a
-// closed loop of c workers sends n requests in ⌈n/c⌉ latencies. Warm-ups,
+// closed loop of c workers sends n requests in ⌈n/c⌉ latencies, a level
+// of conversations in as many latencies and think times (an open loop of
+// them too, as if they did not overlap: an upper bound). Warm-ups,
 // probes and breakdowns are counted as sent one by one (an upper bound). A
 // server slower at load takes longer, which the progress line's ETA then
 // shows.
@@ -137,8 +140,11 @@ func (r *planRow) estimate(g goTest, shard load.Shard) time.Duration {
 			total += time.Duration(g.count) * (d + l)
 			continue
 		}
-		w := max(lv.Pacer.Workers(), 1)
-		total += time.Duration(g.count) * time.Duration(math.Ceil(float64(n)/float64(w))) * l
+		w, per := max(lv.Pacer.Workers(), 1), l
+		if load.PacesSessions(lv.Pacer) {
+			per += r.think // each user thinks before a later turn
+		}
+		total += time.Duration(g.count) * time.Duration(math.Ceil(float64(n)/float64(w))) * per
 	}
 	return total
 }

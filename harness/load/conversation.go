@@ -102,6 +102,20 @@ func (f *Fixture) Conversations(at, n int, sh Shard) int {
 	return span
 }
 
+// ThinkPerRequest is the mean think time a level of conversations spends
+// per request of the fixture: every case's think time before each turn
+// after its first, over all the cases' turns (a plan's estimate).
+func (f *Fixture) ThinkPerRequest() time.Duration {
+	var think time.Duration
+	turns := 0
+	for _, p := range f.prompts {
+		c := p.Conversation
+		think += time.Duration(len(c.Later)) * c.Think.Mean
+		turns += c.Turns()
+	}
+	return think / time.Duration(max(turns, 1))
+}
+
 // SessionPacer is a pacer of conversations (sessions:, session_rate:):
 // its Pace sends conversations, not requests — send(k, sched) plays
 // conversation k to its end, turn after turn — and the Runner lays the

@@ -113,3 +113,37 @@ func TestThinkDraw(t *testing.T) {
 		t.Errorf("a fixed think time drew %v", d)
 	}
 }
+
+// TestShippedConversations: fixtures/conversations.jsonl holds at least
+// ten conversations of three to six turns, every turn's message its own
+// (the simulator answers a turn by its last user message, so two alike
+// would get one answer), and its checks pass and fail as
+// TestShippedFixtures proves for every set.
+func TestShippedConversations(t *testing.T) {
+	cases, err := LoadCases("../../fixtures/conversations.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cases) < 10 {
+		t.Errorf("%d conversations, want ≥ 10", len(cases))
+	}
+	seen := map[string]string{}
+	recorded := 0
+	for _, c := range cases {
+		if n := len(c.Turns); n < 3 || n > 6 {
+			t.Errorf("%s: %d turns, want 3 to 6", c.ID, n)
+		}
+		if c.History == HistoryRecorded {
+			recorded++
+		}
+		for _, m := range c.Turns {
+			if other, dup := seen[m]; dup {
+				t.Errorf("%s: turn %q is also %s's", c.ID, m, other)
+			}
+			seen[m] = c.ID
+		}
+	}
+	if recorded == 0 || recorded == len(cases) {
+		t.Errorf("%d of %d conversations recorded: ship both histories", recorded, len(cases))
+	}
+}

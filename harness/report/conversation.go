@@ -34,7 +34,11 @@ func Conversations(w io.Writer, vs []objective.Verdict) {
 		}
 		say(w, "  ttft p50/p95 by turn: %s", strings.Join(turns, " · "))
 		if f := c.History; !math.IsNaN(f.B) {
-			say(w, "  history: ttft = %s ms + %s ms per 1k tokens of history (± %s, n=%d)", num(f.A), num(f.PerKTok()), num(1000*f.BErr), f.N)
+			op, slope := "+", f.PerKTok()
+			if slope < 0 {
+				op, slope = "−", -slope
+			}
+			say(w, "  history: ttft = %s ms %s %s ms per 1k tokens of history (± %s, n=%d)", num(f.A), op, num(slope), num(1000*f.BErr), f.N)
 		}
 		if l := c.ThinkLag; l.N > 0 {
 			if bound := math.Max(LagBound, LagShare*v.Stats.TTFT.P50); l.P95 > bound {
