@@ -117,7 +117,8 @@ var Table = []*Metric{
 	// conversation's time, and how much each token of history adds to a
 	// turn's TTFT.
 	{Name: "session_total", Kind: Latency, Lower: true, Report: []int{95}, Threshold: true, Needs: needsConversations,
-		Dist: func(st *stats.Stats) stats.Summary { return st.Conv.Total }},
+		Applies: func(st *stats.Stats) bool { return st.Conv.Sessions > 0 },
+		Dist:    func(st *stats.Stats) stats.Summary { return st.Conv.Total }},
 	{Name: "history_cost", Kind: Figure, Lower: true, Signed: true, BenchUnit: "history-ms/ktok", Bench: true,
 		Applies: func(st *stats.Stats) bool { return st.Conv.History.N > 0 },
 		Value:   func(st *stats.Stats) (float64, int) { return st.Conv.History.PerKTok(), st.Conv.History.N }},

@@ -43,7 +43,9 @@ type Turn struct {
 // conversations summarises the turns of samples, the measured requests
 // of a run; warm-up and cold ones are left out.
 func conversations(samples []sample.Sample) Conversations {
-	var c Conversations
+	// Not measured until a conversation says otherwise: NaN, never a 0
+	// that would read as a session of no time.
+	c := Conversations{Total: Describe(nil), ThinkLag: Describe(nil), History: LinearFit(nil)}
 	bySession := map[string][]*sample.Sample{}
 	var order []string
 	for i := range samples {

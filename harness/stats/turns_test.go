@@ -2,6 +2,7 @@ package stats
 
 import (
 	"fmt"
+	"math"
 	"testing"
 	"time"
 
@@ -72,4 +73,6 @@ func TestConversationFigures(t *testing.T) {
 	plain := Summarize([]sample.Sample{{Run: "r", Start: base, TTFT: ms, Total: ms, Finish: "stop"}}, nil)
 	assert.Zero(t, plain.Conv.Sessions)
 	assert.Empty(t, plain.Conv.Turns)
+	assert.True(t, math.IsNaN(plain.Conv.Total.P95) && math.IsNaN(plain.Conv.ThinkLag.P95) && math.IsNaN(plain.Conv.History.B),
+		"no conversation: not measured, never 0")
 }
