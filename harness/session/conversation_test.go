@@ -273,3 +273,37 @@ func TestConversationHeader(t *testing.T) {
 	assert.Len(t, warm, 2, "each warm-up conversation opens its connection")
 	assert.True(t, warm[addr[samples[3].Session]] && warm[addr[samples[6].Session]], "the connections the warm-up opened serve the measured conversations")
 }
+
+// TestConversationShards: two shards of a level of conversations each
+// send their share of the requests, their share of the users, and play
+// disjoint conversations of the fixture, which the two walk together.
+func TestConversationShards(t *testing.T) {
+	fixture := conversationFixture(t, 6, 2, `"0s"`)
+	asked := map[string]int{}
+	sessions := map[string]bool{}
+	for i := range 2 {
+		s, cfg := simSessionRun(t, "ttft=1ms,tpot=0s,tokens=2", Run{Shard: load.Shard{I: i, N: 2}})
+		src, err := s.Source(Scenario{Name: "conversation", Fixture: fixture})
+		require.NoError(t, err)
+		c := Cell{Scenario: "conversation", Endpoint: cfg.Endpoints[0], Settings: config.Scenario{MaxTokens: 4},
+			Level: config.Level{Pacer: load.Sessions(4)}, Fixture: src}
+		for range 2 {
+			samples, err := s.Measure(context.Background(), c, 8)
+			require.NoError(t, err)
+			got := measured(samples)
+			require.Len(t, got, 4, "shard %d: its share of the 8 requests", i)
+			for _, smp := range got {
+				assert.Equal(t, "sessions=4", string(smp.Level), "the whole load's level")
+				if smp.Turn == 1 {
+					asked[smp.Case]++
+				}
+				sessions[smp.Session] = true
+			}
+		}
+	}
+	assert.Len(t, asked, 6, "the shards' conversations cover the fixture: %v", asked)
+	for id, n := range asked {
+		assert.LessOrEqual(t, n, 2, "case %s asked %d times over 2 runs of 4 conversations each of 6 cases", id, n)
+	}
+	assert.Len(t, sessions, 8, "every conversation its own id, across shards")
+}
