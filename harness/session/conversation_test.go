@@ -307,3 +307,20 @@ func TestConversationShards(t *testing.T) {
 	}
 	assert.Len(t, sessions, 8, "every conversation its own id, across shards")
 }
+
+// TestConversationSoak: a level of conversations with a duration sends
+// until the duration has passed, stopping conversations mid-thought, and
+// the conversations it ended are counted as cut.
+func TestConversationSoak(t *testing.T) {
+	fixture := conversationFixture(t, 4, 6, `"200ms"`)
+	conf := config.Scenario{Duration: time.Second, MaxTokens: 4}
+	lv := config.Level{Pacer: load.Sessions(2)}
+	start := time.Now()
+	all, v, _ := converse(t, "ttft=2ms,tpot=0s,tokens=2,jitter=0", fixture, lv.Pacer, conf.Requests(lv), conf)
+	took := time.Since(start)
+	assert.Less(t, took, 2*time.Second, "the soak ends at its duration, not after every turn of the 1,000,000 a closed loop may send")
+	c := v.Stats.Conv
+	assert.Positive(t, c.Cut, "conversations of 6 turns 200 ms apart cannot finish in 1 s")
+	assert.Zero(t, c.Complete)
+	assert.GreaterOrEqual(t, len(measured(all)), 2*4, "two users, a turn every ~200 ms for a second")
+}
