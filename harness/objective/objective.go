@@ -91,7 +91,9 @@ func ParseMap(m map[string]float64) (Objectives, error) {
 // quality), each metric's percentiles in order, so that a list of
 // objectives reads the same wherever it is printed.
 func (o Objectives) sorted() Objectives {
-	rank := func(th Threshold) int { return (slices.Index(metric.Table, th.Metric)*100+th.P)*(sample.MaxTurns+1) + th.Turn }
+	rank := func(th Threshold) int {
+		return (slices.Index(metric.Table, th.Metric)*100+th.P)*(sample.MaxTurns+1) + th.Turn
+	}
 	slices.SortStableFunc(o, func(a, b Threshold) int { return rank(a) - rank(b) })
 	return o
 }
