@@ -40,24 +40,27 @@ func TestConversationFigures(t *testing.T) {
 	c2.Start = c1.End()
 	warm := turn("w", 1, 2, 0, 0)
 	warm.Warmup = true
-	samples := []sample.Sample{a3, c2, a1, b1, warm, a2, b2, c1} // in any order
+	// d lacks its middle turn (a file cut or pieced together): not complete.
+	d1, d3 := turn("d", 1, 3, 0, 0), turn("d", 3, 3, 0, 0)
+	d3.Start = d1.End()
+	samples := []sample.Sample{a3, c2, a1, b1, warm, a2, b2, c1, d3, d1} // in any order
 	st := Summarize(samples, nil)
 	c := st.Conv
 
-	assert.Equal(t, []int{3, 1, 1, 1}, []int{c.Sessions, c.Complete, c.Failed, c.Cut}, "sessions, complete, failed, cut")
+	assert.Equal(t, []int{4, 1, 1, 2}, []int{c.Sessions, c.Complete, c.Failed, c.Cut}, "sessions, complete, failed, cut")
 	require.Len(t, c.Turns, 3)
 	var got []string
 	for _, tn := range c.Turns {
 		got = append(got, fmt.Sprintf("turn %d: n=%d failed=%d ttft p50 %.0f ms, %.0f tokens", tn.Index, tn.N, tn.Failed, tn.TTFT.P50, tn.PromptTokens.Mean))
 	}
 	assert.Equal(t, []string{
-		"turn 1: n=3 failed=0 ttft p50 15 ms, 100 tokens",
+		"turn 1: n=4 failed=0 ttft p50 15 ms, 100 tokens",
 		"turn 2: n=3 failed=1 ttft p50 20 ms, 200 tokens",
-		"turn 3: n=1 failed=0 ttft p50 25 ms, 300 tokens",
+		"turn 3: n=2 failed=0 ttft p50 25 ms, 300 tokens",
 	}, got)
 	assert.InDelta(t, 0.05, c.History.B, 1e-9, "ms per history token")
 	assert.InDelta(t, 10, c.History.A, 1e-9)
-	assert.Equal(t, 6, c.History.N, "every successful turn with a TTFT and a prompt")
+	assert.Equal(t, 8, c.History.N, "every successful turn with a TTFT and a prompt")
 	wantTotal := a3.End().Sub(a1.Start)
 	assert.Equal(t, 1, c.Total.N, "complete conversations only")
 	assert.InDelta(t, Ms(wantTotal), c.Total.P50, 1e-9, "first t0 to last end, think times included")
