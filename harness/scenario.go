@@ -193,6 +193,10 @@ func measure(t *testing.T, s *session.Session, c session.Cell) []sample.Sample {
 func logVerdict(t *testing.T, c session.Cell, v objective.Verdict) {
 	t.Helper()
 	t.Log(report.Line(v.Stats))
+	var conv strings.Builder
+	if report.Conversations(&conv, []objective.Verdict{v}); conv.Len() > 0 {
+		t.Log(strings.TrimRight(conv.String(), "\n"))
+	}
 	for _, viol := range v.Violations {
 		t.Errorf("%s endpoint=%s %s: %s", c.Scenario, c.Endpoint.Name, c.Level.Label(), viol)
 	}

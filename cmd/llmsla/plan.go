@@ -42,6 +42,7 @@ type planRow struct {
 	// loops; measured counts every loop at its most.
 	steps    int
 	latency  time.Duration // one request, probed (0: not probed)
+	think    time.Duration // the fixture's think time a request, at a level of conversations
 	expected time.Duration // 0: not known
 }
 
@@ -152,7 +153,7 @@ func (p *plan) probe(ctx context.Context, s *session.Session, fixtures map[strin
 		if err != nil {
 			return err
 		}
-		r.latency = l
+		r.latency, r.think = l, c.Fixture.ThinkPerRequest()
 		r.expected = r.estimate(p.g, p.run.Shard)
 	}
 	return nil
@@ -162,7 +163,9 @@ func (p *plan) probe(ctx context.Context, s *session.Session, fixtures map[strin
 // level its load paces (an open loop's schedule, a soak, a ramp) takes
 // what its pacer says and one latency for the last request to end; a
 // closed loop of c workers sends n requests in ⌈n/c⌉ latencies (an agent
-// loop's prompt in max_steps latencies, at its most). Warm-ups,
+// loop's prompt in max_steps latencies, at its most), a level of
+// conversations in as many latencies and think times (an open loop of
+// them too, as if they did not overlap: an upper bound). Warm-ups,
 // probes and breakdowns are counted as sent one by one (an upper bound). A
 // server slower at load takes longer, which the progress line's ETA then
 // shows.
@@ -181,8 +184,11 @@ func (r *planRow) estimate(g goTest, shard load.Shard) time.Duration {
 			total += time.Duration(g.count) * (d + loop)
 			continue
 		}
-		w := max(lv.Pacer.Workers(), 1)
-		total += time.Duration(g.count) * time.Duration(math.Ceil(float64(n)/float64(w))) * loop
+		w, per := max(lv.Pacer.Workers(), 1), loop
+		if load.PacesSessions(lv.Pacer) {
+			per += r.think // each user thinks before a later turn
+		}
+		total += time.Duration(g.count) * time.Duration(math.Ceil(float64(n)/float64(w))) * per
 	}
 	return total
 }

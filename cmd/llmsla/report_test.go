@@ -79,7 +79,7 @@ func TestReportModelSelection(t *testing.T) {
 	reportEnv(t, selectionConfig)
 	dir := t.TempDir()
 	var out, errOut bytes.Buffer
-	code := runBench([]string{"-pkg", suites, "-count", "1", "-n", "10", "-out", dir}, &out, &errOut)
+	code := runBench([]string{"-pkg", suites, "-bench", "Chat|Extraction|Summary|Batch|Tools", "-count", "1", "-n", "10", "-out", dir}, &out, &errOut)
 	require.Equal(t, 1, code, "fast and sloppy miss their accuracy objective\nstdout:\n%s\nstderr:\n%s", out.String(), errOut.String())
 	samples := filepath.Join(dir, "latest.samples.jsonl")
 	assert.Contains(t, out.String(), "Model selection: 3 endpoints × 5 scenarios", "bench ends with the leaderboard")

@@ -77,11 +77,13 @@ func Generic() Scenario {
 // batch no latency target and at most 5% errors, at concurrency 16;
 // tools (function calling) p95 time to the first tool-call delta 1 500,
 // total 10 000, valid calls in 99% of answers and the expected call in
-// 90% (the minimums package objective implies, stated).
-// Each preset
+// 90% (the minimums package objective implies, stated); conversation
+// chat's on every turn, 900 ms from turn 4 (conversation.go). Each preset
 // sends its prompts under cache: bust: a fixture's few cases asked over
 // and over would otherwise be served from the server's prefix cache, which
-// users with prompts of their own do not get (docs/load.md).
+// users with prompts of their own do not get (docs/load.md); a
+// conversation's later turns still find its own history cached, as they
+// would in production.
 func Presets() map[string]Scenario {
 	with := func(maxTokens int, o map[string]float64) Scenario {
 		sc := Generic()
@@ -100,6 +102,7 @@ func Presets() map[string]Scenario {
 		"batch":      batch,
 		"tools": with(256, map[string]float64{"ttftool_p95_ms": 1500, "total_p95_ms": 10000, "error_rate_max": 0.01,
 			"tool_valid_min": 0.99, "tool_match_min": 0.9}),
+		"conversation": conversationPreset(with(64, map[string]float64{"ttft_p95_ms": 600, "total_p95_ms": 8000, "error_rate_max": 0.01})),
 	}
 }
 

@@ -91,8 +91,8 @@ func TestBudgetAndNames(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, Budget{MaxRequests: 5000, MaxDuration: 30 * 60e9}, cfg.Budget)
 	for yaml, want := range map[string]string{
-		"endpoints:\n  sim: {sim: \"\"}\nbudget: {max_requests: 0}\n":                     `budget.max_requests: "0" is not a whole number from 1`,
-		"endpoints:\n  sim: {sim: \"\"}\nbudget: {max_duration: forever}\n":               `budget.max_duration: "forever" is not a duration > 0`,
+		"endpoints:\n  sim: {sim: \"\"}\nbudget: {max_requests: 0}\n":                        `budget.max_requests: "0" is not a whole number from 1`,
+		"endpoints:\n  sim: {sim: \"\"}\nbudget: {max_duration: forever}\n":                  `budget.max_duration: "forever" is not a duration > 0`,
 		"endpoints:\n  p: {base_url: \"http://h/v1\", model: \"m\\nBenchmarkFake 1 1 x\"}\n": `endpoints.p.model: "m\nBenchmarkFake 1 1 x" holds a control character, a line break`,
 	} {
 		_, err := LoadFile(writeConfig(t, yaml))
@@ -111,8 +111,8 @@ func TestQualityOff(t *testing.T) {
 	assert.True(t, cfg.Scenario("chat", "sim").QualityOff)
 	assert.False(t, cfg.Scenario("summary", "sim").QualityOff)
 	for yaml, want := range map[string]string{
-		"scenarios:\n  chat: {quality: maybe}\n":                               `scenarios.chat.quality: "maybe": want on or off`,
-		"scenarios:\n  chat: {quality: off, sla: {accuracy_min: 0.5}}\n":       "scenarios.chat.sla.accuracy_min: quality: off judges no answer",
+		"scenarios:\n  chat: {quality: maybe}\n":                                `scenarios.chat.quality: "maybe": want on or off`,
+		"scenarios:\n  chat: {quality: off, sla: {accuracy_min: 0.5}}\n":        "scenarios.chat.sla.accuracy_min: quality: off judges no answer",
 		"scenarios:\n  chat: {quality: off, endpoints: {sim: {quality: on}}}\n": "scenarios.chat.endpoints.sim.quality: unknown key",
 	} {
 		_, err := LoadFile(writeConfig(t, "endpoints:\n  sim: {sim: \"\"}\n"+yaml))

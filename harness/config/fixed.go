@@ -65,4 +65,3 @@ func fixedKinds() string {
 	}
 	return strings.Join(names, ", ")
 }
-

@@ -70,6 +70,10 @@ type Scenario struct {
 	// (prefix_tokens:; WarmPrefix).
 	Cache        sample.CachePolicy
 	PrefixTokens int
+
+	// SessionHeader names the header each turn of a conversation carries
+	// with the conversation's id, for a router (conversation.go).
+	SessionHeader string
 }
 
 // Capacity is a capacity search: by rate (open loop, Arrival) or by
@@ -177,7 +181,7 @@ const (
 // kind (concurrency:, rate:, ramp:) among them, endpoints last (an
 // endpoint's overrides allow all but it).
 var scenarioKeys = slices.Concat([]string{"samples", "duration", "slice", "warmup", "max_tokens"}, loadKeys(),
-	[]string{"arrival", "burstiness", "max_concurrency", "seed", "prompt_tokens", "output_tokens", "capacity", "sweep", "sla", "quality", "cache", "prefix_tokens", "endpoints"})
+	[]string{"arrival", "burstiness", "max_concurrency", "seed", "prompt_tokens", "output_tokens", "capacity", "sweep", "sla", "quality", "cache", "prefix_tokens", "session_header", "endpoints"})
 
 // endpointScenarioKeys are what an endpoint's override may set: all but
 // quality (the fixture is built once for every endpoint) and endpoints.
@@ -315,8 +319,13 @@ func (p *configParser) setting(sc *Scenario, key, k string, v *yaml.Node) {
 		default:
 			p.errf(v, key, "%q: want on or off (off: latency and errors only, the answers not judged)", v.Value)
 		}
+	case "session_header":
+		sc.SessionHeader = p.sessionHeader(v, key)
 	case "sla":
 		p.mapping(v, key, nil, func(m string, v *yaml.Node) {
+			if p.turnObjectives(sc, key+"."+m, m, v) {
+				return
+			}
 			th, err := objective.Parse(m, p.num(v, key+"."+m))
 			if err != nil {
 				p.errf(v, key+"."+m, "%s", strings.TrimPrefix(err.Error(), m+": "))
@@ -361,6 +370,7 @@ func (p *configParser) checkSettings(sc Scenario, key string, set map[string]*ya
 	}
 	p.checkLevels(sc, key, set)
 	p.checkCache(sc, key, set)
+	p.checkConversation(sc, key, set)
 	if sc.QualityOff {
 		for _, th := range sc.Objectives {
 			if objective.Minimums.Has(th.Name) {

@@ -53,7 +53,7 @@ func (run *run) loop(ctx context.Context, p Prompt, seq int, sched time.Time, ke
 	session := run.id + "/" + strconv.Itoa(seq)
 	req := p.Request
 	for step := 1; ; step++ {
-		s := run.one(ctx, p, req, seq, sched, step)
+		s := run.one(ctx, run.d, p, req, seq, sched, step)
 		s.Session = session
 		next, stop := a.next(req, &s)
 		if stop != "" && s.Quality != nil && p.Check != nil {

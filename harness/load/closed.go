@@ -57,10 +57,17 @@ func (c Closed) Level() sample.Level { return sample.NewLevel("concurrency", int
 // workers than shards rather than round up (three shards of concurrency 2
 // would put three requests in flight).
 func (c Closed) Split(s Shard) (Pacer, error) {
-	if int(c) < s.N {
-		return nil, fmt.Errorf("concurrency %d cannot be split over %d shards: give each at least one", int(c), s.N)
+	w, err := splitWorkers("concurrency", int(c), s)
+	return Closed(w), err
+}
+
+// splitWorkers is shard s's share of the workers of a level of key, refused
+// when there are fewer workers than shards.
+func splitWorkers(key string, workers int, s Shard) (int, error) {
+	if workers < s.N {
+		return 0, fmt.Errorf("%s %d cannot be split over %d shards: give each at least one", key, workers, s.N)
 	}
-	return Closed(s.Share(int(c))), nil
+	return s.Share(workers), nil
 }
 
 // Workers is the number of requests in flight.

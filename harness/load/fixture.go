@@ -33,7 +33,8 @@ type FixtureOptions struct {
 // i mod the number of cases, so that a run of at least as many requests as
 // cases asks every one.
 type Fixture struct {
-	prompts []Prompt
+	prompts    []Prompt
+	conversing bool // a case is a conversation (turns:)
 }
 
 // NewFixture builds the requests and checks of cases once, before any
@@ -57,7 +58,9 @@ func NewFixture(cases []quality.Case, o FixtureOptions) (*Fixture, error) {
 			chk = quality.NewCheck(c)
 			chk.Lenient = o.Lenient
 		}
-		req := stream.Request{Messages: msgs, Temperature: o.Temperature, Seed: o.Seed}
+		conv := newConversation(c, msgs, chk)
+		f.conversing = f.conversing || c.IsConversation()
+		req := stream.Request{Messages: conv.First, Temperature: o.Temperature, Seed: o.Seed}
 		if o.Structured {
 			rf, err := responseFormat(c)
 			if err != nil {
@@ -66,7 +69,7 @@ func NewFixture(cases []quality.Case, o FixtureOptions) (*Fixture, error) {
 			req.ResponseFormat = rf
 		}
 		req.Tools, req.ToolChoice = tools(c)
-		f.prompts[i] = Prompt{Request: req, Case: c.ID, Check: chk}
+		f.prompts[i] = Prompt{Request: req, Case: c.ID, Check: conv.firstCheck(), Conversation: conv}
 		if c.IsLoop() {
 			f.prompts[i].Agent = newAgent(c)
 		}

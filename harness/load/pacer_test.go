@@ -20,6 +20,8 @@ var everyPacer = map[string]load.Pacer{
 	"rate":        load.Open{Rate: 30, Arrival: load.Gamma, Burstiness: 0.5, MaxConcurrency: 6, Seed: 3},
 	"ramp": load.Ramp{From: 3, To: 30, Over: 20 * time.Second, Shape: load.Exponential,
 		Arrivals: load.Arrivals{Arrival: load.Poisson, MaxConcurrency: 6, Seed: 4}},
+	"sessions":     load.Sessions(6),
+	"session_rate": load.SessionRate{Rate: 3, Arrivals: load.Arrivals{Arrival: load.Poisson, MaxConcurrency: 6, Seed: 5}},
 }
 
 // scheduled is an open loop whose schedule a test can read.

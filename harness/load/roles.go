@@ -17,8 +17,14 @@
 //     one; tests may supply others).
 //
 // Each load shape is a [Kind] in a registry, the key sla.yaml writes
-// (concurrency:, rate:, ramp:): a new shape is one file, its pacer and the
-// Register call of its kind.
+// (concurrency:, rate:, ramp:, sessions:, session_rate:): a new shape is
+// one file, its pacer and the Register call of its kind.
+//
+// A [SessionPacer] ([Sessions], [SessionRate]) paces conversations rather
+// than requests: the runner lays a run's requests out over the fixture's
+// [Conversation]s and plays each turn by turn, its history growing, a
+// think time before each later turn, over one connection of its own
+// (conversation.go).
 //
 // The runner adds what every load shape shares: a cold first request sent
 // alone, a warm-up at the run's own load, the quality check of every
@@ -54,6 +60,10 @@ type Prompt struct {
 	Case    string         // fixture case id, if any
 	Check   *quality.Check // nil: latency only
 	Agent   *Agent         // nil: one request; else an agent loop (agent.go)
+	// Conversation is the whole of a fixture case a level of
+	// conversations plays (sessions:, session_rate:), Request its first
+	// turn; nil for a prompt that is one request (a synthetic one).
+	Conversation *Conversation
 }
 
 // Source yields the i-th prompt of a run. It is called from several

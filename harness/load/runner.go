@@ -24,6 +24,10 @@ type Runner struct {
 	slice  time.Duration
 	sink   func(*sample.Sample)
 	tag    func(*sample.Sample)
+	// A conversation's (conversation.go): the seed of its think times,
+	// and the header that names it to a router.
+	seed   uint64
+	header string
 }
 
 // Option configures a Runner.
@@ -78,6 +82,10 @@ func NewRunner(opts ...Option) *Runner {
 func (r *Runner) Run(ctx context.Context, d Doer, src Source, p Pacer, n int) []sample.Sample {
 	run := &run{r: r, d: d, src: src, level: p.Level(), id: NewRunID(), start: time.Now()}
 	out := make([]sample.Sample, 0, n+r.warmup+1)
+	measure := run.measure
+	if PacesSessions(p) {
+		measure = run.converse
+	}
 	if r.cold && ctx.Err() == nil {
 		s := run.send(ctx, 0, 0, time.Time{})
 		s.Cold = true
@@ -88,10 +96,10 @@ func (r *Runner) Run(ctx context.Context, d Doer, src Source, p Pacer, n int) []
 	if r.warmup > 0 {
 		// Warm up at the run's own load, so that the pool holds as many
 		// connections as the measured requests will use.
-		out = append(out, run.measure(ctx, p, r.warmup, seq, true)...)
+		out = append(out, measure(ctx, p, r.warmup, seq, true)...)
 		seq += r.warmup
 	}
-	return append(out, run.measure(ctx, p, n, seq, r.probe)...)
+	return append(out, measure(ctx, p, n, seq, r.probe)...)
 }
 
 // run is the state of one Runner.Run.
@@ -109,12 +117,8 @@ type run struct {
 // measure lets the pacer send up to n requests (for the runner's
 // duration, if it has one) and returns their samples in sending order.
 func (run *run) measure(ctx context.Context, p Pacer, n, seq0 int, warmup bool) []sample.Sample {
-	pace := ctx
-	if run.r.dur > 0 && !warmup {
-		var cancel context.CancelFunc
-		pace, cancel = context.WithTimeout(ctx, run.r.dur)
-		defer cancel()
-	}
+	pace, cancel := run.pacing(ctx, warmup)
+	defer cancel()
 	var mu sync.Mutex
 	// Preallocated up to a bound (a soak's n is only a ceiling), so that
 	// growing the slice makes no garbage for the collector to stop the
@@ -138,23 +142,33 @@ func (run *run) measure(ctx context.Context, p Pacer, n, seq0 int, warmup bool) 
 			run.loop(ctx, pr, seq0+i, sched, keep)
 			return
 		}
-		keep(run.one(ctx, pr, pr.Request, seq0+i, sched, 0))
+		keep(run.one(ctx, run.d, pr, pr.Request, seq0+i, sched, 0))
 	})
 	slices.SortFunc(samples, func(a, b sample.Sample) int { return a.Seq - b.Seq })
 	return samples
 }
 
+// pacing is the context the pacer sends under: ctx, or for the measured
+// requests of a run with a duration, ctx until that duration has passed.
+func (run *run) pacing(ctx context.Context, warmup bool) (context.Context, context.CancelFunc) {
+	if run.r.dur > 0 && !warmup {
+		return context.WithTimeout(ctx, run.r.dur)
+	}
+	return ctx, func() {}
+}
+
 // send does prompt i and labels its sample.
 func (run *run) send(ctx context.Context, i, seq int, sched time.Time) sample.Sample {
 	p := run.src.Prompt(i)
-	return run.one(ctx, p, p.Request, seq, sched, 0)
+	return run.one(ctx, run.d, p, p.Request, seq, sched, 0)
 }
 
-// one sends req, prompt p's request or a step of its agent loop (step
-// from 1; 0 alone), and labels and judges its sample.
-func (run *run) one(ctx context.Context, p Prompt, req stream.Request, seq int, sched time.Time, step int) sample.Sample {
+// one sends req, prompt p's request, a step of its agent loop (step from
+// 1; 0 alone) or a turn of its conversation, through d, and labels and
+// judges its sample.
+func (run *run) one(ctx context.Context, d Doer, p Prompt, req stream.Request, seq int, sched time.Time, step int) sample.Sample {
 	asked := time.Now()
-	s := run.d.Do(ctx, req)
+	s := d.Do(ctx, req)
 	if s.Start.IsZero() {
 		// A request that failed before it was sent (it could not be
 		// encoded) still happened now: every sample has its t0, and a

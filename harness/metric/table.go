@@ -174,6 +174,15 @@ var Table = []*Metric{
 		Value: func(st *stats.Stats) (float64, int) {
 			return st.Cache.Speedup(), min(st.Cache.TTFTHit.N, st.Cache.TTFTMiss.N)
 		}},
+	// Conversations (METRICS.md: session_total, history cost): a whole
+	// conversation's time, and how much each token of history adds to a
+	// turn's TTFT.
+	{Name: "session_total", Kind: Latency, Lower: true, Report: []int{95}, Threshold: true, Needs: needsConversations,
+		Applies: func(st *stats.Stats) bool { return st.Conv.Sessions > 0 },
+		Dist:    func(st *stats.Stats) stats.Summary { return st.Conv.Total }},
+	{Name: "history_cost", Kind: Figure, Lower: true, Signed: true, BenchUnit: "history-ms/ktok", Bench: true,
+		Applies: func(st *stats.Stats) bool { return st.Conv.History.N > 0 },
+		Value:   func(st *stats.Stats) (float64, int) { return st.Conv.History.PerKTok(), st.Conv.History.N }},
 }
 
 // What the tool figures need to be measured.
@@ -198,6 +207,9 @@ const (
 	needsCache = "a server that reports cached prompt tokens (usage.prompt_tokens_details.cached_tokens, llama.cpp's timings.cache_n)"
 	needsSplit = needsCache + ", and requests with and without them (cache: warm)"
 )
+
+// needsConversations is what the figures of conversations need.
+const needsConversations = "conversations played to their last turn (a fixture whose cases have turns:, at a sessions: or session_rate: level)"
 
 func scheduled(st *stats.Stats) bool { return st.Open.Scheduled }
 

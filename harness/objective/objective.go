@@ -27,10 +27,19 @@ import (
 type Threshold struct {
 	metric.Fig
 	Value float64 // ms for latencies, a fraction for fractions
+	// Turn is the first turn of a conversation a turn_ objective bounds
+	// (turns.go), 0 for any other.
+	Turn int
 }
 
-// Key is the threshold's key as written in the SLA file.
-func (th Threshold) Key() string { return th.Fig.Key() }
+// Key is the threshold's key as written in the SLA file
+// (turn_ttft_p95_ms.5 for a turn's).
+func (th Threshold) Key() string {
+	if th.Turn > 0 {
+		return fmt.Sprintf("turn_%s.%d", th.Fig.Key(), th.Turn)
+	}
+	return th.Fig.Key()
+}
 
 // String is the objective as a reader checks it: "ttft p95 ≤ 600 ms",
 // "accuracy ≥ 90%".
@@ -82,7 +91,9 @@ func ParseMap(m map[string]float64) (Objectives, error) {
 // quality), each metric's percentiles in order, so that a list of
 // objectives reads the same wherever it is printed.
 func (o Objectives) sorted() Objectives {
-	rank := func(th Threshold) int { return slices.Index(metric.Table, th.Metric)*1000 + th.P }
+	rank := func(th Threshold) int {
+		return (slices.Index(metric.Table, th.Metric)*100+th.P)*(sample.MaxTurns+1) + th.Turn
+	}
 	slices.SortStableFunc(o, func(a, b Threshold) int { return rank(a) - rank(b) })
 	return o
 }
@@ -146,16 +157,18 @@ type Violation struct {
 	Got       float64 // NaN: not measured
 	N         int
 	Detail    string // e.g. the error counts by kind
+	Turn      int    // the turn of a conversation judged apart (turns.go), 0 for the whole run
 }
 
 // String is one line a user reads in a failed test or a verdict table:
 // "ttft p95 712 ms > 600 ms (n=40)", "accuracy 75% < 90% (n=40)".
 func (v Violation) String() string {
 	th := v.Threshold
+	label := v.label()
 	if math.IsNaN(v.Got) {
-		s := fmt.Sprintf("%s not measured, want %s (n=%d)", th.Label(), th.String()[len(th.Label())+1:], v.N)
-		if th.Needs != "" {
-			s += ": it needs " + th.Needs
+		s := fmt.Sprintf("%s not measured, want %s (n=%d)", label, th.String()[len(th.Label())+1:], v.N)
+		if needs := th.needs(); needs != "" {
+			s += ": it needs " + needs
 		}
 		return s
 	}
@@ -163,7 +176,7 @@ func (v Violation) String() string {
 	if th.Lower {
 		op = ">"
 	}
-	s := fmt.Sprintf("%s %s %s %s (n=%d", th.Label(), th.Format(v.Got), op, th.FormatBound(th.Value), v.N)
+	s := fmt.Sprintf("%s %s %s %s (n=%d", label, th.Format(v.Got), op, th.FormatBound(th.Value), v.N)
 	if v.Detail != "" {
 		s += "; " + v.Detail
 	}
@@ -179,11 +192,14 @@ func (o Objectives) Check(st *stats.Stats) []Violation {
 		if th.WholeRun {
 			continue // judged once over every level: CheckRuns
 		}
+		if th.Turn > 0 || o.replacedByTurns(th) {
+			continue // judged turn by turn: checkTurns
+		}
 		if v, bad := checkOne(th, st); bad {
 			out = append(out, v)
 		}
 	}
-	return out
+	return append(out, o.checkTurns(st)...)
 }
 
 // checkOne checks one threshold against st.
@@ -202,7 +218,7 @@ func checkOne(th Threshold, st *stats.Stats) (Violation, bool) {
 // tightest when several) and passed every quality check that ran on it.
 func (o Objectives) Good(s *sample.Sample) bool {
 	for _, th := range o {
-		if th.PerRequest == nil || !th.Lower {
+		if th.PerRequest == nil || !th.Lower || !o.boundsTurn(th, s.Turn) {
 			continue
 		}
 		if v, ok := th.PerRequest(s); ok && v > th.Value {

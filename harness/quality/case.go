@@ -40,6 +40,16 @@ type Case struct {
 	// LoadCases proves that the checks tell them apart.
 	Answer      string `json:"answer"`
 	WrongAnswer string `json:"wrong_answer"`
+	// A conversation instead of messages or prompt (conversation.go):
+	// Turns are its user messages, one a turn; History is live (the
+	// model's own replies go between them, the default) or recorded
+	// (Assistant's, one before each turn after the first); Think is the
+	// pause before each turn after the first. The checks judge the last
+	// turn's answer.
+	Turns     []string `json:"turns,omitempty"`
+	History   string   `json:"history,omitempty"`
+	Assistant []string `json:"assistant,omitempty"`
+	Think     *Think   `json:"think,omitempty"`
 
 	// Filled by LoadCases.
 	File           string             `json:"-"`
@@ -153,7 +163,7 @@ type CaseError struct {
 
 func (e *CaseError) Error() string { return fmt.Sprintf("%s:%d: %s: %s", e.File, e.Line, e.Key, e.Msg) }
 
-var caseKeys = append([]string{"id", "messages", "prompt", "vars", "expected", "match", "schema", "tags", "answer", "wrong_answer"}, toolKeys...)
+var caseKeys = append(append([]string{"id", "messages", "prompt", "vars", "expected", "match", "schema", "tags", "answer", "wrong_answer"}, toolKeys...), conversationKeys...)
 
 var roles = []string{"system", "user", "assistant"}
 
@@ -253,6 +263,10 @@ func parseCase(line []byte, fail func(key, format string, a ...any)) (Case, bool
 			if c.toolKey(k, v) {
 				continue // validateTools reads it
 			}
+			if known, good := parseConversationKey(&c, k, v, fail); known {
+				ok = ok && good
+				continue
+			}
 			fail(k, "unknown key (allowed: %s)", strings.Join(caseKeys, ", "))
 			ok = false
 			continue
@@ -300,10 +314,17 @@ func validateCase(c *Case, root string, fail func(key, format string, a ...any))
 	if strings.TrimSpace(c.ID) == "" {
 		fail("id", "missing")
 	}
-	validateInput(c, fail)
-	if validateTools(c, root, fail) && !c.IsLoop() {
-		refuseText(c, fail) // judged by its call alone
-		return
+	validateConversation(c, fail)
+	if c.IsConversation() {
+		if len(c.toolIn.tools) > 0 {
+			fail("tools", "given on a conversation (allowed: turns or tools, not both: a conversation's turns are text)")
+		}
+	} else {
+		validateInput(c, fail)
+		if validateTools(c, root, fail) && !c.IsLoop() {
+			refuseText(c, fail) // judged by its call alone
+			return
+		}
 	}
 	m, err := NewMatcher(c.Match, c.Expected)
 	if err != nil {

@@ -109,6 +109,6 @@ func ExampleLoadCases() {
 	_, err := LoadCases("testdata/bad.jsonl")
 	fmt.Println(err)
 	// Output:
-	// testdata/bad.jsonl:1: colour: unknown key (allowed: id, messages, prompt, vars, expected, match, schema, tags, answer, wrong_answer, tools, tool_choice, expect_tool, answer_calls, tool_results, max_steps)
+	// testdata/bad.jsonl:1: colour: unknown key (allowed: id, messages, prompt, vars, expected, match, schema, tags, answer, wrong_answer, tools, tool_choice, expect_tool, answer_calls, tool_results, max_steps, turns, history, assistant, think)
 	// testdata/bad.jsonl:2: match.type: unknown matcher "fuzzy" (allowed: constraint, contains, exact, json_equal, json_path, normalized, number, one_of, regex, subset)
 }

@@ -40,7 +40,7 @@ var firstT0, lastT0 = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(220
 // that holds a control character.
 // Read and Scanner check every line with it.
 func (s *Sample) Check() error {
-	for _, c := range []func() error{s.checkNames, s.checkTimes, s.checkOrder, s.checkCounts, s.checkITL, s.checkKinds, s.checkTools, s.checkSteps, s.checkCache} {
+	for _, c := range []func() error{s.checkNames, s.checkTimes, s.checkOrder, s.checkCounts, s.checkITL, s.checkKinds, s.checkTools, s.checkSteps, s.checkSession, s.checkCache} {
 		if err := c(); err != nil {
 			return err
 		}
@@ -229,4 +229,33 @@ func ParseShard(sh string) (i, n int, err error) {
 		return 0, 0, fmt.Errorf("%q is not a shard: want I/N with 0 ≤ I < N", sh)
 	}
 	return i, n, nil
+}
+
+// The bounds of a conversation's record: turns a conversation may have,
+// and the length of its id (a run's id and the conversation's number).
+const (
+	MaxTurns     = 1000
+	MaxSessionID = 256
+)
+
+// checkSession: a turn belongs to a session, comes within its
+// conversation's turns, and only a later turn has a think time before it.
+func (s *Sample) checkSession() error {
+	switch {
+	case len(s.Session) > MaxSessionID:
+		return fmt.Errorf("session: %d bytes (allowed: at most %d)", len(s.Session), MaxSessionID)
+	case s.Turn < 0 || s.Turn > MaxTurns || s.Turns < 0 || s.Turns > MaxTurns:
+		return fmt.Errorf("turn: %d of %d turns (allowed: 1 to %d)", s.Turn, s.Turns, MaxTurns)
+	case s.Turn > 0 && s.Session == "":
+		return fmt.Errorf("turn: %d without a session (allowed: a turn of a conversation, which has an id)", s.Turn)
+	case s.Turn > s.Turns || (s.Turns > 0 && s.Turn == 0):
+		return fmt.Errorf("turn: %d of %d turns (allowed: 1 to turns)", s.Turn, s.Turns)
+	case s.Think < 0 || s.Think > MaxDuration:
+		return fmt.Errorf("think_ns: %d ns (allowed: 0 to %s)", int64(s.Think), MaxDuration)
+	case s.Think > 0 && s.Turn < 2:
+		return fmt.Errorf("think_ns: %s before turn %d (allowed: only before a turn after the first)", s.Think, s.Turn)
+	case s.Turn > 0 && s.Step > 0:
+		return fmt.Errorf("turn: %d and step: %d (allowed: a turn of a conversation or a step of an agent loop, not both)", s.Turn, s.Step)
+	}
+	return nil
 }

@@ -144,14 +144,22 @@ type Sample struct {
 	// than read a missing check as a fixture without one.
 	QualityOff bool `json:"quality_off,omitempty"`
 
-	// Session is the id of the agent loop (or conversation) the request
-	// was a step of, Step its index in the loop from 1: the steps of a
-	// loop share its Session, and the loop's figures (agent_total, its
-	// step count) are read from them. A loop's first step has the Seq its
-	// prompt would have had alone; its later steps are numbered after the
-	// run's requests, so that (Run, Seq) stays one request.
-	Session string `json:"session,omitempty"`
-	Step    int    `json:"step,omitempty"`
+	// Session is the id of the agent loop or conversation the request was
+	// a part of, unique across runs and machines. A step of an agent loop
+	// has Step, its index in the loop from 1: the loop's figures
+	// (agent_total, its step count) are read from its steps. A loop's first
+	// step has the Seq its prompt would have had alone; its later steps are
+	// numbered after the run's requests, so that (Run, Seq) stays one
+	// request. A turn of a conversation has Turn, its index from 1, and
+	// Turns, how many turns the conversation has, so that one that lacks
+	// its last turns (cut by the run's count, or ended by a failed turn) is
+	// told apart from a complete one; Think is the pause planned before
+	// this turn, from the end of the previous turn's answer.
+	Session string        `json:"session,omitempty"`
+	Step    int           `json:"step,omitempty"`
+	Turn    int           `json:"turn,omitempty"`
+	Turns   int           `json:"turns,omitempty"`
+	Think   time.Duration `json:"think_ns,omitempty"`
 	// Cache is the scenario's cache policy the request was sent under
 	// (cache: natural|bust|warm); "" in files written before it, natural.
 	Cache CachePolicy `json:"cache,omitempty"`

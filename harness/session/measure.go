@@ -98,6 +98,7 @@ func (s *Session) send(ctx context.Context, c Cell, n int, probe bool) ([]sample
 	if c.Settings.Duration > 0 && !probe {
 		opts = append(opts, load.For(c.Settings.Duration))
 	}
+	opts = append(opts, load.Seed(c.Settings.Seed), load.SessionHeader(c.Settings.SessionHeader))
 	src = load.MaxTokens(src, c.Settings.MaxTokens)
 	if f := c.Settings.FixedTokens; f > 0 {
 		src = load.FixedTokens(src, f)
@@ -124,7 +125,7 @@ func (s *Session) position(c Cell, pacer load.Pacer, n int, probe bool) (warm in
 	s.started[levelKey] = true
 	at := s.next[key]
 	if !probe && c.Level.PromptTokens == 0 {
-		s.next[key] = (at + n) % fix.Len()
+		s.next[key] = (at + s.positions(c, at, n)) % fix.Len()
 	}
 	s.mu.Unlock()
 	if first {

@@ -11,7 +11,8 @@ import (
 
 // Source builds the requests of a scenario from its fixture cases (a path
 // relative to the module root), and tells the simulators the right and
-// wrong answer to each. A scenario with quality off (quality: off,
+// wrong answer to each. A fixture of conversations is refused on a
+// scenario whose levels do not play conversations. A scenario with quality off (quality: off,
 // -latency-only) is sent without its checks: its answers are not judged.
 func (s *Session) Source(sc Scenario) (*load.Fixture, error) {
 	cases, opts, err := s.Cases(sc)
@@ -47,6 +48,9 @@ func (s *Session) Cases(sc Scenario) ([]quality.Case, load.FixtureOptions, error
 	// holds a secret of the configuration is refused before any request.
 	if err := quality.CheckIDs(cases, s.secrets); err != nil {
 		return nil, opts, fmt.Errorf("%s: %w", sc.Fixture, err)
+	}
+	if err := s.checkConversations(sc, cases); err != nil {
+		return nil, opts, err
 	}
 	Teach(s.answers, cases)
 	return cases, opts, nil

@@ -70,13 +70,13 @@ type Truth struct {
 	ToolDone    time.Time
 	ToolChunks  int
 
-	Model       string
-	MaxTokens   int      // max_completion_tokens, else max_tokens, as received
+	Model     string
+	MaxTokens int // max_completion_tokens, else max_tokens, as received
 	// MinTokens and IgnoreEOS are vLLM's parameters of a fixed answer
 	// length, as received: the answer goes on (lorem words) to
 	// min_tokens, or with ignore_eos to max_tokens.
-	MinTokens int
-	IgnoreEOS bool
+	MinTokens   int
+	IgnoreEOS   bool
 	Temperature *float64 // nil when absent, so that 0 is told apart
 	Seed        *int
 

@@ -36,7 +36,7 @@ type Stats struct {
 	// OutputLen describes the successful answers' output tokens, each
 	// request's (a fixed answer length is checked against it).
 	OutputLen Summary
-	Points       []Point
+	Points    []Point
 
 	Wall time.Duration // the measured windows (first t0 to last end) of the runs, added up
 	// Overlap is, for a run sent by several shards, how much their
@@ -101,6 +101,8 @@ type Stats struct {
 	Tools Tools
 	// Cache is what the server said of its prefix cache.
 	Cache Cache
+	// Conv holds the figures of a run of conversations (turns.go).
+	Conv Conversations
 }
 
 // Case is how one fixture case fared in a run: how often it was asked, how
@@ -250,6 +252,7 @@ func Summarize(samples []sample.Sample, good func(*sample.Sample) bool) *Stats {
 	st.loadWarnings(runs)
 	st.Cache = summarizeCache(samples)
 	st.Warnings = append(st.Warnings, st.Cache.warnings()...)
+	st.Conv = conversations(samples)
 	if secs := st.Wall.Seconds(); secs > 0 {
 		st.ReqPerSec = float64(st.Attempted-st.Failed) / secs
 		st.OutTokPerSec = float64(st.OutputTokens) / secs
@@ -270,7 +273,9 @@ func (st *Stats) addCase(s *sample.Sample) {
 		c = &Case{ID: s.Case}
 		st.Cases[s.Case] = c
 	}
-	c.Asked++
+	if s.Turn <= 1 {
+		c.Asked++ // a conversation asks its case once, whatever its turns
+	}
 	if q := s.Quality; q != nil && !q.Pass() {
 		c.Failed++
 		c.Expected, c.Got = q.Expected, q.Got

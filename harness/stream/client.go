@@ -141,6 +141,7 @@ type Client struct {
 	maxLine    int
 	maxContent int
 	sec        *secret.Set
+	pins       *pins // the connections conversations hold (pin.go)
 }
 
 // ClientOption configures a Client.
@@ -169,6 +170,7 @@ func NewClient(ep Endpoint, opts ...ClientOption) *Client {
 		ep:         ep,
 		url:        chatURL(ep.BaseURL),
 		sec:        secret.New(ep.Secrets()...),
+		pins:       &pins{},
 		maxLine:    1 << 20,
 		maxContent: 1 << 20,
 		http: &http.Client{Transport: &http.Transport{
@@ -207,7 +209,10 @@ func chatURL(base string) string {
 func (c *Client) Endpoint() Endpoint { return c.ep }
 
 // CloseIdle closes idle connections, so that a finished run leaves none.
-func (c *Client) CloseIdle() { c.http.CloseIdleConnections() }
+func (c *Client) CloseIdle() {
+	c.http.CloseIdleConnections()
+	c.pins.closeIdle()
+}
 
 // Timeout causes, told apart through context.Cause.
 var (
