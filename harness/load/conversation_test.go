@@ -247,3 +247,31 @@ func TestSessionKinds(t *testing.T) {
 	assert.Equal(t, load.SessionRate{Rate: 2, Arrivals: a}, withA)
 	assert.Equal(t, 4, withA.Workers())
 }
+
+// TestConversationUnderCacheBust: under cache: bust each conversation's
+// first user message carries a marker of its own, kept on every later
+// turn: the conversation's history is its own prefix (which a server's
+// cache serves in production too), but no two conversations share one.
+func TestConversationUnderCacheBust(t *testing.T) {
+	f := conversations(t, convCase("a", "0s", "a1", "a2", "a3"), convCase("b", "0s", "b1", "b2", "b3"))
+	d := &echo{}
+	samples := load.NewRunner().Run(context.Background(), d, load.Cache(f, sample.CacheBust, 0), load.Sessions(1), 6)
+	require.Len(t, samples, 6)
+	require.Len(t, d.reqs, 6)
+	firstUser := func(r stream.Request) string {
+		for _, m := range r.Messages {
+			if m.Role == "user" {
+				return m.Content
+			}
+		}
+		return ""
+	}
+	a, b := firstUser(d.reqs[0]), firstUser(d.reqs[3])
+	assert.Contains(t, a, "[request ", "the first turn is marked")
+	assert.True(t, strings.HasSuffix(a, "a1"), "the question follows its marker: %q", a)
+	assert.NotEqual(t, a, b, "two conversations never share a marker")
+	for i := 1; i < 3; i++ {
+		assert.Equal(t, a, firstUser(d.reqs[i]), "turn %d keeps its conversation's marked first message", i+1)
+		assert.Equal(t, b, firstUser(d.reqs[3+i]), "turn %d keeps its conversation's marked first message", i+1)
+	}
+}
