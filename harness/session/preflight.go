@@ -118,9 +118,20 @@ func (s *Session) Latency(ctx context.Context, c Cell) (time.Duration, error) {
 	p := load.MaxTokens(c.Fixture, c.Settings.MaxTokens).Prompt(0)
 	smp := s.clients[c.Endpoint.Name].Do(ctx, p.Request)
 	if !smp.OK() {
-		return 0, fmt.Errorf("%s endpoint=%s: probe: %s: %s", c.Scenario, c.Endpoint.Name, smp.ErrKind, smp.Err)
+		return 0, fmt.Errorf("%s endpoint=%s: probe: %s: %s%s", c.Scenario, c.Endpoint.Name, smp.ErrKind, smp.Err, toolsHint(p, smp))
 	}
 	return smp.Total, nil
+}
+
+// toolsHint says what to do when a request that offers tools is refused
+// as the client's error: the model or server does not take tools (Ollama
+// refuses a model whose chat template has none), which no other setting
+// of the scenario changes.
+func toolsHint(p load.Prompt, smp sample.Sample) string {
+	if len(p.Request.Tools) == 0 || smp.ErrKind != sample.KindClientError {
+		return ""
+	}
+	return " — the scenario's cases offer tools (function calling), which this model or server refused: measure the other scenarios with -bench (e.g. bin/llmsla bench -bench 'Chat|Extraction|Summary|Batch|Conversation'), or serve a model that takes tools"
 }
 
 func host(ep stream.Endpoint) string {
