@@ -113,7 +113,19 @@ var Table = []*Metric{
 	{Name: "prefill", Kind: Server, Lower: true, BenchUnit: "prefill-ms", Bench: true},
 	{Name: "netq", Kind: Server, Lower: true, Signed: true, BenchUnit: "netq-ms", Bench: true},
 	{Name: "server_tok", Kind: Server, BenchUnit: "server-tok/s", Bench: true},
+	// A judge model's verdicts on the answers (METRICS.md, judges), asked
+	// after each level's measured requests: a judgment that failed counts
+	// as not passed, and has no score.
+	{Name: "judge_pass", Kind: Fraction, BenchUnit: "judge-pass-%", Bench: true, Column: "judge", Threshold: true, Needs: needsJudge,
+		Value:   func(st *stats.Stats) (float64, int) { return st.Quality.JudgePassRate(), st.Quality.JudgeChecked },
+		PerCase: true,
+		Outcome: quality(func(q *sample.Quality) (bool, bool) { return q.JudgeChecked, q.JudgePass })},
+	{Name: "judge_score", Kind: Figure, BenchUnit: "judge-score", Bench: true, Threshold: true, Needs: needsJudge,
+		Value: func(st *stats.Stats) (float64, int) { return st.Quality.JudgeScoreMean(), st.Quality.JudgeScored }},
 }
+
+// needsJudge is what the judge's figures need.
+const needsJudge = "a rubric on the scenario or its cases and a judge endpoint (judge: {endpoint: …} in sla.yaml)"
 
 func scheduled(st *stats.Stats) bool { return st.Open.Scheduled }
 

@@ -121,9 +121,10 @@ func (o Objectives) Has(name string) bool {
 // on its answers, unless its SLA names that key itself (a lower value, or
 // 0 to accept anything, is a choice the file states): valid JSON in 99% of
 // answers (the seed articles' operational threshold), valid against the
-// schema in 99%, and 90% of answers right. A fast endpoint that answers
-// wrong must fail without anyone having thought to ask.
-var Minimums = MustParse(map[string]float64{"json_valid_min": 0.99, "schema_valid_min": 0.99, "accuracy_min": 0.90})
+// schema in 99%, 90% of answers right, and 90% passed by the judge where
+// one judged them. A fast endpoint that answers wrong must fail without
+// anyone having thought to ask.
+var Minimums = MustParse(map[string]float64{"json_valid_min": 0.99, "schema_valid_min": 0.99, "accuracy_min": 0.90, "judge_pass_min": 0.90})
 
 // Implied returns o with the Minimums of every quality check that ran in
 // st and that o does not bound.

@@ -1,6 +1,7 @@
 package quality
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -28,6 +29,25 @@ func CompileSchema(path string) (*jsonschema.Schema, error) {
 	s, err := c.Compile(abs)
 	if err != nil {
 		return nil, fmt.Errorf("schema %s: %w", path, err)
+	}
+	return s, nil
+}
+
+// CompileSchemaJSON compiles a schema held in memory (one built in code,
+// such as a judge's verdict schema) as CompileSchema compiles a file:
+// draft 2020-12 unless it says otherwise, formats asserted. name is the
+// schema's resource name in messages.
+func CompileSchemaJSON(name string, schema []byte) (*jsonschema.Schema, error) {
+	c := jsonschema.NewCompiler()
+	c.Draft = jsonschema.Draft2020
+	c.AssertFormat = true
+	url := "mem:///" + name + ".json"
+	if err := c.AddResource(url, bytes.NewReader(schema)); err != nil {
+		return nil, fmt.Errorf("schema %s: %w", name, err)
+	}
+	s, err := c.Compile(url)
+	if err != nil {
+		return nil, fmt.Errorf("schema %s: %w", name, err)
 	}
 	return s, nil
 }

@@ -24,6 +24,15 @@ type Tally struct {
 
 	MatchChecked int `json:"match_checked"`
 	Matched      int `json:"matched"`
+
+	// JudgeChecked counts the answers a judge was asked about, JudgePassed
+	// those it passed, JudgeFailed those it gave no verdict on (counted as
+	// not passed), JudgeScored and JudgeScoreSum the scores it gave.
+	JudgeChecked  int     `json:"judge_checked,omitempty"`
+	JudgePassed   int     `json:"judge_passed,omitempty"`
+	JudgeFailed   int     `json:"judge_failed,omitempty"`
+	JudgeScored   int     `json:"judge_scored,omitempty"`
+	JudgeScoreSum float64 `json:"judge_score_sum,omitempty"`
 }
 
 // Add counts one result.
@@ -53,6 +62,19 @@ func (t *Tally) Add(r sample.Quality) {
 			t.Matched++
 		}
 	}
+	if r.JudgeChecked {
+		t.JudgeChecked++
+		if r.JudgePass {
+			t.JudgePassed++
+		}
+		if r.JudgeError != "" {
+			t.JudgeFailed++
+		}
+		if r.JudgeScore != nil {
+			t.JudgeScored++
+			t.JudgeScoreSum += *r.JudgeScore
+		}
+	}
 	if r.Pass() {
 		t.Passed++
 	}
@@ -70,6 +92,11 @@ func (t *Tally) Merge(o Tally) {
 	t.SchemaValid += o.SchemaValid
 	t.MatchChecked += o.MatchChecked
 	t.Matched += o.Matched
+	t.JudgeChecked += o.JudgeChecked
+	t.JudgePassed += o.JudgePassed
+	t.JudgeFailed += o.JudgeFailed
+	t.JudgeScored += o.JudgeScored
+	t.JudgeScoreSum += o.JudgeScoreSum
 }
 
 func rate(n, d int) float64 {
@@ -95,3 +122,15 @@ func (t Tally) AccuracyRate() float64 { return rate(t.Matched, t.MatchChecked) }
 
 // PassRate is responses passing every check that ran / responses.
 func (t Tally) PassRate() float64 { return rate(t.Passed, t.Responses) }
+
+// JudgePassRate is answers the judge passed / answers judged: a judgment
+// that failed counts as not passed.
+func (t Tally) JudgePassRate() float64 { return rate(t.JudgePassed, t.JudgeChecked) }
+
+// JudgeScoreMean is the mean score of the judged answers that got one.
+func (t Tally) JudgeScoreMean() float64 {
+	if t.JudgeScored == 0 {
+		return math.NaN()
+	}
+	return t.JudgeScoreSum / float64(t.JudgeScored)
+}

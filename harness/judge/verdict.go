@@ -1,0 +1,127 @@
+package judge
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/llmsla/llmsla/harness/quality"
+	"github.com/santhosh-tekuri/jsonschema/v5"
+)
+
+// Verdict is a judge's judgment of one answer.
+type Verdict struct {
+	Score  float64 `json:"score"`
+	Pass   bool    `json:"pass"`
+	Reason string  `json:"reason"`
+}
+
+// Why a judgment failed, as counted: every failure wraps one of them.
+var (
+	ErrRequest       = errors.New("judge request failed")   // the request's error kind follows
+	ErrTimeout       = errors.New("judge request timed out") // a timeout of the judge endpoint
+	ErrCut           = errors.New("judge answer cut")        // by max_tokens, or at the capture limit
+	ErrNotJSON       = errors.New("judge answer not JSON")
+	ErrSchema        = errors.New("judge answer breaks the verdict schema")
+	ErrContradictory = errors.New("judge answer contradicts itself")
+	ErrUnjudgeable   = errors.New("answer not judged") // too long to show, or cut at the capture limit
+)
+
+// Failures are the kinds of failure, in the order reports list them.
+var Failures = []error{ErrRequest, ErrTimeout, ErrCut, ErrNotJSON, ErrSchema, ErrContradictory, ErrUnjudgeable}
+
+// FailureKind names the kind of a failed judgment: "not JSON", "timed out".
+func FailureKind(err error) string {
+	for _, f := range Failures {
+		if errors.Is(err, f) {
+			return strings.TrimPrefix(strings.TrimPrefix(f.Error(), "judge "), "answer ")
+		}
+	}
+	return "other"
+}
+
+// Schema is the structured output asked of the judge: an object of
+// exactly score (a number on the rubric's scale), pass and reason.
+func (r *Rubric) Schema() json.RawMessage {
+	b, _ := json.Marshal(map[string]any{
+		"type": "object",
+		"properties": map[string]any{
+			"score":  map[string]any{"type": "number", "minimum": r.Min(), "maximum": r.Max()},
+			"pass":   map[string]any{"type": "boolean"},
+			"reason": map[string]any{"type": "string", "minLength": 1},
+		},
+		"required":             []string{"score", "pass", "reason"},
+		"additionalProperties": false,
+	})
+	return b
+}
+
+// verdictSchemas holds the compiled verdict schema of each scale (the
+// schema depends on nothing else), compiled once.
+var verdictSchemas sync.Map // Scale → *jsonschema.Schema
+
+// compiled is r's verdict schema, compiled.
+func (r *Rubric) compiled() (*jsonschema.Schema, error) {
+	if s, ok := verdictSchemas.Load(r.Scale); ok {
+		return s.(*jsonschema.Schema), nil
+	}
+	s, err := quality.CompileSchemaJSON("verdict-"+string(r.Scale), r.Schema())
+	if err != nil {
+		return nil, err
+	}
+	verdictSchemas.Store(r.Scale, s)
+	return s, nil
+}
+
+// Parse reads a judge's answer as a verdict under r: the whole answer one
+// JSON object (no fence, no prose around it), valid against r.Schema, and
+// its pass what its score says on the rubric's scale. Anything else is an
+// error wrapping ErrNotJSON, ErrSchema or ErrContradictory, which says
+// what the judge answered.
+func (r *Rubric) Parse(content string) (Verdict, error) {
+	var v Verdict
+	doc, _, _, err := quality.ParseJSON(content, false)
+	if err != nil {
+		return v, fmt.Errorf("%w: %v (it answered %s)", ErrNotJSON, err, quote(content))
+	}
+	s, err := r.compiled()
+	if err != nil {
+		return v, err
+	}
+	if e := quality.ValidateSchema(s, doc); e != "" {
+		return v, fmt.Errorf("%w: %s (it answered %s)", ErrSchema, e, quote(content))
+	}
+	b, _ := json.Marshal(doc)
+	if err := json.Unmarshal(b, &v); err != nil {
+		return v, fmt.Errorf("%w: %v", ErrSchema, err)
+	}
+	if v.Pass != r.Passes(v.Score) {
+		return v, fmt.Errorf("%w: pass %t with a score of %s, which on %s %s", ErrContradictory, v.Pass,
+			strconv.FormatFloat(v.Score, 'g', -1, 64), r.Scale, r.scaleSays(v.Score))
+	}
+	return v, nil
+}
+
+// scaleSays is what a score means on the rubric's scale, in words.
+func (r *Rubric) scaleSays(score float64) string {
+	verdict := "fails"
+	if r.Passes(score) {
+		verdict = "passes"
+	}
+	if r.Scale == Five {
+		return fmt.Sprintf("%s (threshold %s)", verdict, strconv.FormatFloat(r.Threshold, 'g', -1, 64))
+	}
+	return verdict
+}
+
+// quote shows a judge's answer in an error: quoted, on one line, cut.
+func quote(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 60 {
+		s = s[:60] + "…"
+	}
+	return strconv.Quote(s)
+}
