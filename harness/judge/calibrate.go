@@ -131,9 +131,9 @@ func kappaText(k float64) string {
 // lengths, and of the labels' with the same lengths, for comparison: a
 // judge that favours long answers shows r well above the labels'.
 type LengthBias struct {
-	N             int     // answers with a verdict (and a score)
-	R             float64 // Pearson r, words vs the judge's score; NaN below 3 answers or with no spread
-	LabelR        float64 // words vs the labels (their score, else 1 pass / 0 fail)
+	N      int     // answers with a verdict (and a score)
+	R      float64 // Pearson r, words vs the judge's score; NaN below 3 answers or with no spread
+	LabelR float64 // words vs the labels (their score, else 1 pass / 0 fail)
 }
 
 // LengthOf measures the length bias of results on labels.

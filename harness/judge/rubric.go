@@ -95,7 +95,9 @@ type RubricError struct {
 	Msg  string
 }
 
-func (e *RubricError) Error() string { return fmt.Sprintf("%s:%d: %s: %s", e.File, e.Line, e.Key, e.Msg) }
+func (e *RubricError) Error() string {
+	return fmt.Sprintf("%s:%d: %s: %s", e.File, e.Line, e.Key, e.Msg)
+}
 
 var rubricKeys = []string{"name", "criteria", "scale", "threshold", "reference"}
 

@@ -21,7 +21,7 @@ type Verdict struct {
 
 // Why a judgment failed, as counted: every failure wraps one of them.
 var (
-	ErrRequest       = errors.New("judge request failed")   // the request's error kind follows
+	ErrRequest       = errors.New("judge request failed")    // the request's error kind follows
 	ErrTimeout       = errors.New("judge request timed out") // a timeout of the judge endpoint
 	ErrCut           = errors.New("judge answer cut")        // by max_tokens, or at the capture limit
 	ErrNotJSON       = errors.New("judge answer not JSON")
