@@ -26,14 +26,13 @@ type Judge struct {
 	Cache    *Cache // nil: none, every judgment is asked
 	// Concurrency is how many judgments are asked at once (0: 4).
 	Concurrency int
-	// Sent, when set, receives the sample of every request the judge was
-	// sent, its Quality holding the judgment it gave (or why none), and
-	// the ask it answered: the judge's own record, kept apart from every
-	// measured figure. Calls are serialised.
-	Sent func(*sample.Sample, Ask)
-
-	sentMu sync.Mutex
 }
+
+// Sent receives the sample of every request a judge was sent, its
+// Quality holding the judgment it gave (or why none), and the ask it
+// answered: the judge's own record, kept apart from every measured
+// figure. Calls are serialised.
+type Sent func(*sample.Sample, Ask)
 
 // Ask is one judgment to make: an item under a rubric.
 type Ask struct {
@@ -55,8 +54,8 @@ const DefaultConcurrency = 4
 // cache has it, else one request per distinct judgment (asks with the
 // same key share it). A request that fails, times out or answers no
 // verdict fails every ask it was for, and is not cached: the next run asks
-// again.
-func (j *Judge) Judge(ctx context.Context, asks []Ask) []Result {
+// again. sent (nil: none) receives the sample of every request.
+func (j *Judge) Judge(ctx context.Context, asks []Ask, sent Sent) []Result {
 	out := make([]Result, len(asks))
 	keys := make([]string, len(asks))
 	todo := map[string][]int{} // key → the asks it answers
@@ -76,9 +75,15 @@ func (j *Judge) Judge(ctx context.Context, asks []Ask) []Result {
 		}
 		todo[keys[i]] = append(todo[keys[i]], i)
 	}
+	var mu sync.Mutex
 	j.each(order, func(key string) {
 		first := todo[key][0]
-		r := j.ask(ctx, asks[first], key)
+		r, s := j.ask(ctx, asks[first], key)
+		if sent != nil {
+			mu.Lock()
+			sent(&s, asks[first])
+			mu.Unlock()
+		}
 		for _, i := range todo[key] {
 			out[i] = r
 		}
@@ -110,8 +115,9 @@ func (j *Judge) each(keys []string, fn func(string)) {
 	wg.Wait()
 }
 
-// ask sends one judgment and reads its verdict.
-func (j *Judge) ask(ctx context.Context, a Ask, key string) Result {
+// ask sends one judgment and reads its verdict; the sample is the
+// request's, its Quality the judgment.
+func (j *Judge) ask(ctx context.Context, a Ask, key string) (Result, sample.Sample) {
 	zero := float32(0)
 	seed := j.Identity.Seed
 	req := stream.Request{Messages: Messages(a.Rubric, a.Item), MaxTokens: j.Identity.MaxTokens, Temperature: &zero, Seed: &seed,
@@ -129,12 +135,7 @@ func (j *Judge) ask(ctx context.Context, a Ask, key string) Result {
 			Rubric: a.Rubric.Name, Case: a.Case, At: time.Now().UTC(), Verdict: v})
 	}
 	s.Quality = &q
-	if j.Sent != nil {
-		j.sentMu.Lock()
-		j.Sent(&s, a)
-		j.sentMu.Unlock()
-	}
-	return Result{Verdict: v, Err: err}
+	return Result{Verdict: v, Err: err}, s
 }
 
 // read is the verdict a judge's response gives under r, or why none.

@@ -187,7 +187,11 @@ func (p *rubricParser) criteria(r *Rubric, v *yaml.Node) {
 	case yaml.SequenceNode:
 		for i, c := range v.Content {
 			s := strings.TrimSpace(c.Value)
-			if c.Kind != yaml.ScalarNode || s == "" {
+			switch {
+			case c.Kind == yaml.MappingNode:
+				p.fail(c, fmt.Sprintf("criteria[%d]", i), "a mapping, not a sentence: YAML reads \": \" as a key; quote the sentence")
+				continue
+			case c.Kind != yaml.ScalarNode || s == "":
 				p.fail(c, fmt.Sprintf("criteria[%d]", i), "want a sentence saying what a good answer does")
 				continue
 			}
@@ -285,27 +289,31 @@ func readBounded(path string, limit int64) ([]byte, error) {
 	return b, err
 }
 
-// Rubrics loads each rubric file once per process, as quality.Schemas
-// compiles each schema once: every scenario naming a rubric shares it.
+// Rubrics loads each rubric file once, as quality.Schemas compiles each
+// schema once: every case and scenario naming a rubric shares it, and a
+// rubric that does not load is reported once. The zero value is ready.
 type Rubrics struct {
 	mu sync.Mutex
-	m  map[string]*Rubric
+	m  map[string]loaded
 }
 
-// Get returns the rubric at path, loading it on first use.
-func (rs *Rubrics) Get(path string) (*Rubric, error) {
+type loaded struct {
+	r   *Rubric
+	err error
+}
+
+// Get returns the rubric at path, loading it on first use; seen says the
+// path was asked before (its error, if any, already reported).
+func (rs *Rubrics) Get(path string) (r *Rubric, seen bool, err error) {
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
-	if r, ok := rs.m[path]; ok {
-		return r, nil
+	if l, ok := rs.m[path]; ok {
+		return l.r, true, l.err
 	}
-	r, err := LoadRubric(path)
-	if err != nil {
-		return nil, err
-	}
+	r, err = LoadRubric(path)
 	if rs.m == nil {
-		rs.m = map[string]*Rubric{}
+		rs.m = map[string]loaded{}
 	}
-	rs.m[path] = r
-	return r, nil
+	rs.m[path] = loaded{r, err}
+	return r, false, err
 }

@@ -75,6 +75,7 @@ func (s *Session) send(ctx context.Context, c Cell, n int, probe bool) ([]sample
 	}
 	progress := s.progressCell(c, total, probe)
 	defer progress.end()
+	judged, judgeCtx := s.judges(c) && !probe, ctx // judged: the measured samples are written once judged
 	ctx, stop := s.guard.watch(ctx)
 	defer stop()
 	opts := []load.Option{load.Warmup(warm), load.ColdFirst(first), load.Probe(probe), load.SliceLength(c.Settings.SliceLength()),
@@ -84,7 +85,7 @@ func (s *Session) send(ctx context.Context, c Cell, n int, probe bool) ([]sample
 			smp.QualityOff = c.Settings.QualityOff
 		}),
 		load.Sink(func(smp *sample.Sample) {
-			if s.sink != nil {
+			if s.sink != nil && !(judged && smp.Measured()) {
 				s.sink.Write(smp)
 			}
 			progress.add(smp)
@@ -94,6 +95,9 @@ func (s *Session) send(ctx context.Context, c Cell, n int, probe bool) ([]sample
 		opts = append(opts, load.For(c.Settings.Duration))
 	}
 	samples := load.NewRunner(opts...).Run(ctx, s.clients[c.Endpoint.Name], load.MaxTokens(src, c.Settings.MaxTokens), pacer, n)
+	if judged {
+		s.judgeLevel(judgeCtx, c, samples) // after the level's last measured request
+	}
 	return samples, s.guard.stopped()
 }
 

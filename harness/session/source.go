@@ -48,6 +48,9 @@ func (s *Session) Cases(sc Scenario) ([]quality.Case, load.FixtureOptions, error
 	if err := quality.CheckIDs(cases, s.secrets); err != nil {
 		return nil, opts, fmt.Errorf("%s: %w", sc.Fixture, err)
 	}
+	if err := s.planJudging(sc, cases); err != nil {
+		return nil, opts, err
+	}
 	// The simulators answer by the last message a case renders (the
 	// system prompt comes before it).
 	for i := range cases {

@@ -70,6 +70,10 @@ type Truth struct {
 	ToolDone    time.Time
 	ToolChunks  int
 
+	// Judge is what the simulator's judge decided (Config.Judge), nil for
+	// a request that was no judgment.
+	Judge *JudgeTruth
+
 	Model       string
 	MaxTokens   int      // max_completion_tokens, else max_tokens, as received
 	Temperature *float64 // nil when absent, so that 0 is told apart
