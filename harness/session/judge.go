@@ -36,12 +36,12 @@ type judging struct {
 	judge        *judge.Judge
 	identityNote string // why the judge's digest is unknown
 
-	mu      sync.Mutex
-	plans   map[string]map[string]judgeCase // scenario → case id → what to ask
-	notes   map[string]string               // scenario → why its answers are not judged
-	sent    []sample.Sample                 // the judge's requests
-	judged  int                             // answers judged
-	cached  int                             // of them, from the cache
+	mu     sync.Mutex
+	plans  map[string]map[string]judgeCase // scenario → case id → what to ask
+	notes  map[string]string               // scenario → why its answers are not judged
+	sent   []sample.Sample                 // the judge's requests
+	judged int                             // answers judged
+	cached int                             // of them, from the cache
 }
 
 // judgeCase is what a judge is asked about one case.
