@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/llmsla/llmsla/harness/judge/rubric"
 	"io"
 	"math"
 	"os"
@@ -37,13 +38,13 @@ type Identity struct {
 // Key is the cache key of a judgment: a hash of the prompt's version, the
 // judge's identity, the rubric's digest and hashes of the question, the
 // reference and the answer. The texts themselves are never stored.
-func Key(id Identity, r *Rubric, it Item) string {
+func Key(id Identity, r *rubric.Rubric, it rubric.Item) string {
 	h := sha256.New()
 	part := func(s string) {
 		sum := sha256.Sum256([]byte(s))
 		h.Write(sum[:])
 	}
-	part(PromptVersion)
+	part(rubric.PromptVersion)
 	part(id.Model)
 	part(id.Digest)
 	fmt.Fprintf(h, "%d %d", id.Seed, id.MaxTokens)
@@ -67,7 +68,7 @@ type Entry struct {
 	Rubric string    `json:"rubric"`
 	Case   string    `json:"case,omitempty"`
 	At     time.Time `json:"at"`
-	Verdict
+	rubric.Verdict
 }
 
 // check reports what makes e no entry a judge wrote, naming the key.

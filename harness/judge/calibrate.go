@@ -2,6 +2,7 @@ package judge
 
 import (
 	"fmt"
+	"github.com/llmsla/llmsla/harness/judge/rubric"
 	"math"
 	"strings"
 
@@ -46,7 +47,7 @@ func ofResult(r Result) verdictOf {
 
 // Compare is the agreement of results (a judge's, in the labels' order)
 // with the labels.
-func Compare(labels []Label, results []Result) Agreement {
+func Compare(labels []rubric.Label, results []Result) Agreement {
 	ref := make([]verdictOf, len(labels))
 	for i, l := range labels {
 		ref[i] = vFail
@@ -137,7 +138,7 @@ type LengthBias struct {
 }
 
 // LengthOf measures the length bias of results on labels.
-func LengthOf(labels []Label, results []Result) LengthBias {
+func LengthOf(labels []rubric.Label, results []Result) LengthBias {
 	var words, scores, lwords, lscores []float64
 	for i, l := range labels {
 		w := float64(len(strings.Fields(l.Answer)))

@@ -3,6 +3,7 @@ package judge
 import (
 	"context"
 	"fmt"
+	"github.com/llmsla/llmsla/harness/judge/rubric"
 	"sync"
 	"time"
 
@@ -36,13 +37,13 @@ type Sent func(*sample.Sample, Ask)
 
 // Ask is one judgment to make: an item under a rubric.
 type Ask struct {
-	Rubric *Rubric
-	Item
+	Rubric *rubric.Rubric
+	rubric.Item
 }
 
 // Result is a judgment: a verdict, or why there is none.
 type Result struct {
-	Verdict
+	rubric.Verdict
 	Err    error // nil with a verdict; wraps one of Failures without
 	Cached bool  // from the cache: no request was sent
 }
@@ -62,8 +63,8 @@ func (j *Judge) Judge(ctx context.Context, asks []Ask, sent Sent) []Result {
 	var order []string
 	for i, a := range asks {
 		keys[i] = Key(j.Identity, a.Rubric, a.Item)
-		if len(a.Answer) > MaxAnswer {
-			out[i].Err = fmt.Errorf("%w: the answer is %d bytes, beyond the %d a judge is shown", ErrUnjudgeable, len(a.Answer), MaxAnswer)
+		if len(a.Answer) > rubric.MaxAnswer {
+			out[i].Err = fmt.Errorf("%w: the answer is %d bytes, beyond the %d a judge is shown", ErrUnjudgeable, len(a.Answer), rubric.MaxAnswer)
 			continue
 		}
 		if e, ok := j.Cache.Get(keys[i]); ok {
@@ -120,7 +121,7 @@ func (j *Judge) each(keys []string, fn func(string)) {
 func (j *Judge) ask(ctx context.Context, a Ask, key string) (Result, sample.Sample) {
 	zero := float32(0)
 	seed := j.Identity.Seed
-	req := stream.Request{Messages: Messages(a.Rubric, a.Item), MaxTokens: j.Identity.MaxTokens, Temperature: &zero, Seed: &seed,
+	req := stream.Request{Messages: rubric.Messages(a.Rubric, a.Item), MaxTokens: j.Identity.MaxTokens, Temperature: &zero, Seed: &seed,
 		ResponseFormat: &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONSchema,
 			JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{Name: "verdict", Schema: a.Rubric.Schema(), Strict: true}}}
 	s := j.Doer.Do(ctx, req)
@@ -139,18 +140,18 @@ func (j *Judge) ask(ctx context.Context, a Ask, key string) (Result, sample.Samp
 }
 
 // read is the verdict a judge's response gives under r, or why none.
-func read(r *Rubric, s *sample.Sample) (Verdict, error) {
+func read(r *rubric.Rubric, s *sample.Sample) (rubric.Verdict, error) {
 	switch {
 	case !s.OK() && (s.ErrKind == sample.KindTimeoutHeaders || s.ErrKind == sample.KindTimeoutIdle || s.ErrKind == sample.KindTimeoutTotal):
-		return Verdict{}, fmt.Errorf("%w: %s", ErrTimeout, s.Err)
+		return rubric.Verdict{}, fmt.Errorf("%w: %s", ErrTimeout, s.Err)
 	case !s.OK():
-		return Verdict{}, fmt.Errorf("%w: %s", ErrRequest, s.Err)
+		return rubric.Verdict{}, fmt.Errorf("%w: %s", ErrRequest, s.Err)
 	case s.ContentCut:
-		return Verdict{}, fmt.Errorf("%w at the capture limit (%d bytes)", ErrCut, len(s.Content))
+		return rubric.Verdict{}, fmt.Errorf("%w at the capture limit (%d bytes)", ErrCut, len(s.Content))
 	}
-	v, err := r.Parse(s.Content)
+	v, err := Parse(r, s.Content)
 	if err != nil && s.Finish == "length" {
-		return Verdict{}, fmt.Errorf("%w by max_tokens (%d tokens; raise judge: {max_tokens: …}): %v", ErrCut, s.OutputTokens, err)
+		return rubric.Verdict{}, fmt.Errorf("%w by max_tokens (%d tokens; raise judge: {max_tokens: …}): %v", ErrCut, s.OutputTokens, err)
 	}
 	return v, err
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/llmsla/llmsla/harness/judge/rubric"
 	"strconv"
 	"strings"
 	"sync"
@@ -11,13 +12,6 @@ import (
 	"github.com/llmsla/llmsla/harness/quality"
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
-
-// Verdict is a judge's judgment of one answer.
-type Verdict struct {
-	Score  float64 `json:"score"`
-	Pass   bool    `json:"pass"`
-	Reason string  `json:"reason"`
-}
 
 // Why a judgment failed, as counted: every failure wraps one of them.
 var (
@@ -43,28 +37,12 @@ func FailureKind(err error) string {
 	return "other"
 }
 
-// Schema is the structured output asked of the judge: an object of
-// exactly score (a number on the rubric's scale), pass and reason.
-func (r *Rubric) Schema() json.RawMessage {
-	b, _ := json.Marshal(map[string]any{
-		"type": "object",
-		"properties": map[string]any{
-			"score":  map[string]any{"type": "number", "minimum": r.Min(), "maximum": r.Max()},
-			"pass":   map[string]any{"type": "boolean"},
-			"reason": map[string]any{"type": "string", "minLength": 1},
-		},
-		"required":             []string{"score", "pass", "reason"},
-		"additionalProperties": false,
-	})
-	return b
-}
-
 // verdictSchemas holds the compiled verdict schema of each scale (the
 // schema depends on nothing else), compiled once.
 var verdictSchemas sync.Map // Scale → *jsonschema.Schema
 
 // compiled is r's verdict schema, compiled.
-func (r *Rubric) compiled() (*jsonschema.Schema, error) {
+func compiled(r *rubric.Rubric) (*jsonschema.Schema, error) {
 	if s, ok := verdictSchemas.Load(r.Scale); ok {
 		return s.(*jsonschema.Schema), nil
 	}
@@ -81,13 +59,13 @@ func (r *Rubric) compiled() (*jsonschema.Schema, error) {
 // its pass what its score says on the rubric's scale. Anything else is an
 // error wrapping ErrNotJSON, ErrSchema or ErrContradictory, which says
 // what the judge answered.
-func (r *Rubric) Parse(content string) (Verdict, error) {
-	var v Verdict
+func Parse(r *rubric.Rubric, content string) (rubric.Verdict, error) {
+	var v rubric.Verdict
 	doc, _, _, err := quality.ParseJSON(content, false)
 	if err != nil {
 		return v, fmt.Errorf("%w: %v (it answered %s)", ErrNotJSON, err, quote(content))
 	}
-	s, err := r.compiled()
+	s, err := compiled(r)
 	if err != nil {
 		return v, err
 	}
@@ -100,18 +78,18 @@ func (r *Rubric) Parse(content string) (Verdict, error) {
 	}
 	if v.Pass != r.Passes(v.Score) {
 		return v, fmt.Errorf("%w: pass %t with a score of %s, which on %s %s", ErrContradictory, v.Pass,
-			strconv.FormatFloat(v.Score, 'g', -1, 64), r.Scale, r.scaleSays(v.Score))
+			strconv.FormatFloat(v.Score, 'g', -1, 64), r.Scale, scaleSays(r, v.Score))
 	}
 	return v, nil
 }
 
 // scaleSays is what a score means on the rubric's scale, in words.
-func (r *Rubric) scaleSays(score float64) string {
+func scaleSays(r *rubric.Rubric, score float64) string {
 	verdict := "fails"
 	if r.Passes(score) {
 		verdict = "passes"
 	}
-	if r.Scale == Five {
+	if r.Scale == rubric.Five {
 		return fmt.Sprintf("%s (threshold %s)", verdict, strconv.FormatFloat(r.Threshold, 'g', -1, 64))
 	}
 	return verdict

@@ -11,6 +11,7 @@ import (
 
 	"github.com/llmsla/llmsla/harness/config"
 	"github.com/llmsla/llmsla/harness/judge"
+	"github.com/llmsla/llmsla/harness/judge/rubric"
 	"github.com/llmsla/llmsla/harness/ollama"
 	"github.com/llmsla/llmsla/harness/quality"
 	"github.com/llmsla/llmsla/harness/sample"
@@ -30,7 +31,7 @@ type judging struct {
 	sim     *sim.Server // the judge's simulator, nil for a real endpoint
 	cache   *judge.Cache
 	sink    *sample.File
-	rubrics judge.Rubrics
+	rubrics rubric.Files
 
 	identity     sync.Once
 	judge        *judge.Judge
@@ -46,8 +47,8 @@ type judging struct {
 
 // judgeCase is what a judge is asked about one case.
 type judgeCase struct {
-	rubric *judge.Rubric
-	item   judge.Item
+	rubric *rubric.Rubric
+	item   rubric.Item
 }
 
 // openJudge prepares the configuration's judge, if it has one: serves its
@@ -145,7 +146,7 @@ func (s *Session) planJudging(sc Scenario, cases []quality.Case) error {
 			continue
 		}
 		rubricPaths = appendNew(rubricPaths, path)
-		plan[c.ID] = judgeCase{rubric: r, item: judge.Item{Case: c.ID, Question: questionOf(c), Reference: c.Answer}}
+		plan[c.ID] = judgeCase{rubric: r, item: rubric.Item{Case: c.ID, Question: questionOf(c), Reference: c.Answer}}
 	}
 	if err := errors.Join(errs...); err != nil {
 		return err
@@ -169,7 +170,7 @@ func (s *Session) planJudging(sc Scenario, cases []quality.Case) error {
 
 // rubric loads a rubric named relative to the module root, once; seen
 // says it was asked before.
-func (s *Session) rubric(path string) (r *judge.Rubric, seen bool, err error) {
+func (s *Session) rubric(path string) (r *rubric.Rubric, seen bool, err error) {
 	abs, err := FromRoot(path)
 	if err != nil {
 		return nil, false, err
@@ -289,25 +290,51 @@ const digestTimeout = 5 * time.Second
 // cache.
 func (s *Session) theJudge(ctx context.Context) *judge.Judge {
 	j := s.judging
-	j.identity.Do(func() {
-		ep := j.cfg.Endpoint
-		id := judge.Identity{Model: ep.Model, Seed: j.cfg.Seed, MaxTokens: j.cfg.MaxTokens}
-		switch {
-		case ep.Simulated:
-			simCfg, _ := s.cfg.Sim(ep.Name) // checked when it was served
-			id.Digest = simCfg.JudgeDigest()
-		case ep.Kind == "ollama":
-			dctx, cancel := context.WithTimeout(ctx, digestTimeout)
-			d, err := ollama.Digest(dctx, ollama.Host(ep.BaseURL), ep.Model)
-			cancel()
-			id.Digest = d
-			if err != nil {
-				j.identityNote = fmt.Sprintf("judge %s: the model's digest is unknown (%v): its cached judgments are keyed by the model's name alone", ep.Name, err)
-			}
-		}
-		j.judge = &judge.Judge{Name: ep.Name, Identity: id, Doer: j.client, Cache: j.cache, Concurrency: j.cfg.Concurrency}
-	})
+	j.identity.Do(func() { j.judge, j.identityNote = s.newJudge(ctx, j.cfg.Endpoint, j.client) })
 	return j.judge
+}
+
+// newJudge is a judge asking ep through c and the session's judge cache,
+// with the judge: block's seed, budget and concurrency; note says why the
+// digest of its weights is unknown, where it could be known.
+func (s *Session) newJudge(ctx context.Context, ep stream.Endpoint, c *stream.Client) (jd *judge.Judge, note string) {
+	jc := s.judging.cfg
+	id := judge.Identity{Model: ep.Model, Seed: jc.Seed, MaxTokens: jc.MaxTokens}
+	switch {
+	case ep.Simulated:
+		simCfg, _ := s.cfg.Sim(ep.Name) // checked when it was served
+		id.Digest = simCfg.JudgeDigest()
+	case ep.Kind == "ollama":
+		dctx, cancel := context.WithTimeout(ctx, digestTimeout)
+		d, err := ollama.Digest(dctx, ollama.Host(ep.BaseURL), ep.Model)
+		cancel()
+		id.Digest = d
+		if err != nil {
+			note = fmt.Sprintf("judge %s: the model's digest is unknown (%v): its cached judgments are keyed by the model's name alone", ep.Name, err)
+		}
+	}
+	return &judge.Judge{Name: ep.Name, Identity: id, Doer: c, Cache: s.judging.cache, Concurrency: jc.Concurrency}, note
+}
+
+// JudgeOn is a judge asking the endpoint named — the configuration's
+// judge, or one of its measured endpoints — through the session's judge
+// cache and settings: llmsla judge calibrate holds judges to labels and
+// to each other. It needs a judge: block (the cache, seed and budget).
+func (s *Session) JudgeOn(ctx context.Context, name string) (*judge.Judge, string, error) {
+	j := s.judging
+	switch {
+	case j.cfg == nil:
+		return nil, "", fmt.Errorf("%s has no judge: block (judge: {endpoint: …}): name the judge and its settings there", s.cfg.Source)
+	case name == "" || name == j.cfg.Endpoint.Name:
+		jd := s.theJudge(ctx)
+		return jd, j.identityNote, nil
+	}
+	ep, ok := s.Endpoint(name)
+	if !ok {
+		return nil, "", fmt.Errorf("no endpoint named %q (have: %s, and the judge %s)", name, strings.Join(s.cfg.EndpointNames(), ", "), j.cfg.Endpoint.Name)
+	}
+	jd, note := s.newJudge(ctx, ep, s.clients[name])
+	return jd, note, nil
 }
 
 // JudgeReport is what the session's judge did: the answers it judged, how

@@ -12,7 +12,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
-	"github.com/llmsla/llmsla/harness/judge"
+	"github.com/llmsla/llmsla/harness/judge/rubric"
 )
 
 // The simulator as a judge (Config.Judge): a request whose prompt is a
@@ -108,26 +108,26 @@ func (c *call) judging() bool {
 	if !c.cfg.Judge {
 		return false
 	}
-	_, ok := judge.ReadPrompt(c.req.Messages)
+	_, ok := rubric.ReadPrompt(c.req.Messages)
 	return ok
 }
 
 // verdict is the judge's answer to the call, recorded in its truth.
 func (c *call) verdict() string {
-	p, _ := judge.ReadPrompt(c.req.Messages)
+	p, _ := rubric.ReadPrompt(c.req.Messages)
 	cfg := c.cfg
 	ref := p.Reference
 	if !p.HasReference && cfg.Answer != nil {
 		ref = cfg.Answer(&openai.ChatCompletionRequest{Messages: []openai.ChatCompletionMessage{{Role: "user", Content: p.Question}}})
 	}
 	f1, aw, rw := keywordF1(p.Answer, ref)
-	r := &judge.Rubric{Scale: p.Scale, Threshold: p.Threshold}
+	r := &rubric.Rubric{Scale: p.Scale, Threshold: p.Threshold}
 	bias := 0.0
 	if rw > 0 {
 		bias = cfg.JudgeLengthBias * (float64(aw)/float64(rw) - 1)
 	}
 	var score float64
-	if p.Scale == judge.Five {
+	if p.Scale == rubric.Five {
 		score = min(max(1+math.Floor(4*f1+bias), 1), 5)
 	} else if f1+bias/4 >= 0.75 {
 		score = 1
@@ -143,15 +143,15 @@ func (c *call) verdict() string {
 		t.Prose = true
 		return "I have read the answer carefully and I think it is mostly fine, covering the main points."
 	}
-	b, _ := json.Marshal(judge.Verdict{Score: score, Pass: t.Pass,
+	b, _ := json.Marshal(rubric.Verdict{Score: score, Pass: t.Pass,
 		Reason: fmt.Sprintf("key-word F1 %.2f against the reference (%d words, the answer %d)", f1, rw, aw)})
 	return string(b)
 }
 
 // flip moves a score across the rubric's threshold: a pass to the score
 // below it, a fail to the threshold (a threshold of 1 cannot be failed).
-func flip(r *judge.Rubric, score float64) float64 {
-	if r.Scale == judge.PassFail {
+func flip(r *rubric.Rubric, score float64) float64 {
+	if r.Scale == rubric.PassFail {
 		return 1 - score
 	}
 	if r.Passes(score) {

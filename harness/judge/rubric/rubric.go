@@ -1,4 +1,16 @@
-package judge
+// Package rubric is what a judge is asked to hold an answer to, and how it
+// is asked: a [Rubric] (a YAML file, fixtures/rubrics/) says in words what
+// a good answer is, on a scale — pass_fail, or 1–5 with the threshold from
+// which an answer passes — and whether the judge sees the case's
+// reference answer; [Load] reports every mistake as file:line: key: what
+// is wrong, before any request. [Messages] writes the judge's prompt (the
+// rubric, then the question, the reference and the answer between tags no
+// answer can close) and [ReadPrompt] reads it back, so that the
+// simulator's judge answers from what a judge is sent. [Rubric.Schema] is
+// the verdict asked for ({score, pass, reason}), and [LoadLabels] reads
+// answers labelled by people, checked against the scale. Package judge
+// asks; this package imports nothing of llmsla but the leaf harness/escape.
+package rubric
 
 import (
 	"crypto/sha256"
@@ -87,15 +99,15 @@ func (r *Rubric) Digest() string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// RubricError is one problem in a rubric file: "file:line: key: what".
-type RubricError struct {
+// Error is one problem in a rubric file: "file:line: key: what".
+type Error struct {
 	File string
 	Line int
 	Key  string
 	Msg  string
 }
 
-func (e *RubricError) Error() string {
+func (e *Error) Error() string {
 	return fmt.Sprintf("%s:%d: %s: %s", e.File, e.Line, e.Key, e.Msg)
 }
 
@@ -104,9 +116,9 @@ var rubricKeys = []string{"name", "criteria", "scale", "threshold", "reference"}
 // maxRubric bounds a rubric file: words for a prompt, not data.
 const maxRubric = 64 << 10
 
-// LoadRubric reads and checks a rubric file. Every problem is returned,
-// joined, each a *RubricError naming its line and key and what is allowed.
-func LoadRubric(path string) (*Rubric, error) {
+// Load reads and checks a rubric file. Every problem is returned,
+// joined, each a *Error naming its line and key and what is allowed.
+func Load(path string) (*Rubric, error) {
 	b, err := readBounded(path, maxRubric)
 	if err != nil {
 		return nil, err
@@ -118,7 +130,7 @@ func LoadRubric(path string) (*Rubric, error) {
 	p := &rubricParser{file: path}
 	r := &Rubric{File: path, Line: 1}
 	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
-		return nil, &RubricError{path, 1, "criteria", "not a rubric: want a mapping with criteria, scale and (for 1-5) threshold"}
+		return nil, &Error{path, 1, "criteria", "not a rubric: want a mapping with criteria, scale and (for 1-5) threshold"}
 	}
 	top := doc.Content[0]
 	set := map[string]*yaml.Node{}
@@ -144,7 +156,7 @@ type rubricParser struct {
 }
 
 func (p *rubricParser) fail(n *yaml.Node, key, format string, a ...any) {
-	p.errs = append(p.errs, &RubricError{p.file, n.Line, key, fmt.Sprintf(format, a...)})
+	p.errs = append(p.errs, &Error{p.file, n.Line, key, fmt.Sprintf(format, a...)})
 }
 
 // key reads one key of a rubric.
@@ -289,10 +301,10 @@ func readBounded(path string, limit int64) ([]byte, error) {
 	return b, err
 }
 
-// Rubrics loads each rubric file once, as quality.Schemas compiles each
+// Files loads each rubric file once, as quality.Schemas compiles each
 // schema once: every case and scenario naming a rubric shares it, and a
 // rubric that does not load is reported once. The zero value is ready.
-type Rubrics struct {
+type Files struct {
 	mu sync.Mutex
 	m  map[string]loaded
 }
@@ -304,13 +316,13 @@ type loaded struct {
 
 // Get returns the rubric at path, loading it on first use; seen says the
 // path was asked before (its error, if any, already reported).
-func (rs *Rubrics) Get(path string) (r *Rubric, seen bool, err error) {
+func (rs *Files) Get(path string) (r *Rubric, seen bool, err error) {
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
 	if l, ok := rs.m[path]; ok {
 		return l.r, true, l.err
 	}
-	r, err = LoadRubric(path)
+	r, err = Load(path)
 	if rs.m == nil {
 		rs.m = map[string]loaded{}
 	}

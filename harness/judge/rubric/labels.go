@@ -1,4 +1,4 @@
-package judge
+package rubric
 
 import (
 	"bytes"
@@ -32,7 +32,7 @@ const maxLabels = 64 << 20
 // reference, answer, label}, label "pass" or "fail" or a score on r's
 // scale (a 1-5 score passes from the threshold). Every problem — an
 // unknown key, a missing text, a label outside the scale, an id twice —
-// is returned, joined, each a *RubricError naming file:line and key,
+// is returned, joined, each a *Error naming file:line and key,
 // before any judge is asked.
 func LoadLabels(path string, r *Rubric) ([]Label, error) {
 	b, err := readBounded(path, maxLabels)
@@ -47,7 +47,7 @@ func LoadLabels(path string, r *Rubric) ([]Label, error) {
 			continue
 		}
 		fail := func(key, format string, a ...any) {
-			errs = append(errs, &RubricError{path, i + 1, key, fmt.Sprintf(format, a...)})
+			errs = append(errs, &Error{path, i + 1, key, fmt.Sprintf(format, a...)})
 		}
 		l, ok := parseLabel(line, r, fail)
 		if !ok {
@@ -65,7 +65,7 @@ func LoadLabels(path string, r *Rubric) ([]Label, error) {
 		return nil, errors.Join(errs...)
 	}
 	if len(out) == 0 {
-		return nil, &RubricError{path, 1, "id", "no labelled answers in the file"}
+		return nil, &Error{path, 1, "id", "no labelled answers in the file"}
 	}
 	return out, nil
 }
