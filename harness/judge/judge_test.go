@@ -89,7 +89,9 @@ func (f *fakeJudge) requests() int {
 }
 
 func answering(content string) func(stream.Request) sample.Sample {
-	return func(stream.Request) sample.Sample { return sample.Sample{Content: content, Finish: "stop", OutputTokens: 10} }
+	return func(stream.Request) sample.Sample {
+		return sample.Sample{Content: content, Finish: "stop", OutputTokens: 10}
+	}
 }
 
 func asks(answers ...string) []Ask {
@@ -138,10 +140,12 @@ func TestJudgeAsks(t *testing.T) {
 		answer func(stream.Request) sample.Sample
 		want   error
 	}{
-		"prose":     {answering("Looks fine to me."), ErrNotJSON},
-		"timeout":   {func(stream.Request) sample.Sample { return failed(sample.KindTimeoutHeaders) }, ErrTimeout},
-		"an error":  {func(stream.Request) sample.Sample { return failed(sample.KindServerError) }, ErrRequest},
-		"cut short": {func(stream.Request) sample.Sample { return sample.Sample{Content: `{"score": 5, "pa`, Finish: "length"} }, ErrCut},
+		"prose":    {answering("Looks fine to me."), ErrNotJSON},
+		"timeout":  {func(stream.Request) sample.Sample { return failed(sample.KindTimeoutHeaders) }, ErrTimeout},
+		"an error": {func(stream.Request) sample.Sample { return failed(sample.KindServerError) }, ErrRequest},
+		"cut short": {func(stream.Request) sample.Sample {
+			return sample.Sample{Content: `{"score": 5, "pa`, Finish: "length"}
+		}, ErrCut},
 		"captured cut": {func(stream.Request) sample.Sample {
 			return sample.Sample{Content: `{"score": 5}`, ContentCut: true, Finish: "stop"}
 		}, ErrCut},
