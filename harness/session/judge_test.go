@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -229,4 +230,60 @@ func TestJudgeCache(t *testing.T) {
 	rejudged := measureSummaryAt(t, s3, cfg, 44, 1)
 	assert.Equal(t, sent, len(judgments(s3.JudgeSim())), "-rejudge asks every judgment again")
 	assert.Equal(t, verdicts(first), verdicts(rejudged))
+}
+
+// TestJudgePlanRefuses: a rubric that does not load, and a case judged by
+// a rubric alone with no judge to ask, are errors before any request; a
+// scenario naming a rubric without a judge says its answers are not
+// judged, and is measured without them.
+func TestJudgePlanRefuses(t *testing.T) {
+	s, _ := simSession(t, "ttft=1ms,tpot=0s")
+	_, err := s.Source(Scenario{Name: "summary", Fixture: "fixtures/summarize.jsonl", Rubric: "fixtures/rubrics/nope.yaml"})
+	require.ErrorContains(t, err, "nope.yaml")
+	require.Empty(t, s.Sim("sim").Truth(), "nothing was sent")
+
+	_, err = s.Source(summaryJudged)
+	require.NoError(t, err)
+	assert.Contains(t, s.JudgeNote("summary"), "no judge endpoint is configured")
+	assert.Contains(t, s.JudgeNote("summary"), "judge_pass is not measured")
+
+	dir := t.TempDir()
+	p := filepath.Join(dir, "judged.jsonl")
+	require.NoError(t, os.WriteFile(p, []byte(`{"id": "c1", "prompt": "Hello?", "match": {"type": "judge", "rubric": "fixtures/rubrics/chat.yaml"}, "answer": "Hi.", "wrong_answer": "No."}`+"\n"), 0o644))
+	_, err = s.Source(Scenario{Name: "chat", Fixture: p})
+	require.ErrorContains(t, err, p+":1: match: the case is judged by a rubric alone, and no judge endpoint is configured")
+
+	js, _ := judgeSession(t, judgeSetup{spec: "ttft=1ms,tpot=0s", judgeSpec: "judge"})
+	require.NoError(t, os.WriteFile(p, []byte(`{"id": "c1", "prompt": "Hello?", "match": {"type": "judge"}, "answer": "Hi.", "wrong_answer": "No."}`+"\n"), 0o644))
+	_, err = js.Source(Scenario{Name: "chat", Fixture: p})
+	require.ErrorContains(t, err, p+":1: match.rubric: the case is judged by a rubric and names none, nor does scenario chat")
+}
+
+// TestJudgeOnlyCases: cases judged by a rubric alone (match: judge) pass
+// or fail on the judge's verdict: the simulator's judge, with no
+// reference shown (the chat rubric), scores against the right answer it
+// was told.
+func TestJudgeOnlyCases(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "judged.jsonl")
+	require.NoError(t, os.WriteFile(p, []byte(
+		`{"id": "c1", "prompt": "How do I reset my password?", "match": {"type": "judge", "rubric": "fixtures/rubrics/chat.yaml"}, "answer": "Open Settings, choose Security, then Reset password and follow the emailed link.", "wrong_answer": "Passwords cannot be changed."}`+"\n"+
+			`{"id": "c2", "prompt": "When does the shop open?", "match": {"type": "judge", "rubric": "fixtures/rubrics/chat.yaml"}, "answer": "The shop opens at nine every weekday morning and ten on weekends.", "wrong_answer": "Maybe."}`+"\n"), 0o644))
+	s, cfg := judgeSession(t, judgeSetup{spec: "ttft=1ms,tpot=0s,jitter=0,wrong=0.5,seed=4", judgeSpec: "ttft=0s,tpot=0s,judge"})
+	src, err := s.Source(Scenario{Name: "chat", Fixture: p})
+	require.NoError(t, err)
+	conf := cfg.Scenario("chat", "sim")
+	conf.Warmup = 0
+	out, err := s.Measure(context.Background(), Cell{Scenario: "chat", Endpoint: cfg.Endpoints[0], Settings: conf, Level: config.Level{Pacer: load.Closed(1)}, Fixture: src}, 20)
+	require.NoError(t, err)
+	truth := map[string]sim.Truth{}
+	for _, tr := range s.Sim("sim").Truth() {
+		truth[tr.ID] = tr
+	}
+	for _, smp := range measured(out) {
+		q := smp.Quality
+		assert.False(t, q.MatchChecked)
+		assert.True(t, q.JudgeChecked)
+		assert.Equal(t, !truth[smp.ID].Wrong, q.JudgePass, "case %s: %s", smp.Case, q.JudgeReason)
+		assert.Equal(t, q.JudgePass, q.Pass())
+	}
 }
