@@ -113,9 +113,10 @@ func (a Agreement) Lines(ref, judged string) []string {
 	if a.NoVerdict > 0 {
 		lines[0] += fmt.Sprintf(", %d without a verdict (counted as fail)", a.NoVerdict)
 	}
-	w := max(len(ref), 6)
+	corner := ref + " \\ " + judged
+	w := len([]rune(corner))
 	lines = append(lines,
-		fmt.Sprintf("  %-*s  %8s %8s %10s", w, ref+" \\ "+judged, "pass", "fail", "no verdict"),
+		fmt.Sprintf("  %-*s  %8s %8s %10s", w, corner, "pass", "fail", "no verdict"),
 		fmt.Sprintf("  %-*s  %8d %8d %10d", w, "pass", a.Confusion[0][0], a.Confusion[0][1], a.Confusion[0][2]),
 		fmt.Sprintf("  %-*s  %8d %8d %10d", w, "fail", a.Confusion[1][0], a.Confusion[1][1], a.Confusion[1][2]))
 	return lines
