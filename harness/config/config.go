@@ -354,6 +354,9 @@ func (c *Config) Describe() []string {
 		}
 	}
 	lines := []string{fmt.Sprintf("measuring %s — config: %s", strings.Join(parts, ", "), c.Source)}
+	if j := c.Judge; j != nil {
+		lines = append(lines, fmt.Sprintf("judge: %s, asked after each level's measured requests (its requests in no measured figure)", j.Endpoint))
+	}
 	for _, n := range c.Notes {
 		lines = append(lines, "note: "+n)
 	}

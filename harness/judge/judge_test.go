@@ -70,12 +70,14 @@ func TestParse(t *testing.T) {
 type fakeJudge struct {
 	mu     sync.Mutex
 	n      int
+	last   stream.Request
 	answer func(req stream.Request) sample.Sample
 }
 
 func (f *fakeJudge) Do(_ context.Context, req stream.Request) sample.Sample {
 	f.mu.Lock()
 	f.n++
+	f.last = req
 	f.mu.Unlock()
 	s := f.answer(req)
 	s.Endpoint, s.Start, s.Total = "grader", time.Now(), time.Millisecond
@@ -110,11 +112,7 @@ func TestJudgeAsks(t *testing.T) {
 	cache, err := OpenCache(filepath.Join(dir, "cache.jsonl"), nil, false)
 	require.NoError(t, err)
 	defer cache.Close()
-	var seen stream.Request
-	f := &fakeJudge{answer: func(req stream.Request) sample.Sample {
-		seen = req
-		return answering(`{"score": 5, "pass": true, "reason": "same"}`)(req)
-	}}
+	f := &fakeJudge{answer: answering(`{"score": 5, "pass": true, "reason": "same"}`)}
 	j := &Judge{Name: "grader", Identity: Identity{Model: "m", Seed: 7, MaxTokens: 99}, Doer: f, Cache: cache}
 	var sent []sample.Sample
 	rs := j.Judge(context.Background(), asks("a", "a", "b"), func(s *sample.Sample, _ Ask) { sent = append(sent, *s) })
@@ -125,6 +123,7 @@ func TestJudgeAsks(t *testing.T) {
 		assert.True(t, r.Pass)
 		assert.False(t, r.Cached)
 	}
+	seen := f.last
 	require.NotNil(t, seen.Temperature)
 	assert.Equal(t, float32(0), *seen.Temperature)
 	assert.Equal(t, 7, *seen.Seed)
