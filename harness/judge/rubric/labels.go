@@ -109,6 +109,15 @@ func parseLabel(line []byte, r *Rubric, fail func(key, format string, a ...any))
 			ok = false
 		}
 	}
+	ok = l.checkTexts(r, raw, fail) && ok
+	l.Item.Case = l.ID
+	return l, ok
+}
+
+// checkTexts: a label has its id (a file name: reports name it), its
+// question, answer and label, and a reference where r shows one.
+func (l *Label) checkTexts(r *Rubric, raw map[string]json.RawMessage, fail func(key, format string, a ...any)) bool {
+	ok := true
 	for _, req := range []struct{ key, v string }{{"id", l.ID}, {"question", l.Question}, {"answer", l.Answer}, {"label", string(raw["label"])}} {
 		if strings.TrimSpace(req.v) == "" {
 			fail(req.key, "missing")
@@ -121,15 +130,15 @@ func parseLabel(line []byte, r *Rubric, fail func(key, format string, a ...any))
 			ok = false
 		}
 	}
-	if r.Reference && strings.TrimSpace(l.Reference) == "" && raw["reference"] != nil {
-		fail("reference", "empty, and the rubric shows the judge a reference")
-		ok = false
-	} else if r.Reference && raw["reference"] == nil {
+	switch {
+	case r.Reference && raw["reference"] == nil:
 		fail("reference", "missing: the rubric (%s) shows the judge a reference answer", r.Where())
 		ok = false
+	case r.Reference && strings.TrimSpace(l.Reference) == "":
+		fail("reference", "empty, and the rubric shows the judge a reference")
+		ok = false
 	}
-	l.Item.Case = l.ID
-	return l, ok
+	return ok
 }
 
 // setLabel reads a label: "pass", "fail", or a score on r's scale.
