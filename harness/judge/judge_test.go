@@ -35,7 +35,8 @@ func TestParse(t *testing.T) {
 		want    error // nil: a verdict
 	}{
 		"a pass":                 {five, `{"score": 4, "pass": true, "reason": "covers it"}`, nil},
-		"a fail":                 {five, `{"score": 2.5, "pass": false, "reason": "misses it"}`, nil},
+		"a fail":                 {five, `{"score": 2, "pass": false, "reason": "misses it"}`, nil},
+		"a fractional score":     {five, `{"score": 4.5, "pass": true, "reason": "x"}`, ErrSchema},
 		"pass_fail":              {pf, ` {"score": 1, "pass": true, "reason": "yes"} `, nil},
 		"prose":                  {five, `I think it is good.`, ErrNotJSON},
 		"a fence":                {five, "```json\n{\"score\": 4, \"pass\": true, \"reason\": \"x\"}\n```", ErrNotJSON},
