@@ -23,7 +23,7 @@ import (
 func judgeConfig(judgeSpec string) string {
 	return fmt.Sprintf(`endpoints:
   sim: {sim: "ttft=1ms,tpot=0s,jitter=0"}
-  grader: {sim: %q}
+  grader: {sim: %q, price: {input_per_mtok: 1, output_per_mtok: 2, currency: USD}}
 judge: {endpoint: grader}
 scenarios:
   summary: {concurrency: [1], warmup: 0}
@@ -57,7 +57,7 @@ func judgeRequests(t *testing.T, dir string) int {
 
 // TestBenchJudgeFailsClosed: a judge that answers prose fails every answer
 // it judged, each with the reason, and the bench exits 1 on judge pass
-// 0% < 90%, its own requests reported apart.
+// 0% < 90%, its own requests reported apart, with their cost.
 func TestBenchJudgeFailsClosed(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go test on the suites")
@@ -70,7 +70,7 @@ func TestBenchJudgeFailsClosed(t *testing.T) {
 		t.Fatalf("exit = %d, want 1\n%s", code, out)
 	}
 	contains(t, "output", out, []string{"judge pass 0% < 90%", "judge: no verdict: judge answer not JSON", "SLA violated.",
-		"judge grader: 22 answers judged", "verdicts, 11 failed (11 not JSON)"})
+		"judge grader: 22 answers judged", "verdicts, 11 failed (11 not JSON)", " output tokens; cost 0.00", " USD"})
 	samples, err := sample.Read(filepath.Join(dir, "latest.samples.jsonl"))
 	if err != nil {
 		t.Fatal(err)

@@ -119,6 +119,7 @@ func (s *Session) JudgeSim() *sim.Server { return s.judging.sim }
 // before any request.
 func (s *Session) planJudging(sc Scenario, cases []quality.Case) error {
 	j := s.judging
+	off := s.cfg.Scenario(sc.Name, "").QualityOff
 	plan := map[string]judgeCase{}
 	var errs []error
 	var rubricPaths []string
@@ -134,7 +135,7 @@ func (s *Session) planJudging(sc Scenario, cases []quality.Case) error {
 			continue
 		case path == "":
 			continue
-		case judged && j.cfg == nil:
+		case judged && j.cfg == nil && !off:
 			errs = append(errs, fmt.Errorf("%s:%d: match: the case is judged by a rubric alone, and no judge endpoint is configured (judge: {endpoint: …} in the SLA file): its answers would not be checked at all", c.File, c.Line))
 			continue
 		}
@@ -157,11 +158,11 @@ func (s *Session) planJudging(sc Scenario, cases []quality.Case) error {
 	switch {
 	case len(plan) == 0:
 		delete(j.plans, sc.Name)
+	case off:
+		j.notes[sc.Name] = fmt.Sprintf("scenario %s: quality: off, so no judge is asked", sc.Name)
 	case j.cfg == nil:
 		j.notes[sc.Name] = fmt.Sprintf("scenario %s: no judge endpoint is configured (judge: {endpoint: …} in the SLA file), so its answers are not judged by %s and judge_pass is not measured",
 			sc.Name, strings.Join(rubricPaths, ", "))
-	case s.cfg.Scenario(sc.Name, "").QualityOff:
-		j.notes[sc.Name] = fmt.Sprintf("scenario %s: quality: off, so no judge is asked", sc.Name)
 	default:
 		j.plans[sc.Name] = plan
 	}

@@ -253,6 +253,14 @@ func TestJudgePlanRefuses(t *testing.T) {
 	_, err = s.Source(Scenario{Name: "chat", Fixture: p})
 	require.ErrorContains(t, err, p+":1: match: the case is judged by a rubric alone, and no judge endpoint is configured")
 
+	off, offCfg := judgeSession(t, judgeSetup{spec: "ttft=1ms,tpot=0s", judgeSpec: "judge"})
+	sc := offCfg.Scenarios["summary"]
+	sc.QualityOff = true
+	offCfg.Scenarios["summary"] = sc
+	_, err = off.Source(summaryJudged)
+	require.NoError(t, err)
+	assert.Contains(t, off.JudgeNote("summary"), "quality: off, so no judge is asked")
+
 	js, _ := judgeSession(t, judgeSetup{spec: "ttft=1ms,tpot=0s", judgeSpec: "judge"})
 	require.NoError(t, os.WriteFile(p, []byte(`{"id": "c1", "prompt": "Hello?", "match": {"type": "judge"}, "answer": "Hi.", "wrong_answer": "No."}`+"\n"), 0o644))
 	_, err = js.Source(Scenario{Name: "chat", Fixture: p})
