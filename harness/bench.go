@@ -25,6 +25,7 @@ func BenchOn(b *testing.B, s *session.Session, sc Scenario) {
 	b.Helper()
 	src := mustSource(b, s, sc)
 	cfg := s.Config()
+	logJudgeNote(b, s, sc)
 	printUnits.Do(func() { PrintBenchHeader(os.Stdout, cfg) })
 	for _, ep := range cfg.Endpoints {
 		base := session.Cell{Scenario: sc.Name, Endpoint: ep, Settings: cfg.Scenario(sc.Name, ep.Name), Fixture: src}
@@ -55,6 +56,7 @@ func BenchOn(b *testing.B, s *session.Session, sc Scenario) {
 			benchSweep(b, s, base)
 		}
 	}
+	logJudgeReport(b, s)
 }
 
 var printUnits sync.Once

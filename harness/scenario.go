@@ -83,7 +83,7 @@ var current = sync.OnceValues(func() (*process, error) {
 	if child.LatencyOnly {
 		cfg.LatencyOnly()
 	}
-	s, err := session.New(cfg, child.Run, session.Options{Samples: child.Samples, Progress: child.Progress})
+	s, err := session.New(cfg, child.Run, session.Options{Samples: child.Samples, Progress: child.Progress, JudgeSamples: child.JudgeSamples})
 	if err != nil {
 		return nil, err
 	}
@@ -139,6 +139,7 @@ func RunOn(t *testing.T, s *session.Session, sc Scenario) []objective.Verdict {
 	t.Helper()
 	src := mustSource(t, s, sc)
 	cfg := s.Config()
+	logJudgeNote(t, s, sc)
 	var all []objective.Verdict
 	for _, ep := range cfg.Endpoints {
 		t.Run("endpoint="+sample.NameValue(ep.Name), func(t *testing.T) {
@@ -170,6 +171,7 @@ func RunOn(t *testing.T, s *session.Session, sc Scenario) []objective.Verdict {
 				t.Logf("coverage: %d of the %d cases of %s asked", st.Asked, st.FixtureCases, sc.Fixture)
 			}
 			all = append(all, levels...)
+			logJudgeReport(t, s)
 			logBreakdown(t, s, base) // Ollama endpoints only: where the TTFT goes
 		})
 	}

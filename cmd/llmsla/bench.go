@@ -160,6 +160,9 @@ func prepare(cfg *config.Config, run session.Run, o *benchOptions, stdout, stder
 		if fixtures[sc.Name], err = s.Source(sc); err != nil {
 			return fail(err)
 		}
+		if note := s.JudgeNote(sc.Name); note != "" {
+			fmt.Fprintln(stdout, "note: "+note)
+		}
 	}
 	p := newPlan(cfg, run, o.g, scenarios, fixtures)
 	if err := p.checkRequests(); err != nil {
@@ -223,6 +226,9 @@ func (o *benchOptions) measure(cfg *config.Config, p *plan, sec *secret.Set, std
 		return exitBroken
 	}
 	child := session.Child{Samples: samples, Run: p.run}
+	if cfg.Judge != nil {
+		child.JudgeSamples = filepath.Join(o.out, stamp+".judge.jsonl")
+	}
 	testOut, testErrOut, stopProgress := stdout, stderr, func() {}
 	if !o.quiet {
 		// Progress comes through a file of its own: go test's output is
@@ -233,7 +239,9 @@ func (o *benchOptions) measure(cfg *config.Config, p *plan, sec *secret.Set, std
 	}
 	testErr := o.g.record(txt, header, child, sec, o.verbose, testOut, testErrOut)
 	stopProgress()
-	return o.judge(cfg, p, txt, samples, testErr, stdout, stderr)
+	code := o.judge(cfg, p, txt, samples, testErr, stdout, stderr)
+	judgeLines(cfg, samples, child.JudgeSamples, stdout)
+	return code
 }
 
 // judge prints the verdicts of a finished (or interrupted) run and makes

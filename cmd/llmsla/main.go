@@ -34,6 +34,7 @@ var commands = []command{
 	{"baseline", "", "promote results/latest.txt and its samples to golden/baseline.*", runBaseline},
 	{"capacity", "", "the highest load at which every objective of a scenario holds (-scenario, -by rate|concurrency)", runCapacity},
 	{"sim", "", "serve the built-in simulator (-addr, -spec)", runSim},
+	{"judge", "calibrate", "a judge's agreement with labelled answers (-labels, -rubric, -vs)", runJudge},
 }
 
 func main() {

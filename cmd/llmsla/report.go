@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/llmsla/llmsla/harness/atomicfile"
 	"github.com/llmsla/llmsla/harness/config"
@@ -29,8 +31,9 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	format := fs.String("format", "text", "text, markdown, json, csv or html")
 	prefer := fs.String("prefer", "cost", "what the recommendation minimises among endpoints meeting every objective: cost or latency")
 	out := fs.String("o", "", "write to this file instead of standard output")
+	qual := fs.String("quality", "accuracy", "the quality axis: "+strings.Join(report.QualityAxes(), ", ")+" (judge_pass: the judge's verdicts)")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: llmsla report [-format text|markdown|json|csv|html] [-prefer cost|latency] [-o FILE] [SAMPLES.jsonl|DIR …]\n"+
+		fmt.Fprintf(stderr, "usage: llmsla report [-format text|markdown|json|csv|html] [-prefer cost|latency] [-quality accuracy|judge_pass|…] [-o FILE] [SAMPLES.jsonl|DIR …]\n"+
 			"  (default %s; several files, or the results/ of several shards, pool their samples)\n", defaultSamples)
 		fs.PrintDefaults()
 	}
@@ -39,6 +42,10 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	}
 	if *prefer != string(report.PreferCost) && *prefer != string(report.PreferLatency) {
 		fmt.Fprintf(stderr, "llmsla report: -prefer %q: want cost or latency\n", *prefer)
+		return 2
+	}
+	if !slices.Contains(report.QualityAxes(), *qual) {
+		fmt.Fprintf(stderr, "llmsla report: -quality %q: want one of %s\n", *qual, strings.Join(report.QualityAxes(), ", "))
 		return 2
 	}
 	write, ok := formats[*format]
@@ -65,7 +72,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "llmsla: %v\n", err)
 		return 2
 	}
-	b := newBoard(cfg, samples, report.Prefer(*prefer))
+	b := report.NewBoard(samples, boardOptions(cfg, report.Prefer(*prefer), *qual))
 	if *format == "html" { // the page's header names the run
 		write = func(w io.Writer, b *report.Board) error { return html.WriteRun(w, b, runInfo(cfg, paths, samples)) }
 	}
@@ -110,7 +117,13 @@ var formats = map[string]func(io.Writer, *report.Board) error{
 // newBoard judges samples against the configuration's objectives, as
 // `llmsla verdict` does, and prices them at its endpoints' prices.
 func newBoard(cfg *config.Config, samples []sample.Sample, prefer report.Prefer) *report.Board {
-	return report.NewBoard(samples, report.Options{Objectives: cfg.Objectives, Prices: cfg.Prices, Alpha: cfg.Gate.Alpha, Prefer: prefer})
+	return report.NewBoard(samples, boardOptions(cfg, prefer, ""))
+}
+
+// boardOptions are the board's options from the configuration, the
+// preference and the quality axis ("": accuracy).
+func boardOptions(cfg *config.Config, prefer report.Prefer, quality string) report.Options {
+	return report.Options{Objectives: cfg.Objectives, Prices: cfg.Prices, Alpha: cfg.Gate.Alpha, Prefer: prefer, Quality: quality}
 }
 
 // leaderboard prints the short board after bench's verdict table when the

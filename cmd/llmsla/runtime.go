@@ -21,6 +21,7 @@ type runFlags struct {
 	maxRequests                int
 	maxDuration                time.Duration
 	keepGoing, latencyOnly     bool
+	rejudge                    bool
 }
 
 // Environment variables a scheduler sets for a shard of a run.
@@ -43,11 +44,12 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.maxDuration, "max-duration", 0, "stop the run after this long, and refuse a plan expected to take longer (0: the SLA file's budget, else none)")
 	fs.BoolVar(&f.keepGoing, "keep-going", false, fmt.Sprintf("send the whole run even when an endpoint's last %d requests all failed alike (refused, auth, not found, not the protocol)", session.DefaultAbortAfter))
 	fs.BoolVar(&f.latencyOnly, "latency-only", false, "judge latency and errors only: no quality check (as quality: off on every scenario)")
+	fs.BoolVar(&f.rejudge, "rejudge", false, "ask the judge (judge: in the SLA file) about every answer again, reading nothing from its cache")
 }
 
 // run resolves the flags and the environment into a session.Run.
 func (f *runFlags) run(fs *flag.FlagSet) (session.Run, error) {
-	r := session.Run{MaxRequests: f.maxRequests, MaxDuration: f.maxDuration, LatencyOnly: f.latencyOnly}
+	r := session.Run{MaxRequests: f.maxRequests, MaxDuration: f.maxDuration, LatencyOnly: f.latencyOnly, Rejudge: f.rejudge}
 	if !f.keepGoing {
 		r.AbortAfter = session.DefaultAbortAfter
 	}

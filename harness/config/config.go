@@ -46,6 +46,9 @@ type Config struct {
 	Notes []string
 	// Prices holds the price of each endpoint that has one in the file.
 	Prices map[string]report.Price
+	// Judge is the endpoint that judges answers under rubrics (judge: in
+	// the file), nil when there is none.
+	Judge *Judge
 	// latencyOnly: every scenario is QualityOff (LatencyOnly).
 	latencyOnly bool
 	// keyEnvs names every api_key_env of the file, selected or not.
@@ -308,6 +311,9 @@ func (c *Config) selectEndpoints(list string) error {
 	var keep []stream.Endpoint
 	for _, name := range strings.Split(list, ",") {
 		name = strings.TrimSpace(name)
+		if err := c.checkJudgeSelected(name); err != nil {
+			return err
+		}
 		i := slices.IndexFunc(c.Endpoints, func(e stream.Endpoint) bool { return e.Name == name })
 		if i < 0 {
 			return fmt.Errorf("%s: endpoint %q is not in %s (have: %s)", EnvEndpoints, name, c.Source, strings.Join(c.EndpointNames(), ", "))
@@ -322,8 +328,14 @@ func (c *Config) selectEndpoints(list string) error {
 // environment; a named variable that is unset is an error before any request.
 func (c *Config) resolveKeys() error {
 	var errs []error
+	eps := make([]*stream.Endpoint, 0, len(c.Endpoints)+1)
 	for i := range c.Endpoints {
-		ep := &c.Endpoints[i]
+		eps = append(eps, &c.Endpoints[i])
+	}
+	if c.Judge != nil {
+		eps = append(eps, &c.Judge.Endpoint)
+	}
+	for _, ep := range eps {
 		if ep.KeyEnv == "" {
 			continue
 		}
@@ -356,6 +368,9 @@ func (c *Config) Describe() []string {
 		}
 	}
 	lines := []string{fmt.Sprintf("measuring %s — config: %s", strings.Join(parts, ", "), c.Source)}
+	if j := c.Judge; j != nil {
+		lines = append(lines, fmt.Sprintf("judge: %s, asked after each level's measured requests (its requests in no measured figure)", j.Endpoint))
+	}
 	for _, n := range c.Notes {
 		lines = append(lines, "note: "+n)
 	}
@@ -404,6 +419,9 @@ func (c *Config) Secrets() []string {
 	var out []string
 	for _, ep := range c.Endpoints {
 		out = append(out, ep.Secrets()...)
+	}
+	if c.Judge != nil {
+		out = append(out, c.Judge.Endpoint.Secrets()...)
 	}
 	// The keys of every endpoint the file names, selected or not, and the
 	// usual variable, also where keys were not read (commands that send

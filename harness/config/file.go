@@ -117,7 +117,8 @@ func loadFile(path string) (*Config, error) {
 		node               *yaml.Node
 	}
 	var overrides []override
-	p.mapping(doc.Content[0], "", []string{"endpoints", "scenarios", "gate", "budget"}, func(k string, v *yaml.Node) {
+	var judge *judgeBlock
+	p.mapping(doc.Content[0], "", []string{"endpoints", "scenarios", "gate", "budget", "judge"}, func(k string, v *yaml.Node) {
 		switch k {
 		case "endpoints":
 			p.mapping(v, "endpoints", nil, func(name string, v *yaml.Node) {
@@ -131,6 +132,8 @@ func loadFile(path string) (*Config, error) {
 			p.gate(cfg, v)
 		case "budget":
 			p.budget(cfg, v)
+		case "judge":
+			judge = p.judge(cfg, v)
 		}
 	})
 	if len(p.errs) == 0 {
@@ -143,6 +146,7 @@ func loadFile(path string) (*Config, error) {
 				"no endpoint named %q (have: %s)", o.endpoint, strings.Join(cfg.EndpointNames(), ", "))
 		}
 	}
+	p.resolveJudge(cfg, judge)
 	if len(p.errs) > 0 {
 		return nil, joinErrors(p.errs)
 	}

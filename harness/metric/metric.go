@@ -9,6 +9,7 @@ package metric
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -247,6 +248,22 @@ func Columns() []Fig {
 			}
 		case m.Column != "":
 			out = append(out, Fig{m, 0})
+		}
+	}
+	return out
+}
+
+// Shown is cols as a table of the rows sts shows them: a figure measured
+// only where something is there to measure (one with Needs: JSON, tool
+// calls, a prefix cache, a judge …) keeps its column when some row
+// measured it, so that a table of chats is not a row of dashes for tool
+// calls; the others always do. Machine formats (JSON, CSV) keep every
+// column.
+func Shown(cols []Fig, sts []*stats.Stats) []Fig {
+	var out []Fig
+	for _, c := range cols {
+		if c.Needs == "" || slices.ContainsFunc(sts, func(st *stats.Stats) bool { _, ok := c.Bench(st); return ok }) {
+			out = append(out, c)
 		}
 	}
 	return out

@@ -1,9 +1,14 @@
 package metric
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/llmsla/llmsla/harness/stats"
 )
 
 // TestTableDerivations: everything derived from the table is consistent —
@@ -94,4 +99,26 @@ func TestPct(t *testing.T) {
 			t.Errorf("Pct(%v) = %q, want %q", in, got, want)
 		}
 	}
+}
+
+// TestShown: a conditional figure's column (tool calls here) is shown
+// when some row measured it, left out when none did; a figure without
+// conditions (ttft) always is.
+func TestShown(t *testing.T) {
+	names := func(cols []Fig) []string {
+		var out []string
+		for _, c := range cols {
+			out = append(out, c.Name+fmt.Sprint(c.P))
+		}
+		return out
+	}
+	chat := &stats.Stats{Attempted: 10}
+	tools := &stats.Stats{Attempted: 10}
+	tools.Quality.ToolChecked, tools.Quality.ToolValid = 10, 9
+	none := names(Shown(Columns(), []*stats.Stats{chat}))
+	both := names(Shown(Columns(), []*stats.Stats{chat, tools}))
+	assert.Contains(t, none, "ttft95")
+	assert.NotContains(t, none, "tool_valid0", "no row made a tool call")
+	assert.Contains(t, both, "tool_valid0", "the tools row measured it")
+	assert.Contains(t, both, "ttft95")
 }

@@ -183,6 +183,15 @@ var Table = []*Metric{
 	{Name: "history_cost", Kind: Figure, Lower: true, Signed: true, BenchUnit: "history-ms/ktok", Bench: true,
 		Applies: func(st *stats.Stats) bool { return st.Conv.History.N > 0 },
 		Value:   func(st *stats.Stats) (float64, int) { return st.Conv.History.PerKTok(), st.Conv.History.N }},
+	// A judge model's verdicts on the answers (METRICS.md, judges), asked
+	// after each level's measured requests: a judgment that failed counts
+	// as not passed, and has no score.
+	{Name: "judge_pass", Kind: Fraction, BenchUnit: "judge-pass-%", Bench: true, Column: "judge", Threshold: true, Needs: needsJudge,
+		Value:   func(st *stats.Stats) (float64, int) { return st.Quality.JudgePassRate(), st.Quality.JudgeChecked },
+		PerCase: true,
+		Outcome: quality(func(q *sample.Quality) (bool, bool) { return q.JudgeChecked, q.JudgePass })},
+	{Name: "judge_score", Kind: Figure, BenchUnit: "judge-score", Bench: true, Threshold: true, Needs: needsJudge,
+		Value: func(st *stats.Stats) (float64, int) { return st.Quality.JudgeScoreMean(), st.Quality.JudgeScored }},
 }
 
 // What the tool figures need to be measured.
@@ -210,6 +219,9 @@ const (
 
 // needsConversations is what the figures of conversations need.
 const needsConversations = "conversations played to their last turn (a fixture whose cases have turns:, at a sessions: or session_rate: level)"
+
+// needsJudge is what the judge's figures need.
+const needsJudge = "a rubric on the scenario or its cases and a judge endpoint (judge: {endpoint: …} in sla.yaml)"
 
 func scheduled(st *stats.Stats) bool { return st.Open.Scheduled }
 

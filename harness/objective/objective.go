@@ -58,7 +58,7 @@ func Parse(key string, value float64) (Threshold, error) {
 	}
 	f, ok := metric.ParseKey(key)
 	if !ok {
-		return Threshold{}, fmt.Errorf("%s: unknown metric (allowed: %s)", key, metric.Keys())
+		return Threshold{}, fmt.Errorf("%s: unknown metric (allowed: %s, turn_ttft_p<50|90|95|99>_ms: {turn: ms})", key, metric.Keys())
 	}
 	if f.Kind == metric.Fraction && value > 1 {
 		return Threshold{}, fmt.Errorf("%s: %v is not a fraction (want 0 to 1, e.g. 0.99)", key, value)
@@ -133,11 +133,11 @@ func (o Objectives) Has(name string) bool {
 // 0 to accept anything, is a choice the file states): valid JSON in 99% of
 // answers (the seed articles' operational threshold), valid against the
 // schema in 99%, and 90% of answers right; of a tool case's answers,
-// valid calls in 99% and the expected call in 90%, as JSON and accuracy.
-// A fast endpoint that answers wrong must fail without anyone having
-// thought to ask.
+// valid calls in 99% and the expected call in 90%, as JSON and accuracy;
+// 90% passed by the judge where one judged them. A fast endpoint that
+// answers wrong must fail without anyone having thought to ask.
 var Minimums = MustParse(map[string]float64{"json_valid_min": 0.99, "schema_valid_min": 0.99, "accuracy_min": 0.90,
-	"tool_valid_min": 0.99, "tool_match_min": 0.90})
+	"tool_valid_min": 0.99, "tool_match_min": 0.90, "judge_pass_min": 0.90})
 
 // Implied returns o with the Minimums of every quality check that ran in
 // st and that o does not bound.

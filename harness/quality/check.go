@@ -72,6 +72,10 @@ func (c *Check) Run(content, finishReason string) sample.Quality {
 		r.Detail = join(r.Detail, "match: "+err.Error())
 		return r
 	}
+	if _, judged := m.(judgeMatcher); judged {
+		r.Got = cut(strings.TrimSpace(body))
+		return r // the judge's verdict comes later (SetJudgment)
+	}
 	r.MatchChecked = true
 	ok, detail := m.Match(body)
 	r.Matched = ok
@@ -95,12 +99,15 @@ func join(a, b string) string {
 
 // cut shortens s for display on one line: newlines become spaces and the
 // cut falls on a rune boundary, marked with "…".
-func cut(s string) string {
+func cut(s string) string { return cutAt(s, displayMax) }
+
+// cutAt is cut at n bytes.
+func cutAt(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
-	if len(s) <= displayMax {
+	if len(s) <= n {
 		return s
 	}
-	i := displayMax
+	i := n
 	for i > 0 && !utf8.RuneStart(s[i]) {
 		i--
 	}

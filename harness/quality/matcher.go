@@ -79,6 +79,7 @@ var builders = map[string]builder{
 	"number":     {[]string{"tolerance", "relative", "pick"}, buildNumber},
 	"json_equal": {nil, buildJSONEqual},
 	"constraint": {[]string{"min_words", "max_words", "keywords"}, buildConstraint},
+	"judge":      {[]string{"rubric"}, buildJudge},
 	"subset":     {nil, buildSubset},
 }
 
@@ -113,6 +114,8 @@ var jsonMatchers = map[string]bool{"json_path": true, "json_equal": true, "subse
 //	            number spelling ignored)
 //	constraint  (display only); min_words, max_words, keywords (each must
 //	            start a word, case-insensitive; "a|b" accepts either)
+//	judge       (none); rubric: a rubric file, else the scenario's; a
+//	            judge model passes the answer after the level (package judge)
 //	subset      object; the answer is JSON holding it (every key, its value
 //	            holding the expected one; arrays and values equal)
 func NewMatcher(spec MatchSpec, expected json.RawMessage) (Matcher, error) {
@@ -133,7 +136,7 @@ func NewMatcher(spec MatchSpec, expected json.RawMessage) (Matcher, error) {
 			return nil, &SpecError{"match." + k, fmt.Sprintf("unknown option for %s (allowed: %s)", spec.Type, allowed)}
 		}
 	}
-	if len(expected) == 0 && spec.Type != "regex" && spec.Type != "constraint" {
+	if len(expected) == 0 && spec.Type != "regex" && spec.Type != "constraint" && spec.Type != "judge" {
 		return nil, &SpecError{"expected", "missing (" + spec.Type + " compares the answer with it)"}
 	}
 	var exp any

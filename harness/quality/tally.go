@@ -31,6 +31,14 @@ type Tally struct {
 	ToolValid        int `json:"tool_valid"`
 	ToolMatchChecked int `json:"tool_match_checked"`
 	ToolMatched      int `json:"tool_matched"`
+	// JudgeChecked counts the answers a judge was asked about, JudgePassed
+	// those it passed, JudgeFailed those it gave no verdict on (counted as
+	// not passed), JudgeScored and JudgeScoreSum the scores it gave.
+	JudgeChecked  int     `json:"judge_checked,omitempty"`
+	JudgePassed   int     `json:"judge_passed,omitempty"`
+	JudgeFailed   int     `json:"judge_failed,omitempty"`
+	JudgeScored   int     `json:"judge_scored,omitempty"`
+	JudgeScoreSum float64 `json:"judge_score_sum,omitempty"`
 }
 
 // Add counts one result.
@@ -64,6 +72,19 @@ func (t *Tally) Add(r sample.Quality) {
 	t.ToolValid += btoi(r.ToolChecked && r.ToolValid)
 	t.ToolMatchChecked += btoi(r.ToolMatchChecked)
 	t.ToolMatched += btoi(r.ToolMatchChecked && r.ToolMatched)
+	if r.JudgeChecked {
+		t.JudgeChecked++
+		if r.JudgePass {
+			t.JudgePassed++
+		}
+		if r.JudgeError != "" {
+			t.JudgeFailed++
+		}
+		if r.JudgeScore != nil {
+			t.JudgeScored++
+			t.JudgeScoreSum += *r.JudgeScore
+		}
+	}
 	if r.Pass() {
 		t.Passed++
 	}
@@ -92,6 +113,11 @@ func (t *Tally) Merge(o Tally) {
 	t.ToolValid += o.ToolValid
 	t.ToolMatchChecked += o.ToolMatchChecked
 	t.ToolMatched += o.ToolMatched
+	t.JudgeChecked += o.JudgeChecked
+	t.JudgePassed += o.JudgePassed
+	t.JudgeFailed += o.JudgeFailed
+	t.JudgeScored += o.JudgeScored
+	t.JudgeScoreSum += o.JudgeScoreSum
 }
 
 func rate(n, d int) float64 {
@@ -125,3 +151,15 @@ func (t Tally) ToolValidRate() float64 { return rate(t.ToolValid, t.ToolChecked)
 // ToolMatchRate is answers with the call expect_tool describes / answers
 // judged against it.
 func (t Tally) ToolMatchRate() float64 { return rate(t.ToolMatched, t.ToolMatchChecked) }
+
+// JudgePassRate is answers the judge passed / answers judged: a judgment
+// that failed counts as not passed.
+func (t Tally) JudgePassRate() float64 { return rate(t.JudgePassed, t.JudgeChecked) }
+
+// JudgeScoreMean is the mean score of the judged answers that got one.
+func (t Tally) JudgeScoreMean() float64 {
+	if t.JudgeScored == 0 {
+		return math.NaN()
+	}
+	return t.JudgeScoreSum / float64(t.JudgeScored)
+}

@@ -106,6 +106,9 @@ type Options struct {
 	Prices     map[string]Price
 	Alpha      float64 // significance level of ties; 0 means 0.05
 	Prefer     Prefer  // "" means PreferCost
+	// Quality names the quality axis's figure: one of QualityAxes
+	// ("" means accuracy; judge_pass ranks on the judge's verdicts).
+	Quality string
 }
 
 // DefaultRankAlpha is the significance level below which a difference between
@@ -162,7 +165,7 @@ func NewBoard(samples []sample.Sample, o Options) *Board {
 	for _, name := range names {
 		b.Endpoints = append(b.Endpoints, b.entry(name, byEndpoint[name], b.Verdicts, o))
 	}
-	b.compare()
+	b.compare(o.Quality)
 	b.recommend()
 	return b
 }

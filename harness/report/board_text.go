@@ -8,13 +8,22 @@ import (
 	"text/tabwriter"
 
 	"github.com/llmsla/llmsla/harness/escape"
+	"github.com/llmsla/llmsla/harness/metric"
+	"github.com/llmsla/llmsla/harness/stats"
 )
 
 // Table is the board as cells: per endpoint its overall row, then (unless
 // short) one row per scenario. Figures are the metric table's ([Columns]),
 // then cost and whether every objective held.
 func (b *Board) Table(short bool) (head []string, rows [][]string, overall []bool) {
-	cols := Columns()
+	var sts []*stats.Stats
+	for _, e := range b.Endpoints {
+		sts = append(sts, e.Overall.Stats)
+		for _, r := range e.Scenarios {
+			sts = append(sts, r.Stats)
+		}
+	}
+	cols := metric.Shown(Columns(), sts)
 	head = []string{"endpoint", "model", "scenario", "n"}
 	for _, c := range cols {
 		head = append(head, header(c))

@@ -52,15 +52,32 @@ func (b *Board) Axis(r Role) (Axis, bool) {
 	return Axis{}, false
 }
 
-// axes are quality (accuracy), latency (ttft p95) and cost per 1k
-// requests, read from the metric table where it has them.
-func axes() []Axis {
-	acc := metric.Fig{Metric: metric.ByName("accuracy")}
+// QualityAxes are the figures the quality axis can be: the pass rates of
+// answers checked per fixture case (accuracy, judge_pass, json_valid,
+// schema_valid), read from the metric table.
+func QualityAxes() []string {
+	var out []string
+	for _, m := range metric.Table {
+		if m.Kind == metric.Fraction && m.PerCase && m.Outcome != nil && !m.Lower {
+			out = append(out, m.Name)
+		}
+	}
+	return out
+}
+
+// axes are quality (accuracy, or the figure quality names), latency (ttft
+// p95) and cost per 1k requests, read from the metric table where it has
+// them.
+func axes(quality string) []Axis {
+	if quality == "" {
+		quality = "accuracy"
+	}
+	q := metric.Fig{Metric: metric.ByName(quality)}
 	ttft := metric.Fig{Metric: metric.ByName("ttft"), P: 95}
 	return []Axis{
-		{Label: acc.Label(), Lower: acc.Lower, Format: acc.Format, Role: RoleQuality,
-			Value:  func(e *Entry) float64 { v, _ := acc.Of(e.Overall.Stats); return v },
-			Values: func(e *Entry) []float64 { return perRequest(e, matched) }},
+		{Label: q.Label(), Lower: q.Lower, Format: q.Format, Role: RoleQuality,
+			Value:  func(e *Entry) float64 { v, _ := q.Of(e.Overall.Stats); return v },
+			Values: func(e *Entry) []float64 { return perRequest(e, passed(q.Outcome)) }},
 		{Label: ttft.Label(), Lower: ttft.Lower, Format: ttft.Format, Role: RoleLatency,
 			Value:  func(e *Entry) float64 { v, _ := ttft.Of(e.Overall.Stats); return v },
 			Values: func(e *Entry) []float64 { return perRequest(e, ttft.PerRequest) },
@@ -73,16 +90,19 @@ func axes() []Axis {
 	}
 }
 
-// matched is a request's accuracy: 1 when its answer matched the fixture,
-// 0 when it did not, nothing when no match check ran on it.
-func matched(s *sample.Sample) (float64, bool) {
-	if s.Quality == nil || !s.Quality.MatchChecked {
-		return 0, false
+// passed is a request's outcome on a pass rate: 1 when it passed, 0 when
+// it failed, nothing when the check did not run on it.
+func passed(outcome func(*sample.Sample) (checked, passed bool)) func(*sample.Sample) (float64, bool) {
+	return func(s *sample.Sample) (float64, bool) {
+		checked, ok := outcome(s)
+		switch {
+		case !checked:
+			return 0, false
+		case ok:
+			return 1, true
+		}
+		return 0, true
 	}
-	if s.Quality.Matched {
-		return 1, true
-	}
-	return 0, true
 }
 
 // perRequest reads f from every measured successful request of e.
@@ -168,8 +188,8 @@ func Significant(a, b []float64, alpha float64) bool {
 
 // compare chooses the axes some endpoint measured, then marks who
 // dominates whom and ranks the endpoints on each axis.
-func (b *Board) compare() {
-	for _, ax := range axes() {
+func (b *Board) compare(quality string) {
+	for _, ax := range axes(quality) {
 		measured := 0
 		for _, e := range b.Endpoints {
 			if !math.IsNaN(ax.Value(e)) {

@@ -28,7 +28,7 @@ const WorstCases = 5
 // kind, the cold first request of each run, the cases that failed most,
 // and one line per violated objective in the form a failed test prints.
 func Verdicts(w io.Writer, vs []objective.Verdict) {
-	cols := metric.Columns()
+	cols := metric.Shown(metric.Columns(), verdictStats(vs))
 	levelHead, levelCell := levelColumn(vs)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	head := []string{"scenario", "endpoint", levelHead, "n"}
@@ -220,4 +220,13 @@ func coldLine(c *sample.Sample) string {
 		return "failed: " + escape.Text(c.Err)
 	}
 	return fmt.Sprintf("ttft %s ms, total %s ms", metric.Num(stats.Ms(c.TTFT)), metric.Num(stats.Ms(c.Total)))
+}
+
+// verdictStats is the statistics of each verdict's row.
+func verdictStats(vs []objective.Verdict) []*stats.Stats {
+	out := make([]*stats.Stats, len(vs))
+	for i := range vs {
+		out[i] = vs[i].Stats
+	}
+	return out
 }

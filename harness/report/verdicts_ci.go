@@ -22,7 +22,7 @@ import (
 // violated objective.
 func VerdictsMarkdown(w io.Writer, vs []objective.Verdict) {
 	var b strings.Builder
-	cols := metric.Columns()
+	cols := metric.Shown(metric.Columns(), verdictStats(vs))
 	levelHead, levelCell := levelColumn(vs)
 	head := []string{"scenario", "endpoint", levelHead, "n"}
 	for _, c := range cols {

@@ -31,6 +31,8 @@ type Child struct {
 	// JSONL file of progress events ([Progress]).
 	Samples  string `json:"samples,omitempty"`
 	Progress string `json:"progress,omitempty"`
+	// JudgeSamples is the JSONL file of the judge's own requests.
+	JudgeSamples string `json:"judge_samples,omitempty"`
 	Run
 }
 
@@ -59,6 +61,9 @@ type Run struct {
 	// session sends nothing more and says so. 0 is no limit.
 	MaxRequests int           `json:"max_requests,omitempty"`
 	MaxDuration time.Duration `json:"max_duration_ns,omitempty"`
+	// Rejudge asks the judge again about every answer, reading nothing
+	// from its cache (llmsla bench -rejudge); the new judgments are cached.
+	Rejudge bool `json:"rejudge,omitempty"`
 }
 
 // DefaultAbortAfter is how many consecutive failures of one such kind stop

@@ -79,6 +79,7 @@ func (s *Session) send(ctx context.Context, c Cell, n int, probe bool) ([]sample
 	}
 	progress := s.progressCell(c, total, probe)
 	defer progress.end()
+	judged, judgeCtx := s.judges(c) && !probe, ctx // judged: the measured samples are written once judged
 	ctx, stop := s.guard.watch(ctx)
 	defer stop()
 	opts := []load.Option{load.Warmup(warm), load.ColdFirst(first), load.Probe(probe), load.SliceLength(c.Settings.SliceLength()),
@@ -89,7 +90,7 @@ func (s *Session) send(ctx context.Context, c Cell, n int, probe bool) ([]sample
 			smp.Cache = c.Settings.Cache.Or()
 		}),
 		load.Sink(func(smp *sample.Sample) {
-			if s.sink != nil {
+			if s.sink != nil && !(judged && smp.Measured()) {
 				s.sink.Write(smp)
 			}
 			progress.add(smp)
@@ -104,6 +105,9 @@ func (s *Session) send(ctx context.Context, c Cell, n int, probe bool) ([]sample
 		src = load.FixedTokens(src, f)
 	}
 	samples := load.NewRunner(opts...).Run(ctx, s.clients[c.Endpoint.Name], src, pacer, n)
+	if judged {
+		s.judgeLevel(judgeCtx, c, samples) // after the level's last measured request
+	}
 	return samples, s.guard.stopped()
 }
 

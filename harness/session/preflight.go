@@ -31,7 +31,11 @@ const preflightTimeout = 5 * time.Second
 // is a warning, and the run goes on. Both join one line per endpoint.
 func (s *Session) Preflight(ctx context.Context) (warnings, err error) {
 	var errs, warns []error
-	for _, ep := range s.cfg.Endpoints {
+	eps := s.cfg.Endpoints
+	if j := s.judging; j.cfg != nil && !j.cfg.AllowSelf {
+		eps = append(slices.Clip(eps), j.cfg.Endpoint) // the judge is asked too
+	}
+	for _, ep := range eps {
 		fatal, msg := s.preflight(ctx, ep)
 		switch {
 		case msg == nil:
@@ -56,6 +60,9 @@ func fatalPreflight(s *sample.Sample) bool {
 
 func (s *Session) preflight(ctx context.Context, ep stream.Endpoint) (fatal bool, err error) {
 	c := s.clients[ep.Name]
+	if c == nil {
+		c = s.judging.client // the judge's, which is measured nowhere
+	}
 	listed, listErr := s.models(ctx, c)
 	tiny := c.Do(ctx, stream.Request{Messages: []openai.ChatCompletionMessage{{Role: "user", Content: "Say OK."}}, MaxTokens: 1})
 	if tiny.OK() {

@@ -23,6 +23,11 @@ type Scenario struct {
 	// answer with its golden file (go test -update rewrites them). It needs
 	// Temperature 0 and a Seed.
 	Golden string `json:"golden,omitempty"`
+	// Rubric, a rubric file relative to the module root, has a judge
+	// judge every case's answer besides its own checks, when the SLA file
+	// names a judge (judge: {endpoint: …}); without one the run says its
+	// answers were not judged.
+	Rubric string `json:"rubric,omitempty"`
 }
 
 // Deterministic reports whether sc asks for reproducible answers, which a

@@ -28,6 +28,7 @@ type Session struct {
 	progress *progressFile
 	secrets  *secret.Set // the configuration's: redacted from every sample and file
 	guard    *guard      // the budget and the abort on repeated failures
+	judging  *judging    // the judge of answers under rubrics (judge.go)
 
 	closers []func()
 
@@ -46,6 +47,9 @@ type Session struct {
 type Options struct {
 	Samples  string // JSONL file every sample is appended to ("": none)
 	Progress string // JSONL file of progress events ("": none)
+	// JudgeSamples is the JSONL file every judge request's sample is
+	// appended to ("": none): apart from Samples, in no measured figure.
+	JudgeSamples string
 }
 
 // New prepares cfg's endpoints for measuring: a client each, and a
@@ -57,6 +61,10 @@ func New(cfg *config.Config, run Run, o Options) (*Session, error) {
 		answers: &sim.Answers{}, started: map[string]bool{}, next: map[string]int{}, breakdowns: map[string]ollama.Summary{},
 		secrets: secret.New(cfg.Secrets()...), guard: newGuard(run)}
 	if err := s.serve(); err != nil {
+		s.Close()
+		return nil, err
+	}
+	if err := s.openJudge(o); err != nil {
 		s.Close()
 		return nil, err
 	}

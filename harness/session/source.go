@@ -52,6 +52,9 @@ func (s *Session) Cases(sc Scenario) ([]quality.Case, load.FixtureOptions, error
 	if err := s.checkConversations(sc, cases); err != nil {
 		return nil, opts, err
 	}
+	if err := s.planJudging(sc, cases); err != nil {
+		return nil, opts, err
+	}
 	Teach(s.answers, cases)
 	return cases, opts, nil
 }

@@ -171,6 +171,8 @@ func (c *call) planText() {
 		c.answer = []string{}
 	case cfg.Echo:
 		text = echoText(c.hr)
+	case c.judging():
+		text = c.verdict()
 	case tr.Wrong:
 		if cfg.Wrong != nil {
 			text = cfg.Wrong(c.req)

@@ -128,6 +128,16 @@ type Config struct {
 	// answers vLLM's {"version"} with "llmsla-sim".
 	Root string
 
+	// The simulator as a judge (judge.go): with Judge, a request whose
+	// prompt is a judge's is answered with a verdict scored by the
+	// reference's key words, flipped with probability JudgeNoise, biased
+	// by JudgeLengthBias toward long answers, and prose instead of JSON
+	// with probability JudgeProse (Truth.Judge).
+	Judge           bool
+	JudgeNoise      float64
+	JudgeLengthBias float64
+	JudgeProse      float64
+
 	Seed int64
 }
 
@@ -272,6 +282,9 @@ func (c Config) Validate() error {
 	}
 	if sum > 1+1e-9 {
 		return bad("fault probabilities sum to %v > 1", sum)
+	}
+	if err := c.validateJudge(); err != nil {
+		return fmt.Errorf("%w: %v", ErrConfig, err)
 	}
 	if err := c.validateAgents(); err != nil {
 		return fmt.Errorf("%w: %v", ErrConfig, err)

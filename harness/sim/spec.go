@@ -15,6 +15,7 @@ var specKeys = []string{
 	"fault", "wrong", "invalid_json",
 	"tools", "tool_wrong", "tool_badjson", "cache",
 	"metrics_lie", "metrics_foreign", "metrics_vanish", "metrics_hang", "metrics_series", "usage_off",
+	"judge", "judge_noise", "judge_length_bias", "judge_prose",
 	"root", "seed",
 }
 
@@ -41,6 +42,13 @@ var specKeys = []string{
 //	metrics_series=N               N more series, of the gauge sim_extra_series
 //	usage_off=N:p                  usage.completion_tokens off by N on a share p of requests
 //	root=PATH                      the served model's path, vLLM's root in /v1/models (provenance: its digest)
+//
+// The simulator as a judge (judge.go), off unless set:
+//
+//	judge                 answer judge prompts (package judge) with verdicts
+//	judge_noise=p         the probability that a verdict is flipped
+//	judge_length_bias=b   score + b × (answer words / reference words − 1)
+//	judge_prose=p         the probability that the judge answers prose, not JSON
 func ParseSpec(spec string) (Config, error) {
 	c := Default()
 	for _, item := range strings.Split(spec, ",") {
@@ -152,6 +160,8 @@ func (c *Config) set(key, val string, hasVal bool) error {
 		if c.UsageOffTokens, err = strconv.Atoi(n); err == nil {
 			c.UsageOffRate, err = strconv.ParseFloat(p, 64)
 		}
+	case "judge", "judge_noise", "judge_length_bias", "judge_prose":
+		err = c.setJudge(key, val, hasVal)
 	case "seed":
 		c.Seed, err = strconv.ParseInt(val, 10, 64)
 	case "fault":
@@ -177,7 +187,7 @@ func (c *Config) set(key, val string, hasVal bool) error {
 
 func isFlag(key string) bool {
 	switch key {
-	case "role", "empty", "nousage", "crlf", "nodone", "multiline", "echo":
+	case "role", "empty", "nousage", "crlf", "nodone", "multiline", "echo", "judge":
 		return true
 	}
 	return false
@@ -267,6 +277,7 @@ func (c Config) String() string {
 		add("invalid_json", ff(c.InvalidJSONRate))
 	}
 	out = append(out, c.agentSpec()...)
+	out = append(out, c.judgeSpec()...)
 	if c.Seed != d.Seed {
 		add("seed", strconv.FormatInt(c.Seed, 10))
 	}

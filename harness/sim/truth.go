@@ -70,6 +70,10 @@ type Truth struct {
 	ToolDone    time.Time
 	ToolChunks  int
 
+	// Judge is what the simulator's judge decided (Config.Judge), nil for
+	// a request that was no judgment.
+	Judge *JudgeTruth
+
 	Model     string
 	MaxTokens int // max_completion_tokens, else max_tokens, as received
 	// MinTokens and IgnoreEOS are vLLM's parameters of a fixed answer
