@@ -83,7 +83,7 @@ var current = sync.OnceValues(func() (*process, error) {
 	if child.LatencyOnly {
 		cfg.LatencyOnly()
 	}
-	s, err := session.New(cfg, child.Run, session.Options{Samples: child.Samples, Progress: child.Progress})
+	s, err := session.New(cfg, child.Run, session.Options{Samples: child.Samples, Progress: child.Progress, Server: child.Server})
 	if err != nil {
 		return nil, err
 	}
@@ -145,6 +145,9 @@ func RunOn(t *testing.T, s *session.Session, sc Scenario) []objective.Verdict {
 			if ep.Simulated {
 				t.Logf("endpoint %s is the built-in simulator (config: %s)", ep.Name, cfg.Source)
 			}
+			for _, line := range s.ServerSources(ep) {
+				t.Log(escape.Text(line))
+			}
 			goldens := goldenDir(t, sc, ep.Name)
 			base := session.Cell{Scenario: sc.Name, Endpoint: ep, Settings: cfg.Scenario(sc.Name, ep.Name), Fixture: src}
 			var levels []objective.Verdict
@@ -153,7 +156,7 @@ func RunOn(t *testing.T, s *session.Session, sc Scenario) []objective.Verdict {
 				c.Level = lv
 				t.Run(string(lv.Label()), func(t *testing.T) {
 					samples := measure(t, s, c)
-					v := objective.Judge(samples, c.Settings.Objectives)
+					v := objective.JudgeServer(samples, c.Settings.Objectives, s.ServerOf(samples))
 					levels = append(levels, v)
 					logVerdict(t, c, v)
 					if goldens != "" {
@@ -193,6 +196,9 @@ func measure(t *testing.T, s *session.Session, c session.Cell) []sample.Sample {
 func logVerdict(t *testing.T, c session.Cell, v objective.Verdict) {
 	t.Helper()
 	t.Log(report.Line(v.Stats))
+	if line := report.ServerLine(v.Stats); line != "" {
+		t.Log(line)
+	}
 	for _, viol := range v.Violations {
 		t.Errorf("%s endpoint=%s %s: %s", c.Scenario, c.Endpoint.Name, c.Level.Label(), viol)
 	}

@@ -45,6 +45,9 @@ type Config struct {
 	Notes []string
 	// Prices holds the price of each endpoint that has one in the file.
 	Prices map[string]report.Price
+	// Servers holds how each endpoint's server is read, where the file
+	// says more than the default (Server's zero value).
+	Servers map[string]Server
 	// latencyOnly: every scenario is QualityOff (LatencyOnly).
 	latencyOnly bool
 	// keyEnvs names every api_key_env of the file, selected or not.
@@ -102,6 +105,9 @@ func (c *Config) Scenario(scenario, endpoint string) Scenario {
 	}
 	if !ok {
 		sc = Generic()
+	}
+	if c.Servers[endpoint].Exclusive {
+		sc.Objectives = exclusiveObjectives(sc.Objectives)
 	}
 	if c.latencyOnly {
 		sc.QualityOff = true

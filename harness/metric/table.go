@@ -10,7 +10,7 @@ import (
 
 // Table is every metric, in report order. Each is defined in one place,
 // docs/METRICS.md, under its name (TestDefinedInMetricsMD).
-var Table = []*Metric{
+var Table = append([]*Metric{
 	{Name: "ttft", Kind: Latency, Lower: true, Report: []int{50, 95, 99}, Columns: []int{50, 95}, Threshold: true,
 		Dist:       func(st *stats.Stats) stats.Summary { return st.TTFT },
 		PerRequest: func(s *sample.Sample) (float64, bool) { return stats.Ms(s.TTFT), s.TTFT > 0 }},
@@ -113,7 +113,7 @@ var Table = []*Metric{
 	{Name: "prefill", Kind: Server, Lower: true, BenchUnit: "prefill-ms", Bench: true},
 	{Name: "netq", Kind: Server, Lower: true, Signed: true, BenchUnit: "netq-ms", Bench: true},
 	{Name: "server_tok", Kind: Server, BenchUnit: "server-tok/s", Bench: true},
-}
+}, serverRows...)
 
 func scheduled(st *stats.Stats) bool { return st.Open.Scheduled }
 

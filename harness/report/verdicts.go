@@ -47,6 +47,7 @@ func Verdicts(w io.Writer, vs []objective.Verdict) {
 	tw.Flush()
 	writeObjectives(w, vs)
 	Load(w, vs)
+	writeServers(w, vs)
 	for _, v := range vs {
 		for _, warning := range v.Stats.Warnings {
 			say(w, "WARNING (%s): %s", where(v), warning)

@@ -31,6 +31,8 @@ type Child struct {
 	// JSONL file of progress events ([Progress]).
 	Samples  string `json:"samples,omitempty"`
 	Progress string `json:"progress,omitempty"`
+	// Server is the JSONL file of the servers' readings over each level.
+	Server string `json:"server,omitempty"`
 	Run
 }
 

@@ -93,7 +93,14 @@ func (s *Session) send(ctx context.Context, c Cell, n int, probe bool) ([]sample
 	if c.Settings.Duration > 0 && !probe {
 		opts = append(opts, load.For(c.Settings.Duration))
 	}
+	watch := s.watchServer(c, probe)
+	if watch != nil {
+		opts = append(opts, load.Measuring(watch.Begin))
+	}
 	samples := load.NewRunner(opts...).Run(ctx, s.clients[c.Endpoint.Name], load.MaxTokens(src, c.Settings.MaxTokens), pacer, n)
+	if watch != nil {
+		s.endWatch(c, watch, samples)
+	}
 	return samples, s.guard.stopped()
 }
 

@@ -10,7 +10,9 @@ import (
 	"github.com/llmsla/llmsla/harness/ollama"
 	"github.com/llmsla/llmsla/harness/sample"
 	"github.com/llmsla/llmsla/harness/secret"
+	"github.com/llmsla/llmsla/harness/server"
 	"github.com/llmsla/llmsla/harness/sim"
+	"github.com/llmsla/llmsla/harness/stats"
 	"github.com/llmsla/llmsla/harness/stream"
 )
 
@@ -28,6 +30,7 @@ type Session struct {
 	progress *progressFile
 	secrets  *secret.Set // the configuration's: redacted from every sample and file
 	guard    *guard      // the budget and the abort on repeated failures
+	servers  servers     // the endpoints' servers read over each level (scrape.go)
 
 	closers []func()
 
@@ -46,6 +49,7 @@ type Session struct {
 type Options struct {
 	Samples  string // JSONL file every sample is appended to ("": none)
 	Progress string // JSONL file of progress events ("": none)
+	Server   string // JSONL file of the servers' readings ("": none; server.FileName beside the samples)
 }
 
 // New prepares cfg's endpoints for measuring: a client each, and a
@@ -56,6 +60,7 @@ func New(cfg *config.Config, run Run, o Options) (*Session, error) {
 	s := &Session{cfg: cfg, run: run, clients: map[string]*stream.Client{}, sims: map[string]*sim.Server{},
 		answers: &sim.Answers{}, started: map[string]bool{}, next: map[string]int{}, breakdowns: map[string]ollama.Summary{},
 		secrets: secret.New(cfg.Secrets()...), guard: newGuard(run)}
+	s.servers.of, s.servers.windows = map[string]*endpointServer{}, map[string]*stats.Server{}
 	if err := s.serve(); err != nil {
 		s.Close()
 		return nil, err
@@ -67,6 +72,13 @@ func New(cfg *config.Config, run Run, o Options) (*Session, error) {
 		if s.sink, err = sample.Create(o.Samples, s.secrets.RedactBytes); err != nil {
 			s.Close()
 			return nil, fmt.Errorf("samples file: %w", err)
+		}
+	}
+	if o.Server != "" {
+		var err error
+		if s.servers.file, err = server.Create(o.Server, s.secrets.RedactBytes); err != nil {
+			s.Close()
+			return nil, fmt.Errorf("server file: %w", err)
 		}
 	}
 	return s, nil
@@ -142,6 +154,9 @@ func (s *Session) Close() {
 	}
 	if s.sink != nil {
 		s.sink.Close()
+	}
+	if s.servers.file != nil {
+		s.servers.file.Close()
 	}
 	s.progress.close()
 }

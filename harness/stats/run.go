@@ -92,6 +92,15 @@ type Stats struct {
 	// Warnings are caveats that travel with the figures, e.g. a
 	// concurrency level the run never reached.
 	Warnings []string
+
+	// TTFB is t0 → response headers of successful requests, in ms: the
+	// network time a server's own TTFT leaves out (TTFTGap). Tokens is
+	// how usage and the stream agreed about output tokens. Server is the
+	// server's own account of the level (its metrics scraped), nil when
+	// none was read; whoever has the scrapes sets it.
+	TTFB   Summary
+	Tokens Tokens
+	Server *Server
 }
 
 // Case is how one fixture case fared in a run: how often it was asked, how
@@ -153,6 +162,7 @@ func Summarize(samples []sample.Sample, good func(*sample.Sample) bool) *Stats {
 	ttfa := make([]float64, 0, n)
 	total := make([]float64, 0, n)
 	tpot := make([]float64, 0, n)
+	ttfb := make([]float64, 0, n)
 	var prompt []float64
 	var itl sample.Hist // pooled: every gap of every request
 	runs := map[string]*run{}
@@ -200,6 +210,8 @@ func Summarize(samples []sample.Sample, good func(*sample.Sample) bool) *Stats {
 			continue
 		}
 		total = append(total, Ms(s.Total))
+		ttfb = append(ttfb, Ms(s.TTFB))
+		st.Tokens.add(s)
 		if s.TTFT > 0 {
 			ttft = append(ttft, Ms(s.TTFT))
 		}
@@ -229,6 +241,7 @@ func Summarize(samples []sample.Sample, good func(*sample.Sample) bool) *Stats {
 	}
 	st.TTFT, st.TTFA, st.Total = Describe(ttft), Describe(ttfa), Describe(total)
 	st.TPOT, st.ITL = Describe(tpot), DescribeHist(&itl)
+	st.TTFB = Describe(ttfb)
 	st.Open, st.Slices = open.summary(runs), slices.slices()
 	st.PromptTokens = Describe(prompt)
 	st.Wall, st.Overlap, st.StartSpread = wall(runs)
