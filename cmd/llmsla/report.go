@@ -9,6 +9,7 @@ import (
 
 	"github.com/llmsla/llmsla/harness/atomicfile"
 	"github.com/llmsla/llmsla/harness/config"
+	"github.com/llmsla/llmsla/harness/objective"
 	"github.com/llmsla/llmsla/harness/report"
 	"github.com/llmsla/llmsla/harness/report/html"
 	"github.com/llmsla/llmsla/harness/sample"
@@ -64,7 +65,12 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "llmsla: %v\n", err)
 		return 2
 	}
-	b := newBoard(cfg, samples, report.Prefer(*prefer))
+	servers, _, err := loadServers(paths, false)
+	if err != nil {
+		fmt.Fprintf(stderr, "llmsla: %v\n", err)
+		return 2
+	}
+	b := newBoard(cfg, samples, servers, report.Prefer(*prefer))
 	if *format == "html" { // the page's header names the run
 		write = func(w io.Writer, b *report.Board) error { return html.WriteRun(w, b, runInfo(cfg, paths, samples)) }
 	}
@@ -98,8 +104,8 @@ var formats = map[string]func(io.Writer, *report.Board) error{
 
 // newBoard judges samples against the configuration's objectives, as
 // `llmsla verdict` does, and prices them at its endpoints' prices.
-func newBoard(cfg *config.Config, samples []sample.Sample, prefer report.Prefer) *report.Board {
-	return report.NewBoard(samples, report.Options{Objectives: cfg.Objectives, Prices: cfg.Prices, Alpha: cfg.Gate.Alpha, Prefer: prefer})
+func newBoard(cfg *config.Config, samples []sample.Sample, servers objective.Servers, prefer report.Prefer) *report.Board {
+	return report.NewBoard(samples, report.Options{Objectives: cfg.Objectives, Prices: cfg.Prices, Alpha: cfg.Gate.Alpha, Prefer: prefer, Servers: servers})
 }
 
 // leaderboard prints the short board after bench's verdict table when the
@@ -107,7 +113,8 @@ func newBoard(cfg *config.Config, samples []sample.Sample, prefer report.Prefer)
 // needs to read first. samples are those the verdicts judged, read from
 // path.
 func leaderboard(cfg *config.Config, samples []sample.Sample, path string, stdout io.Writer) {
-	b := newBoard(cfg, samples, report.PreferCost)
+	servers, _, _ := loadServers([]string{path}, true) // judged above: what it read, the board reads
+	b := newBoard(cfg, samples, servers, report.PreferCost)
 	if len(b.Endpoints) < 2 {
 		return
 	}

@@ -11,10 +11,10 @@ import (
 
 // stampFile is a recorded run's file in a results directory:
 // 20261201T101500Z.txt, its .samples.jsonl, a shard's .shard0of3 forms.
-var stampFile = regexp.MustCompile(`^(\d{8}T\d{6}Z(?:\.shard\d+of\d+)?)\.(txt|samples\.jsonl)$`)
+var stampFile = regexp.MustCompile(`^(\d{8}T\d{6}Z(?:\.shard\d+of\d+)?)\.(txt|samples\.jsonl|server\.jsonl)$`)
 
 // retain removes the oldest recorded runs of dir beyond keep (0 keeps
-// all), each run's .txt and .samples.jsonl together. latest.* and any file
+// all), each run's .txt, .samples.jsonl and .server.jsonl together. latest.* and any file
 // not named as bench names its runs are never touched: a baseline kept in
 // results/, or a user's file, stays.
 func retain(dir string, keep int) error {

@@ -106,6 +106,9 @@ type Options struct {
 	Prices     map[string]Price
 	Alpha      float64 // significance level of ties; 0 means 0.05
 	Prefer     Prefer  // "" means PreferCost
+	// Servers gives each level's server figures (nil: none), so that an
+	// objective on them is judged as the verdict table judges it.
+	Servers objective.Servers
 }
 
 // DefaultRankAlpha is the significance level below which a difference between
@@ -153,7 +156,7 @@ func NewBoard(samples []sample.Sample, o Options) *Board {
 	sort.Strings(b.Scenarios)
 	b.Levels = sortedLevels(levels)
 
-	b.Verdicts = objective.Evaluate(judged, o.Objectives)
+	b.Verdicts = objective.EvaluateServer(judged, o.Objectives, o.Servers)
 	names := make([]string, 0, len(byEndpoint))
 	for name := range byEndpoint {
 		names = append(names, name)

@@ -47,8 +47,8 @@ func readExposition(body io.Reader, rd *Reading) error {
 	if err != nil {
 		return fmt.Errorf("not the Prometheus text format: %w", err)
 	}
-	rd.Series = seriesOf(fams)
-	return nil
+	rd.Series, err = seriesOf(fams)
+	return err
 }
 
 // filter is the state of one pass over an exposition.
@@ -222,8 +222,9 @@ func seriesID(labels string) string {
 
 // seriesOf turns the parsed families into series, sorted by family and
 // labels. Summaries are left out (no figure reads one), and so are values
-// that are not numbers (NaN, ±Inf), which JSON cannot hold.
-func seriesOf(fams map[string]*dto.MetricFamily) []Series {
+// that are not numbers (NaN, ±Inf), which JSON cannot hold. A histogram
+// whose cumulative counts fall is no histogram: the reading fails.
+func seriesOf(fams map[string]*dto.MetricFamily) ([]Series, error) {
 	var out []Series
 	for name, fam := range fams {
 		for _, m := range fam.GetMetric() {
@@ -237,8 +238,8 @@ func seriesOf(fams map[string]*dto.MetricFamily) []Series {
 				s.Type, s.Value = Untyped, m.GetUntyped().GetValue()
 			case dto.MetricType_HISTOGRAM:
 				s.Type = Histogram
-				if !histogramOf(m.GetHistogram(), &s) {
-					continue
+				if err := histogramOf(m.GetHistogram(), &s); err != nil {
+					return nil, fmt.Errorf("%s{%s}: %w", name, s.Labels, err)
 				}
 			default:
 				continue
@@ -249,26 +250,26 @@ func seriesOf(fams map[string]*dto.MetricFamily) []Series {
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].key() < out[j].key() })
-	return out
+	return out, nil
 }
 
 // histogramOf reads a classic histogram's buckets (cumulative, sorted by
-// the parser) into s; false when its bounds or counts are not numbers.
-func histogramOf(h *dto.Histogram, s *Series) bool {
+// the parser) into s, and checks them as Check does.
+func histogramOf(h *dto.Histogram, s *Series) error {
 	for _, b := range h.GetBucket() {
 		le, n := b.GetUpperBound(), float64(b.GetCumulativeCount())
 		if math.IsInf(le, 1) {
 			continue // the count is the +Inf bucket
 		}
 		if !finite(le) {
-			return false
+			return fmt.Errorf("a bucket bound of %g", le)
 		}
 		s.Le = append(s.Le, le)
 		s.Counts = append(s.Counts, n)
 	}
 	s.Counts = append(s.Counts, float64(h.GetSampleCount()))
 	s.Sum = h.GetSampleSum()
-	return true
+	return s.checkBuckets()
 }
 
 func labelText(labels []*dto.LabelPair) string {

@@ -206,3 +206,36 @@ func Figures(readings []Reading) map[Key]*stats.Server {
 	}
 	return out
 }
+
+// ReadBeside reads the server file beside each samples file (FileName)
+// that has one, and makes each level's figures over all of them: a run
+// without a server file has no server figures (an objective on them
+// fails as not measured). A file cut short is an error unless partial,
+// when it is judged on the readings before the cut, returned in cut.
+func ReadBeside(samples []string, partial bool) (figs map[Key]*stats.Server, cut []error, err error) {
+	var all []Reading
+	for _, f := range samples {
+		path := FileName(f)
+		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		rds, err := Read(path)
+		switch {
+		case errors.Is(err, sample.ErrCut) && partial:
+			cut = append(cut, err)
+		case errors.Is(err, sample.ErrCut):
+			return nil, nil, fmt.Errorf("%w; judge what finished with -partial", err)
+		case err != nil:
+			return nil, nil, err
+		}
+		all = append(all, rds...)
+	}
+	return Figures(all), cut, nil
+}
+
+// Lookup is figs as the verdicts ask for a level's figures.
+func Lookup(figs map[Key]*stats.Server) func(scenario, endpoint string, level sample.Level) *stats.Server {
+	return func(scenario, endpoint string, level sample.Level) *stats.Server {
+		return figs[Key{scenario, endpoint, level}]
+	}
+}

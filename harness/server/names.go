@@ -9,20 +9,20 @@ import "strings"
 type figure int
 
 const (
-	fWaiting   figure = iota // gauge: requests queued (summed over series)
-	fRunning                 // gauge: requests in the batch (summed)
-	fKV                      // gauge: KV-cache usage, a fraction (the highest series)
-	fCacheRate               // gauge: a prefix-cache hit rate the server computes (SGLang)
-	fRequests                // counter: requests finished (every finished_reason)
-	fPreempt                 // counter: preemptions
-	fCacheQuery              // counter: prefix-cache tokens looked up
-	fCacheHit                // counter: of them, found
-	fTTFT                    // histogram: time to first token, seconds
-	fE2E                     // histogram: end-to-end latency, seconds
-	fModelSize               // gauge (Ollama's /api/ps): a loaded model's size, bytes
-	fModelVRAM               // gauge (Ollama's /api/ps): of it, in VRAM
-	fRSS                     // gauge (the process): resident memory, bytes
-	fCPU                     // counter (the process): CPU seconds
+	fWaiting    figure = iota // gauge: requests queued (summed over series)
+	fRunning                  // gauge: requests in the batch (summed)
+	fKV                       // gauge: KV-cache usage, a fraction (the highest series)
+	fCacheRate                // gauge: a prefix-cache hit rate the server computes (SGLang)
+	fRequests                 // counter: requests finished (every finished_reason)
+	fPreempt                  // counter: preemptions
+	fCacheQuery               // counter: prefix-cache tokens looked up
+	fCacheHit                 // counter: of them, found
+	fTTFT                     // histogram: time to first token, seconds
+	fE2E                      // histogram: end-to-end latency, seconds
+	fModelSize                // gauge (Ollama's /api/ps): a loaded model's size, bytes
+	fModelVRAM                // gauge (Ollama's /api/ps): of it, in VRAM
+	fRSS                      // gauge (the process): resident memory, bytes
+	fCPU                      // counter (the process): CPU seconds
 	nFigures
 )
 

@@ -74,9 +74,9 @@ func (r *Reading) OK() bool { return r.Err == "" }
 
 // Series is one series of a reading.
 type Series struct {
-	Name   string `json:"name"`             // the family, as the exposition's TYPE line names it
-	Labels string `json:"labels,omitempty"` // name="value" pairs, sorted, the histogram's le left out
-	Type   string `json:"type"`
+	Name   string  `json:"name"`             // the family, as the exposition's TYPE line names it
+	Labels string  `json:"labels,omitempty"` // name="value" pairs, sorted, the histogram's le left out
+	Type   string  `json:"type"`
 	Value  float64 `json:"value,omitempty"`
 	// A histogram's upper bounds (+Inf left out) and cumulative counts,
 	// one per bound and then the count of every observation, and its sum.

@@ -36,7 +36,7 @@ type sourceState struct {
 	incr            [nFigures]float64
 	ttft, e2e       stats.Buckets
 	firstAt, lastAt time.Time
-	during          int // readings during the level taken
+	during          int                    // readings during the level taken
 	models          map[string]*[2]float64 // model → its largest size and VRAM read
 }
 
