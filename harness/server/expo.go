@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"slices"
 	"sort"
 	"strings"
 
@@ -63,10 +62,11 @@ type filter struct {
 	otherSeries    int
 
 	cur     string              // the family the lines are of
+	curBase []byte              // cur without a counter's _total
 	keep    bool                // whether cur is kept
 	known   bool                // cur is a family the figures read
 	inCur   map[string]struct{} // series of cur kept
-	curFull bool
+	full    bool                // cur keeps no more series
 }
 
 func (f *filter) run() error {
@@ -116,19 +116,26 @@ func (f *filter) take(line []byte) {
 		return // other comments (OpenMetrics' # EOF) say nothing
 	}
 	name, labels := splitSample(t)
-	if f.cur == "" || !ofFamily(name, f.cur) {
-		f.family(name)
+	if f.cur == "" || !f.ofFamily(name) {
+		f.family(string(name))
 	}
-	if !strings.HasSuffix(name, "_bucket") && !strings.HasSuffix(name, "_sum") && !strings.HasSuffix(name, "_created") &&
-		!strings.Contains(labels, `quantile="`) {
+	part := bytes.HasSuffix(name, suffixBucket) || bytes.HasSuffix(name, suffixSum) || bytes.HasSuffix(name, suffixCreated)
+	if !part && !bytes.Contains(labels, labelQuantile) {
 		f.seen++ // one line a series: a histogram's _count, a gauge's value
 	}
 	if !f.keep {
 		return
 	}
-	id := seriesID(labels)
+	if f.full && !part && !bytes.HasSuffix(name, suffixCount) {
+		// A line of its own, not a bucket, sum or count of a series kept:
+		// a new series, and the family has no room left. (No allocation
+		// here: a server of 100,000 series goes past this line.)
+		f.sampled = true
+		return
+	}
+	id := seriesID(string(labels))
 	if _, ok := f.inCur[id]; !ok {
-		if len(f.inCur) >= MaxSeriesPerFamily || (!f.known && f.otherSeries >= MaxSeries) {
+		if f.full {
 			f.sampled = true
 			return
 		}
@@ -136,17 +143,27 @@ func (f *filter) take(line []byte) {
 		if !f.known {
 			f.otherSeries++
 		}
+		f.full = len(f.inCur) >= MaxSeriesPerFamily || (!f.known && f.otherSeries >= MaxSeries)
 	}
 	f.write(line)
 }
+
+var (
+	suffixBucket  = []byte("_bucket")
+	suffixSum     = []byte("_sum")
+	suffixCount   = []byte("_count")
+	suffixCreated = []byte("_created")
+	labelQuantile = []byte(`quantile="`)
+)
 
 // family starts the lines of family name: kept if the figures read it,
 // or while the limits allow.
 func (f *filter) family(name string) {
 	f.families++
-	f.cur, f.inCur = name, map[string]struct{}{}
+	f.cur, f.curBase, f.inCur = name, []byte(strings.TrimSuffix(name, "_total")), map[string]struct{}{}
 	f.known = figureFamily(name)
 	f.keep = f.known || f.other < MaxFamilies
+	f.full = !f.known && f.otherSeries >= MaxSeries
 	if !f.keep {
 		f.sampled = true
 	} else if !f.known {
@@ -161,33 +178,42 @@ func (f *filter) write(line []byte) {
 	}
 }
 
-// ofFamily reports whether a sample named name belongs to family fam.
-func ofFamily(name, fam string) bool {
-	if name == fam {
+// ofFamily reports whether a sample named name belongs to the current
+// family: its name, or its name with a histogram's, summary's or
+// counter's suffix.
+func (f *filter) ofFamily(name []byte) bool {
+	if string(name) == f.cur {
 		return true
 	}
-	rest, ok := strings.CutPrefix(name, strings.TrimSuffix(fam, "_total"))
-	return ok && slices.Contains([]string{"_bucket", "_sum", "_count", "_total", "_created"}, rest)
+	rest, ok := bytes.CutPrefix(name, f.curBase)
+	if !ok {
+		return false
+	}
+	switch string(rest) {
+	case "_bucket", "_sum", "_count", "_total", "_created":
+		return true
+	}
+	return false
 }
 
 // splitSample returns a sample line's metric name and its labels (what is
-// between the braces, "" without).
-func splitSample(line []byte) (name, labels string) {
-	s := string(line)
-	i := strings.IndexAny(s, "{ \t")
+// between the braces, nothing without).
+func splitSample(line []byte) (name, labels []byte) {
+	i := bytes.IndexAny(line, "{ \t")
 	if i < 0 {
-		return s, ""
+		return line, nil
 	}
-	name = s[:i]
-	if s[i] != '{' {
-		return name, ""
+	name = line[:i]
+	if line[i] != '{' {
+		return name, nil
 	}
-	return name, s[i+1 : i+1+labelsEnd(s[i+1:])]
+	rest := line[i+1:]
+	return name, rest[:labelsEnd(rest)]
 }
 
 // labelsEnd is the index of the brace closing a label set, quoted values
 // (which may hold braces and escaped quotes) skipped; len(s) without one.
-func labelsEnd(s string) int {
+func labelsEnd(s []byte) int {
 	quoted := false
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; {

@@ -232,3 +232,23 @@ func TestFileLineBounded(t *testing.T) {
 	require.Len(t, back.Series, 1)
 	assert.Equal(t, 4.0, back.Series[0].Value)
 }
+
+// BenchmarkExposition100k is one reading of a body of 100,000 series
+// beside vLLM's families: what a scrape of such a server costs this
+// process's CPU (the server's own cost of writing it aside).
+func BenchmarkExposition100k(b *testing.B) {
+	resp, err := http.Get(hundredK(b))
+	require.NoError(b, err)
+	var body bytes.Buffer
+	_, err = body.ReadFrom(resp.Body)
+	resp.Body.Close()
+	require.NoError(b, err)
+	b.ReportAllocs()
+	b.SetBytes(int64(body.Len()))
+	for b.Loop() {
+		var rd Reading
+		if err := readExposition(bytes.NewReader(body.Bytes()), &rd); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -361,7 +362,7 @@ func msText(sec float64) string {
 	if math.IsInf(sec, 1) {
 		return "+Inf"
 	}
-	return strings.TrimSuffix(fmt.Sprintf("%.3f", sec*1000), ".000")
+	return strconv.FormatFloat(math.Round(sec*1e6)/1e3, 'f', -1, 64) // ms, to the µs
 }
 
 // agreedPercentiles are the client's TTFT percentiles held to the server's.
