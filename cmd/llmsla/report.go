@@ -9,7 +9,6 @@ import (
 
 	"github.com/llmsla/llmsla/harness/atomicfile"
 	"github.com/llmsla/llmsla/harness/config"
-	"github.com/llmsla/llmsla/harness/objective"
 	"github.com/llmsla/llmsla/harness/report"
 	"github.com/llmsla/llmsla/harness/report/html"
 	"github.com/llmsla/llmsla/harness/sample"
@@ -65,7 +64,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "llmsla: %v\n", err)
 		return 2
 	}
-	servers, _, err := loadServers(paths, false)
+	servers, err := loadServers(paths, false)
 	if err != nil {
 		fmt.Fprintf(stderr, "llmsla: %v\n", err)
 		return 2
@@ -104,8 +103,9 @@ var formats = map[string]func(io.Writer, *report.Board) error{
 
 // newBoard judges samples against the configuration's objectives, as
 // `llmsla verdict` does, and prices them at its endpoints' prices.
-func newBoard(cfg *config.Config, samples []sample.Sample, servers objective.Servers, prefer report.Prefer) *report.Board {
-	return report.NewBoard(samples, report.Options{Objectives: cfg.Objectives, Prices: cfg.Prices, Alpha: cfg.Gate.Alpha, Prefer: prefer, Servers: servers})
+func newBoard(cfg *config.Config, samples []sample.Sample, servers serverRecord, prefer report.Prefer) *report.Board {
+	return report.NewBoard(samples, report.Options{Objectives: cfg.Objectives, Prices: cfg.Prices, Alpha: cfg.Gate.Alpha, Prefer: prefer,
+		Servers: servers.figures, Timelines: servers.timelines})
 }
 
 // leaderboard prints the short board after bench's verdict table when the
@@ -113,7 +113,7 @@ func newBoard(cfg *config.Config, samples []sample.Sample, servers objective.Ser
 // needs to read first. samples are those the verdicts judged, read from
 // path.
 func leaderboard(cfg *config.Config, samples []sample.Sample, path string, stdout io.Writer) {
-	servers, _, _ := loadServers([]string{path}, true) // judged above: what it read, the board reads
+	servers, _ := loadServers([]string{path}, true) // judged above: what it read, the board reads
 	b := newBoard(cfg, samples, servers, report.PreferCost)
 	if len(b.Endpoints) < 2 {
 		return

@@ -128,15 +128,15 @@ func judgeSamples(cfg *config.Config, paths []string, stdout, stderr io.Writer, 
 		fmt.Fprintf(stderr, "llmsla: %v\n", err)
 		return 2, nil
 	}
-	servers, serverCut, err := loadServers(paths, opts.partial)
+	servers, err := loadServers(paths, opts.partial)
 	if err != nil {
 		fmt.Fprintf(stderr, "llmsla: %v\n", err)
 		return 2, nil
 	}
-	for _, c := range append(cut, serverCut...) {
+	for _, c := range append(cut, servers.cut...) {
 		fmt.Fprintf(stdout, "WARNING: %v: judged on the requests that finished\n", c)
 	}
-	vs := objective.EvaluateServer(samples, cfg.Objectives, servers)
+	vs := objective.EvaluateServer(samples, cfg.Objectives, servers.figures)
 	opts.ci.judged(cfg, paths, samples, vs, opts)
 	report.Verdicts(stdout, vs)
 	if opts.shard.On() {

@@ -40,6 +40,9 @@ type Board struct {
 	// endpoint × level (capacity-search steps left out): the figures of
 	// each level, for plots against load.
 	Verdicts []objective.Verdict
+	// Timelines are what each endpoint's server said over time
+	// (Options.Timelines), for the plots over time.
+	Timelines []Timeline
 
 	levelsOf map[string][]sample.Level // per scenario, the levels any endpoint ran
 }
@@ -107,8 +110,10 @@ type Options struct {
 	Alpha      float64 // significance level of ties; 0 means 0.05
 	Prefer     Prefer  // "" means PreferCost
 	// Servers gives each level's server figures (nil: none), so that an
-	// objective on them is judged as the verdict table judges it.
-	Servers objective.Servers
+	// objective on them is judged as the verdict table judges it;
+	// Timelines are what each endpoint's server said over time (plots).
+	Servers   objective.Servers
+	Timelines []Timeline
 }
 
 // DefaultRankAlpha is the significance level below which a difference between
@@ -126,7 +131,7 @@ func NewBoard(samples []sample.Sample, o Options) *Board {
 	if o.Objectives == nil {
 		o.Objectives = func(string, string) objective.Objectives { return nil }
 	}
-	b := &Board{Alpha: o.Alpha, Prefer: o.Prefer, levelsOf: map[string][]sample.Level{}}
+	b := &Board{Alpha: o.Alpha, Prefer: o.Prefer, Timelines: o.Timelines, levelsOf: map[string][]sample.Level{}}
 	byEndpoint := map[string][]sample.Sample{}
 	scenarios := map[string]map[sample.Level]bool{}
 	levels := map[sample.Level]bool{}

@@ -208,12 +208,11 @@ func Figures(readings []Reading) map[Key]*stats.Server {
 }
 
 // ReadBeside reads the server file beside each samples file (FileName)
-// that has one, and makes each level's figures over all of them: a run
-// without a server file has no server figures (an objective on them
-// fails as not measured). A file cut short is an error unless partial,
-// when it is judged on the readings before the cut, returned in cut.
-func ReadBeside(samples []string, partial bool) (figs map[Key]*stats.Server, cut []error, err error) {
-	var all []Reading
+// that has one, their readings in order: a run without a server file has
+// no server figures (an objective on them fails as not measured). A file
+// cut short is an error unless partial, when its readings before the cut
+// are returned, and the cut in cut.
+func ReadBeside(samples []string, partial bool) (readings []Reading, cut []error, err error) {
 	for _, f := range samples {
 		path := FileName(f)
 		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
@@ -228,9 +227,9 @@ func ReadBeside(samples []string, partial bool) (figs map[Key]*stats.Server, cut
 		case err != nil:
 			return nil, nil, err
 		}
-		all = append(all, rds...)
+		readings = append(readings, rds...)
 	}
-	return Figures(all), cut, nil
+	return readings, cut, nil
 }
 
 // Lookup is figs as the verdicts ask for a level's figures.

@@ -123,6 +123,9 @@ func (g *gauges) add(f figure, se *Series, s *sourceState) {
 		} else {
 			g.vram, g.hasMem, i = g.vram+v, true, 1
 		}
+		if s == nil {
+			return
+		}
 		m := s.models[se.Labels]
 		if m == nil {
 			m = &[2]float64{}
@@ -294,4 +297,38 @@ func unquotePrefix(s string) (string, int, error) {
 	}
 	v, err := strconv.Unquote(q)
 	return v, len(q), err
+}
+
+// The quantities Gauges returns.
+const (
+	GaugeQueue   = "queue"   // requests waiting
+	GaugeRunning = "running" // requests in the batch
+	GaugeKV      = "kv"      // KV-cache usage, a fraction
+	GaugeModel   = "model"   // the loaded models' memory, bytes (Ollama)
+	GaugeRSS     = "rss"     // the process tree's resident memory, bytes
+)
+
+// Gauges is what one reading says of the load and memory, each quantity
+// it gave by name (GaugeQueue, …), read as a window reads them: for a
+// plot over time.
+func (rd *Reading) Gauges() map[string]float64 {
+	g := gauges{kv: math.NaN()}
+	for i := range rd.Series {
+		se := &rd.Series[i]
+		if f, ok := figureOf(rd.Source, se.Name); ok && !se.cumulative() {
+			g.add(f, se, nil)
+		}
+	}
+	out := map[string]float64{}
+	for _, q := range []struct {
+		name string
+		v    float64
+		ok   bool
+	}{{GaugeQueue, g.waiting, g.hasWaiting}, {GaugeRunning, g.running, g.hasRun}, {GaugeKV, min(g.kv, 1), !math.IsNaN(g.kv)},
+		{GaugeModel, g.size, g.hasMem}, {GaugeRSS, g.rss, g.hasRSS}} {
+		if q.ok {
+			out[q.name] = q.v
+		}
+	}
+	return out
 }
