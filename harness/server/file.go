@@ -153,13 +153,13 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 	var long []byte
 	for {
 		b, err := br.ReadSlice('\n')
+		if len(long)+len(b) > MaxLine+1 {
+			return nil, fmt.Errorf("a line longer than %d MiB: not a reading llmsla wrote", MaxLine>>20)
+		}
 		switch {
 		case err == nil:
 			return append(long, b[:len(b)-1]...), nil
 		case errors.Is(err, bufio.ErrBufferFull):
-			if len(long)+len(b) > MaxLine {
-				return nil, fmt.Errorf("a line longer than %d MiB: not a reading llmsla wrote", MaxLine>>20)
-			}
 			long = append(long, b...)
 		case err == io.EOF && len(long)+len(b) == 0:
 			return nil, io.EOF
