@@ -197,7 +197,7 @@ func logVerdict(t *testing.T, c session.Cell, v objective.Verdict) {
 	t.Helper()
 	t.Log(report.Line(v.Stats))
 	if line := report.ServerLine(v.Stats); line != "" {
-		t.Log(line)
+		t.Log(escape.Text(line)) // model names and errors a server sent
 	}
 	for _, viol := range v.Violations {
 		t.Errorf("%s endpoint=%s %s: %s", c.Scenario, c.Endpoint.Name, c.Level.Label(), viol)

@@ -99,6 +99,22 @@ func (s *Session) endWatch(c Cell, w *server.Watch, samples []sample.Sample) {
 	sv.order = append(sv.order, run)
 }
 
+// close closes the sources' idle connections and the server file.
+func (sv *servers) close() {
+	sv.mu.Lock()
+	defer sv.mu.Unlock()
+	for _, es := range sv.of {
+		for _, src := range es.sources {
+			if c, ok := src.(interface{ Close() }); ok {
+				c.Close()
+			}
+		}
+	}
+	if sv.file != nil {
+		sv.file.Close()
+	}
+}
+
 // ServerOf is the server's account of the runs samples belong to, their
 // figures merged; nil when none was read.
 func (s *Session) ServerOf(samples []sample.Sample) *stats.Server {
@@ -256,7 +272,7 @@ func loopbackPort(baseURL string) (int, bool) {
 // own: each loaded model's size and size_vram, as gauges.
 func ollamaSource(ep stream.Endpoint) server.Source {
 	host := strings.TrimSuffix(strings.TrimSuffix(ep.BaseURL, "/"), "/v1")
-	client := &http.Client{Transport: &http.Transport{Proxy: http.ProxyFromEnvironment, MaxIdleConns: 1}}
+	client := &http.Client{Transport: &http.Transport{Proxy: http.ProxyFromEnvironment, MaxIdleConns: 1, IdleConnTimeout: time.Minute}}
 	return server.SourceFunc(server.SourceOllama, func(ctx context.Context, rd *server.Reading) error {
 		models, err := ollama.PS(ctx, client, host)
 		if err != nil {

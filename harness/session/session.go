@@ -155,9 +155,7 @@ func (s *Session) Close() {
 	if s.sink != nil {
 		s.sink.Close()
 	}
-	if s.servers.file != nil {
-		s.servers.file.Close()
-	}
+	s.servers.close()
 	s.progress.close()
 }
 
