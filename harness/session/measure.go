@@ -95,7 +95,7 @@ func (s *Session) send(ctx context.Context, c Cell, n int, probe bool) ([]sample
 	}
 	watch := s.watchServer(c, probe)
 	if watch != nil {
-		opts = append(opts, load.Measuring(watch.Begin))
+		opts = append(opts, load.Measuring(s.beginWatch(c, watch)))
 	}
 	samples := load.NewRunner(opts...).Run(ctx, s.clients[c.Endpoint.Name], load.MaxTokens(src, c.Settings.MaxTokens), pacer, n)
 	if watch != nil {

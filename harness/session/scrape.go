@@ -70,13 +70,28 @@ func (s *Session) watchServer(c Cell, probe bool) *server.Watch {
 	})
 }
 
-// endWatch takes the reading after the level and keeps the run's figures.
-// A simulator counts a request when its handler returns, a moment after
-// the client read the end: its readings wait for that (200 ms at most),
-// as its Truth does.
+// simSettle is how long the readings before and after a level wait for
+// a simulator's handlers: it counts a request when its handler returns, a
+// moment after the client read the end, and its Truth waits as long.
+const simSettle = 200 * time.Millisecond
+
+// beginWatch is the hook that starts a level's readings as its measured
+// requests start; on a simulator once the warm-up's handlers have
+// returned, so that its counters hold none of them.
+func (s *Session) beginWatch(c Cell, w *server.Watch) func(run string) {
+	return func(run string) {
+		if srv := s.sims[c.Endpoint.Name]; srv != nil {
+			srv.WaitIdle(simSettle)
+		}
+		w.Begin(run)
+	}
+}
+
+// endWatch takes the reading after the level and keeps the run's figures
+// (on a simulator once its handlers have returned).
 func (s *Session) endWatch(c Cell, w *server.Watch, samples []sample.Sample) {
 	if srv := s.sims[c.Endpoint.Name]; srv != nil {
-		srv.WaitIdle(200 * time.Millisecond)
+		srv.WaitIdle(simSettle)
 	}
 	sent, run := 0, ""
 	for i := range samples {
