@@ -81,7 +81,7 @@ func benchLevel(b *testing.B, s *session.Session, c session.Cell) (v objective.V
 		b.Fatalf("%s: %s", c.Name(), escape.Text(err.Error()))
 	}
 	mustRecord(b, s)
-	v = objective.Judge(samples, c.Settings.Objectives)
+	v = objective.JudgeServer(samples, c.Settings.Objectives, s.ServerOf(samples))
 	ReportMetrics(b, v.Stats)
 	if c.Endpoint.Kind == stream.KindOllama && b.N > 1 {
 		reportBreakdown(b, s, c)

@@ -16,7 +16,8 @@
 // Beside them: secret redacts the configuration's keys from every byte
 // written, quality judges answers, sim is the simulator the tests measure
 // against, ollama reads an Ollama server's own timings (ollama/ollamatest
-// serves one for tests), report/html draws the model-selection board,
+// serves one for tests), server reads a server's own metrics over each
+// level (/metrics, /api/ps, its process), report/html draws the model-selection board,
 // atomicfile writes results whole, internal/modroot finds the module root.
 //
 // None of those imports testing; this package does. A suite declares a

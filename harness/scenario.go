@@ -83,7 +83,7 @@ var current = sync.OnceValues(func() (*process, error) {
 	if child.LatencyOnly {
 		cfg.LatencyOnly()
 	}
-	s, err := session.New(cfg, child.Run, session.Options{Samples: child.Samples, Progress: child.Progress, JudgeSamples: child.JudgeSamples})
+	s, err := session.New(cfg, child.Run, session.Options{Samples: child.Samples, Progress: child.Progress, JudgeSamples: child.JudgeSamples, Server: child.Server})
 	if err != nil {
 		return nil, err
 	}
@@ -146,6 +146,9 @@ func RunOn(t *testing.T, s *session.Session, sc Scenario) []objective.Verdict {
 			if ep.Simulated {
 				t.Logf("endpoint %s is the built-in simulator (config: %s)", ep.Name, cfg.Source)
 			}
+			for _, line := range s.ServerSources(ep) {
+				t.Log(escape.Text(line))
+			}
 			goldens := goldenDir(t, sc, ep.Name)
 			base := session.Cell{Scenario: sc.Name, Endpoint: ep, Settings: cfg.Scenario(sc.Name, ep.Name), Fixture: src}
 			var levels []objective.Verdict
@@ -154,7 +157,7 @@ func RunOn(t *testing.T, s *session.Session, sc Scenario) []objective.Verdict {
 				c.Level = lv
 				t.Run(string(lv.Label()), func(t *testing.T) {
 					samples := measure(t, s, c)
-					v := objective.Judge(samples, c.Settings.Objectives)
+					v := objective.JudgeServer(samples, c.Settings.Objectives, s.ServerOf(samples))
 					levels = append(levels, v)
 					logVerdict(t, c, v)
 					if goldens != "" {
@@ -198,6 +201,9 @@ func logVerdict(t *testing.T, c session.Cell, v objective.Verdict) {
 	var conv strings.Builder
 	if report.Conversations(&conv, []objective.Verdict{v}); conv.Len() > 0 {
 		t.Log(strings.TrimRight(conv.String(), "\n"))
+	}
+	if line := report.ServerLine(v.Stats); line != "" {
+		t.Log(escape.Text(line)) // model names and errors a server sent
 	}
 	for _, viol := range v.Violations {
 		t.Errorf("%s endpoint=%s %s: %s", c.Scenario, c.Endpoint.Name, c.Level.Label(), viol)

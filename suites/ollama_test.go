@@ -17,6 +17,7 @@ import (
 	"github.com/llmsla/llmsla/harness/ollama"
 	"github.com/llmsla/llmsla/harness/ollama/ollamatest"
 	"github.com/llmsla/llmsla/harness/quality"
+	"github.com/llmsla/llmsla/harness/report"
 	"github.com/llmsla/llmsla/harness/sample"
 	"github.com/llmsla/llmsla/harness/session"
 	"github.com/llmsla/llmsla/harness/stream"
@@ -139,7 +140,37 @@ func ollamaRun(t *testing.T, sc harness.Scenario, cfg *config.Config) []objectiv
 	}
 	ollamaGolden(t, sc.Name, cold)
 	ollamaBreakdown(t, sess, sc, cold)
+	ollamaMemory(t, all)
 	return all
+}
+
+// ollamaMemory checks what the verdict shows of the server's memory at
+// each level: the loaded model's size and size_vram as /api/ps says them,
+// and the peak memory of the ollama process (its runner included), found
+// by its loopback port.
+func ollamaMemory(t *testing.T, levels []objective.Verdict) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	ps, err := ollama.PS(ctx, nil, ollamatest.Shared(t).Host())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var size, vram float64
+	for _, m := range ps {
+		size, vram = size+float64(m.Size), vram+float64(m.SizeVRAM)
+	}
+	for _, v := range levels {
+		srv, line := v.Stats.Server, report.ServerLine(v.Stats)
+		t.Logf("server (%s): %s", v.Level, line)
+		if srv == nil || srv.ModelMem != size || srv.ModelVRAM != vram || !strings.Contains(line, "model memory") {
+			t.Errorf("%s: the verdict's server line %q; want the model's size %.0f and size_vram %.0f from /api/ps", v.Level, line, size, vram)
+			continue
+		}
+		if !(srv.RSS >= size) {
+			t.Errorf("%s: the ollama process's peak memory %.0f bytes, below its model's %.0f: its runner not counted", v.Level, srv.RSS, size)
+		}
+	}
 }
 
 // ollamaGolden compares the cold request's answer (the scenario's first

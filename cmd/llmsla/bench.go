@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -16,6 +17,7 @@ import (
 	"github.com/llmsla/llmsla/harness/load"
 	"github.com/llmsla/llmsla/harness/sample"
 	"github.com/llmsla/llmsla/harness/secret"
+	"github.com/llmsla/llmsla/harness/server"
 	"github.com/llmsla/llmsla/harness/session"
 )
 
@@ -225,7 +227,7 @@ func (o *benchOptions) measure(cfg *config.Config, p *plan, sec *secret.Set, std
 		fmt.Fprintf(stderr, "llmsla: samples file: %v\n", err)
 		return exitBroken
 	}
-	child := session.Child{Samples: samples, Run: p.run}
+	child := session.Child{Samples: samples, Server: server.FileName(samples), Run: p.run}
 	if cfg.Judge != nil {
 		child.JudgeSamples = filepath.Join(o.out, stamp+".judge.jsonl")
 	}
@@ -282,15 +284,30 @@ func (o *benchOptions) judge(cfg *config.Config, p *plan, txt, samples string, t
 	return code
 }
 
-// promote makes the run results/latest.*: both files are written to
-// temporary files first, then renamed, the samples before the results
-// (the gate and baseline find the samples beside latest.txt), so that a
-// failure to write leaves the previous pair whole.
+// promote makes the run results/latest.*: the files are written to
+// temporary files first, then renamed, the server's readings, the samples
+// and the summary before the results (the gate and baseline find the
+// samples beside latest.txt, llmsla verdict the server file beside the
+// samples), so that a failure to write leaves the previous set whole. A
+// run without a server file removes the last one's, which is not this
+// run's.
 func promote(dir, txt, samples, summary string) error {
-	return atomicfile.Replace(
+	var copies []atomicfile.Copy
+	latestServer := filepath.Join(dir, "latest.server.jsonl")
+	if srv := server.FileName(samples); fileExists(srv) {
+		copies = append(copies, atomicfile.Copy{From: srv, To: latestServer})
+	} else if err := os.Remove(latestServer); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	return atomicfile.Replace(append(copies,
 		atomicfile.Copy{From: samples, To: filepath.Join(dir, "latest.samples.jsonl")},
 		atomicfile.Copy{From: summary, To: filepath.Join(dir, "latest.summary.json")},
-		atomicfile.Copy{From: txt, To: filepath.Join(dir, "latest.txt")})
+		atomicfile.Copy{From: txt, To: filepath.Join(dir, "latest.txt")})...)
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 func names(scs []session.Scenario) []string {

@@ -18,6 +18,7 @@ import (
 	"github.com/llmsla/llmsla/harness/load"
 	"github.com/llmsla/llmsla/harness/metric"
 	"github.com/llmsla/llmsla/harness/sample"
+	"github.com/llmsla/llmsla/harness/server"
 	"github.com/llmsla/llmsla/harness/session"
 )
 
@@ -104,7 +105,7 @@ func (c capacityRun) search(pkg string, stdout, stderr io.Writer) int {
 	}
 	stamp := time.Now().UTC().Format("20060102T150405Z")
 	samples := filepath.Join(c.out, "capacity-"+stamp+".samples.jsonl")
-	s, err := session.New(c.cfg, session.Run{AbortAfter: session.DefaultAbortAfter}, session.Options{Samples: samples})
+	s, err := session.New(c.cfg, session.Run{AbortAfter: session.DefaultAbortAfter}, session.Options{Samples: samples, Server: server.FileName(samples)})
 	if err != nil {
 		return fail(err)
 	}

@@ -72,7 +72,12 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "llmsla: %v\n", err)
 		return 2
 	}
-	b := report.NewBoard(samples, boardOptions(cfg, report.Prefer(*prefer), *qual))
+	servers, err := loadServers(paths, false)
+	if err != nil {
+		fmt.Fprintf(stderr, "llmsla: %v\n", err)
+		return 2
+	}
+	b := report.NewBoard(samples, boardOptions(cfg, servers, report.Prefer(*prefer), *qual))
 	if *format == "html" { // the page's header names the run
 		write = func(w io.Writer, b *report.Board) error { return html.WriteRun(w, b, runInfo(cfg, paths, samples)) }
 	}
@@ -116,14 +121,15 @@ var formats = map[string]func(io.Writer, *report.Board) error{
 
 // newBoard judges samples against the configuration's objectives, as
 // `llmsla verdict` does, and prices them at its endpoints' prices.
-func newBoard(cfg *config.Config, samples []sample.Sample, prefer report.Prefer) *report.Board {
-	return report.NewBoard(samples, boardOptions(cfg, prefer, ""))
+func newBoard(cfg *config.Config, samples []sample.Sample, servers serverRecord, prefer report.Prefer) *report.Board {
+	return report.NewBoard(samples, boardOptions(cfg, servers, prefer, ""))
 }
 
 // boardOptions are the board's options from the configuration, the
-// preference and the quality axis ("": accuracy).
-func boardOptions(cfg *config.Config, prefer report.Prefer, quality string) report.Options {
-	return report.Options{Objectives: cfg.Objectives, Prices: cfg.Prices, Alpha: cfg.Gate.Alpha, Prefer: prefer, Quality: quality}
+// servers' readings, the preference and the quality axis ("": accuracy).
+func boardOptions(cfg *config.Config, servers serverRecord, prefer report.Prefer, quality string) report.Options {
+	return report.Options{Objectives: cfg.Objectives, Prices: cfg.Prices, Alpha: cfg.Gate.Alpha, Prefer: prefer, Quality: quality,
+		Servers: servers.figures, Timelines: servers.timelines}
 }
 
 // leaderboard prints the short board after bench's verdict table when the
@@ -131,7 +137,8 @@ func boardOptions(cfg *config.Config, prefer report.Prefer, quality string) repo
 // needs to read first. samples are those the verdicts judged, read from
 // path.
 func leaderboard(cfg *config.Config, samples []sample.Sample, path string, stdout io.Writer) {
-	b := newBoard(cfg, samples, report.PreferCost)
+	servers, _ := loadServers([]string{path}, true) // judged above: what it read, the board reads
+	b := newBoard(cfg, samples, servers, report.PreferCost)
 	if len(b.Endpoints) < 2 {
 		return
 	}

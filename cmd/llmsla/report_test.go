@@ -172,7 +172,10 @@ func TestReportModelSelection(t *testing.T) {
 	require.Equal(t, 0, runReport([]string{"-format", "html", "-o", page, samples}, &bytes.Buffer{}, &stderr), stderr.String())
 	b, err := os.ReadFile(page)
 	require.NoError(t, err)
-	assert.Equal(t, 6, strings.Count(string(b), `<figure class="plot`))
+	// The six of the board, and three of the simulators' /metrics over
+	// time, read from the server file beside the samples.
+	assert.Equal(t, 9, strings.Count(string(b), `<figure class="plot`))
+	assert.Contains(t, string(b), `<figure class="plot wide" id="server-queue">`)
 }
 
 // TestReportUsage: bad flags, a missing or empty file and a configuration

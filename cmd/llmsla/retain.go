@@ -10,14 +10,15 @@ import (
 )
 
 // stampFile is a recorded run's file in a results directory:
-// 20261201T101500Z.txt, its .samples.jsonl, .summary.json and
-// .judge.jsonl (the judge's requests), a shard's .shard0of3 forms.
-var stampFile = regexp.MustCompile(`^(\d{8}T\d{6}Z(?:\.shard\d+of\d+)?)\.(txt|samples\.jsonl|summary\.json|judge\.jsonl)$`)
+// 20261201T101500Z.txt, its .samples.jsonl, .summary.json, .judge.jsonl
+// (the judge's requests) and .server.jsonl (the servers' readings), a
+// shard's .shard0of3 forms.
+var stampFile = regexp.MustCompile(`^(\d{8}T\d{6}Z(?:\.shard\d+of\d+)?)\.(txt|samples\.jsonl|summary\.json|judge\.jsonl|server\.jsonl)$`)
 
 // retain removes the oldest recorded runs of dir beyond keep (0 keeps
-// all), each run's files together.
-// latest.* and any file not named as bench names its runs are never
-// touched: a baseline kept in results/, or a user's file, stays.
+// all), each run's files together. latest.* and any file not named as
+// bench names its runs are never touched: a baseline kept in results/, or
+// a user's file, stays.
 func retain(dir string, keep int) error {
 	if keep == 0 {
 		return nil

@@ -133,10 +133,15 @@ func judgeSamples(cfg *config.Config, paths []string, stdout, stderr io.Writer, 
 		fmt.Fprintf(stderr, "llmsla: %v\n", err)
 		return 2, nil
 	}
-	for _, c := range cut {
+	servers, err := loadServers(paths, opts.partial)
+	if err != nil {
+		fmt.Fprintf(stderr, "llmsla: %v\n", err)
+		return 2, nil
+	}
+	for _, c := range append(cut, servers.cut...) {
 		fmt.Fprintf(stdout, "WARNING: %v: judged on the requests that finished\n", c)
 	}
-	vs := objective.Evaluate(samples, cfg.Objectives)
+	vs := objective.EvaluateServer(samples, cfg.Objectives, servers.figures)
 	opts.ci.judged(cfg, paths, samples, vs, opts)
 	report.Provenance(stdout, runProvenance(paths, samples))
 	report.Verdicts(stdout, vs)

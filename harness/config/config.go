@@ -49,6 +49,9 @@ type Config struct {
 	// Judge is the endpoint that judges answers under rubrics (judge: in
 	// the file), nil when there is none.
 	Judge *Judge
+	// Servers holds how each endpoint's server is read, where the file
+	// says more than the default (Server's zero value).
+	Servers map[string]Server
 	// latencyOnly: every scenario is QualityOff (LatencyOnly).
 	latencyOnly bool
 	// keyEnvs names every api_key_env of the file, selected or not.
@@ -119,6 +122,9 @@ func (c *Config) Scenario(scenario, endpoint string) Scenario {
 	}
 	if !ok {
 		sc = Generic()
+	}
+	if c.Servers[endpoint].Exclusive {
+		sc.Objectives = exclusiveObjectives(sc.Objectives)
 	}
 	if c.latencyOnly {
 		sc.QualityOff = true

@@ -188,7 +188,8 @@ func (p *configParser) checkName(n *yaml.Node, key, name string) bool {
 	return true
 }
 
-var endpointKeys = []string{"base_url", "model", "api_key_env", "headers", "timeouts", "kind", "max_tokens_param", "sim", "price"}
+var endpointKeys = []string{"base_url", "model", "api_key_env", "headers", "timeouts", "kind", "max_tokens_param", "sim", "price",
+	"server_metrics", "server_pid", "exclusive"}
 
 func (p *configParser) endpoint(cfg *Config, name string, n *yaml.Node) stream.Endpoint {
 	key := "endpoints." + name
@@ -256,6 +257,8 @@ func (p *configParser) endpoint(cfg *Config, name string, n *yaml.Node) stream.E
 			if pr, ok := p.price(v, k2); ok {
 				cfg.Prices[name] = pr
 			}
+		case "server_metrics", "server_pid", "exclusive":
+			p.server(cfg, name, k, v, k2)
 		}
 	})
 	switch {

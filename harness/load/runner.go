@@ -28,6 +28,7 @@ type Runner struct {
 	// and the header that names it to a router.
 	seed   uint64
 	header string
+	begin  func(run string)
 }
 
 // Option configures a Runner.
@@ -64,6 +65,11 @@ func SliceLength(d time.Duration) Option { return func(r *Runner) { r.slice = d 
 // (scenario, fixture size).
 func Tag(fn func(*sample.Sample)) Option { return func(r *Runner) { r.tag = fn } }
 
+// Measuring is called with the run's id once the cold request and the
+// warm-up have ended, as the measured requests start (a server's metrics
+// read before them); it must return at once.
+func Measuring(fn func(run string)) Option { return func(r *Runner) { r.begin = fn } }
+
 // NewRunner returns a runner; by default no cold request and no warm-up.
 func NewRunner(opts ...Option) *Runner {
 	r := &Runner{}
@@ -98,6 +104,9 @@ func (r *Runner) Run(ctx context.Context, d Doer, src Source, p Pacer, n int) []
 		// connections as the measured requests will use.
 		out = append(out, measure(ctx, p, r.warmup, seq, true)...)
 		seq += r.warmup
+	}
+	if r.begin != nil && ctx.Err() == nil {
+		r.begin(run.id)
 	}
 	return append(out, measure(ctx, p, n, seq, r.probe)...)
 }

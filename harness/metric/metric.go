@@ -69,6 +69,9 @@ type Metric struct {
 	// WholeRun: the figure belongs to a scenario's whole run on an
 	// endpoint, every level together (coverage), and is judged once there.
 	WholeRun bool
+	// SLAKey is the threshold key when it is not derived from the name:
+	// memory_max_mb, its unit last as latency keys have it.
+	SLAKey string
 
 	// Dist reads a latency metric's distribution from a run.
 	Dist func(*stats.Stats) stats.Summary
@@ -128,6 +131,8 @@ func (f Fig) Unit() string {
 // accuracy_min.
 func (f Fig) Key() string {
 	switch {
+	case f.SLAKey != "":
+		return f.SLAKey
 	case f.Kind == Latency:
 		return fmt.Sprintf("%s_p%d_ms", f.Name, f.P)
 	case f.Lower:

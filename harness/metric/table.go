@@ -10,7 +10,7 @@ import (
 
 // Table is every metric, in report order. Each is defined in one place,
 // docs/METRICS.md, under its name (TestDefinedInMetricsMD).
-var Table = []*Metric{
+var Table = append([]*Metric{
 	{Name: "ttft", Kind: Latency, Lower: true, Report: []int{50, 95, 99}, Columns: []int{50, 95}, Threshold: true,
 		Dist:       func(st *stats.Stats) stats.Summary { return st.TTFT },
 		PerRequest: func(s *sample.Sample) (float64, bool) { return stats.Ms(s.TTFT), s.TTFT > 0 }},
@@ -192,7 +192,7 @@ var Table = []*Metric{
 		Outcome: quality(func(q *sample.Quality) (bool, bool) { return q.JudgeChecked, q.JudgePass })},
 	{Name: "judge_score", Kind: Figure, BenchUnit: "judge-score", Bench: true, Threshold: true, Needs: needsJudge,
 		Value: func(st *stats.Stats) (float64, int) { return st.Quality.JudgeScoreMean(), st.Quality.JudgeScored }},
-}
+}, serverRows...)
 
 // What the tool figures need to be measured.
 const (

@@ -26,5 +26,5 @@ func ExampleObjectives_Check() {
 	// chat endpoint=prod concurrency=10: ttft p95 712 ms > 600 ms (n=39)
 	// chat endpoint=prod concurrency=10: error rate 2.5% > 1% (n=40; rate_limited=1)
 	// chat endpoint=prod concurrency=10: accuracy 76.9% < 90% (n=39)
-	// ttft_p96_ms: unknown metric (allowed: <ttft|ttfa|total|tpot|itl|lag|ttft_sched|ttfa_sched|total_sched|ttftool|tool_done|agent_total|ttft_hit|ttft_miss|session_total>_p<50|90|95|99>_ms, error_rate_max, json_valid_min, schema_valid_min, accuracy_min, good_min, coverage_min, prefill_cost_max, drift_max, tool_valid_min, tool_match_min, agent_steps_max, cache_speedup_min, judge_pass_min, judge_score_min, turn_ttft_p<50|90|95|99>_ms: {turn: ms})
+	// ttft_p96_ms: unknown metric (allowed: <ttft|ttfa|total|tpot|itl|lag|ttft_sched|ttfa_sched|total_sched|ttftool|tool_done|agent_total|ttft_hit|ttft_miss|session_total|srv_ttft|srv_e2e>_p<50|90|95|99>_ms, error_rate_max, json_valid_min, schema_valid_min, accuracy_min, good_min, coverage_min, prefill_cost_max, drift_max, tool_valid_min, tool_match_min, agent_steps_max, cache_speedup_min, judge_pass_min, judge_score_min, queue_p95_max, kv_cache_max, preemptions_max, prefix_hit_min, ttft_gap_max, foreign_max, model_mem_max_mb, model_vram_max_mb, memory_max_mb, tokens_disagree_max, turn_ttft_p<50|90|95|99>_ms: {turn: ms})
 }

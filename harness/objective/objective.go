@@ -139,13 +139,29 @@ func (o Objectives) Has(name string) bool {
 var Minimums = MustParse(map[string]float64{"json_valid_min": 0.99, "schema_valid_min": 0.99, "accuracy_min": 0.90,
 	"tool_valid_min": 0.99, "tool_match_min": 0.90, "judge_pass_min": 0.90})
 
+// Agreement is the objective a run gets when the server timed its
+// requests' first tokens, unless its SLA names the key: the client's TTFT
+// within what the server's histogram allows (ttft_gap_max: 0), so that a
+// client and a server that disagree fail out loud. Not when the histogram
+// counted more requests than the run sent: then it times someone else's
+// too.
+var Agreement = MustParse(map[string]float64{"ttft_gap_max": 0})
+
 // Implied returns o with the Minimums of every quality check that ran in
-// st and that o does not bound.
+// st and the Agreement of a server that timed st's requests, where o does
+// not bound them.
 func (o Objectives) Implied(st *stats.Stats) Objectives {
 	out := o
 	for _, th := range Minimums {
 		if _, n := th.Of(st); n > 0 && !o.Has(th.Name) {
 			out = append(slices.Clip(out), th)
+		}
+	}
+	if srv := st.Server; srv != nil && srv.TTFT.N() > 0 && srv.TTFT.N() <= float64(srv.Sent) {
+		for _, th := range Agreement {
+			if !o.Has(th.Name) {
+				out = append(slices.Clip(out), th)
+			}
 		}
 	}
 	return out.sorted()

@@ -47,8 +47,14 @@ func Failed(vs []Verdict) bool {
 // Samples whose answers were not judged (quality: off, -latency-only:
 // every one of the run's) have no quality to judge: their quality
 // objectives are dropped, and the report says quality was not judged.
-func Judge(samples []sample.Sample, o Objectives) Verdict {
+func Judge(samples []sample.Sample, o Objectives) Verdict { return JudgeServer(samples, o, nil) }
+
+// JudgeServer is Judge with the server's own account of the level (its
+// metrics scraped over these samples' runs; nil when none was read),
+// which the server figures' objectives are checked against.
+func JudgeServer(samples []sample.Sample, o Objectives, srv *stats.Server) Verdict {
 	st := stats.Summarize(samples, o.Good)
+	st.Server = srv
 	if st.Attempted > 0 && st.QualityOff == st.Attempted {
 		o = slices.DeleteFunc(slices.Clone(o), func(th Threshold) bool { return Minimums.Has(th.Name) })
 	}
@@ -64,6 +70,16 @@ type Lookup func(scenario, endpoint string) Objectives
 // or shards they came from. Verdicts come sorted by scenario, endpoint and
 // level.
 func Evaluate(samples []sample.Sample, objectives Lookup) []Verdict {
+	return EvaluateServer(samples, objectives, nil)
+}
+
+// Servers returns the server's own account of a level, nil when none was
+// read.
+type Servers func(scenario, endpoint string, level sample.Level) *stats.Server
+
+// EvaluateServer is Evaluate with each level's server account from
+// servers (nil: none).
+func EvaluateServer(samples []sample.Sample, objectives Lookup, servers Servers) []Verdict {
 	type key struct {
 		scenario, endpoint string
 		level              sample.Level
@@ -92,7 +108,11 @@ func Evaluate(samples []sample.Sample, objectives Lookup) []Verdict {
 	})
 	out := make([]Verdict, 0, len(keys))
 	for _, k := range keys {
-		v := Judge(groups[k], objectives(k.scenario, k.endpoint))
+		var srv *stats.Server
+		if servers != nil {
+			srv = servers(k.scenario, k.endpoint, k.level)
+		}
+		v := JudgeServer(groups[k], objectives(k.scenario, k.endpoint), srv)
 		// The group names the run, even one with no measured request
 		// (only its cold one), whose Stats have no labels of their own.
 		v.Scenario, v.Endpoint, v.Level = k.scenario, k.endpoint, k.level

@@ -59,28 +59,12 @@ func post(ctx context.Context, url string, body []byte) error {
 
 // running lists the models GET /api/ps reports loaded.
 func running(ctx context.Context, host string) ([]string, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, host+"/api/ps", nil)
+	ps, err := PS(ctx, nil, host)
 	if err != nil {
 		return nil, err
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("/api/ps: HTTP %d", resp.StatusCode)
-	}
-	var ps struct {
-		Models []struct {
-			Name string `json:"name"`
-		} `json:"models"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&ps); err != nil {
-		return nil, fmt.Errorf("/api/ps: %w", err)
-	}
-	names := make([]string, len(ps.Models))
-	for i, m := range ps.Models {
+	names := make([]string, len(ps))
+	for i, m := range ps {
 		names[i] = m.Name
 	}
 	return names, nil

@@ -40,6 +40,9 @@ type Board struct {
 	// endpoint × level (capacity-search steps left out): the figures of
 	// each level, for plots against load.
 	Verdicts []objective.Verdict
+	// Timelines are what each endpoint's server said over time
+	// (Options.Timelines), for the plots over time.
+	Timelines []Timeline
 
 	levelsOf map[string][]sample.Level // per scenario, the levels any endpoint ran
 }
@@ -109,6 +112,11 @@ type Options struct {
 	// Quality names the quality axis's figure: one of QualityAxes
 	// ("" means accuracy; judge_pass ranks on the judge's verdicts).
 	Quality string
+	// Servers gives each level's server figures (nil: none), so that an
+	// objective on them is judged as the verdict table judges it;
+	// Timelines are what each endpoint's server said over time (plots).
+	Servers   objective.Servers
+	Timelines []Timeline
 }
 
 // DefaultRankAlpha is the significance level below which a difference between
@@ -126,7 +134,7 @@ func NewBoard(samples []sample.Sample, o Options) *Board {
 	if o.Objectives == nil {
 		o.Objectives = func(string, string) objective.Objectives { return nil }
 	}
-	b := &Board{Alpha: o.Alpha, Prefer: o.Prefer, levelsOf: map[string][]sample.Level{}}
+	b := &Board{Alpha: o.Alpha, Prefer: o.Prefer, Timelines: o.Timelines, levelsOf: map[string][]sample.Level{}}
 	byEndpoint := map[string][]sample.Sample{}
 	scenarios := map[string]map[sample.Level]bool{}
 	levels := map[sample.Level]bool{}
@@ -156,7 +164,7 @@ func NewBoard(samples []sample.Sample, o Options) *Board {
 	sort.Strings(b.Scenarios)
 	b.Levels = sortedLevels(levels)
 
-	b.Verdicts = objective.Evaluate(judged, o.Objectives)
+	b.Verdicts = objective.EvaluateServer(judged, o.Objectives, o.Servers)
 	names := make([]string, 0, len(byEndpoint))
 	for name := range byEndpoint {
 		names = append(names, name)

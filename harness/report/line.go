@@ -39,6 +39,9 @@ func Line(st *stats.Stats) string {
 	if st.Attempted > 0 {
 		fmt.Fprintf(&b, ", good %s", metric.Pct(st.GoodPct))
 	}
+	if t := st.Tokens; t.Checked > 0 {
+		fmt.Fprintf(&b, ", tokens disagree %s (%d of %d)", metric.Pct(t.Rate()), t.Disagree, t.Checked)
+	}
 	if st.Cold != nil {
 		fmt.Fprintf(&b, "; cold %s", coldLine(st.Cold))
 	}

@@ -48,6 +48,7 @@ func Verdicts(w io.Writer, vs []objective.Verdict) {
 	writeObjectives(w, vs)
 	Load(w, vs)
 	Conversations(w, vs)
+	writeServers(w, vs)
 	for _, v := range vs {
 		for _, warning := range v.Stats.Warnings {
 			say(w, "WARNING (%s): %s", where(v), warning)

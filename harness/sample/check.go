@@ -150,6 +150,9 @@ func (s *Sample) checkCounts() error {
 			return fmt.Errorf("%s: %d is out of range (allowed: 0 to 2^31)", c.key, c.v)
 		}
 	}
+	if u := s.UsageTokens; u != nil && (*u < 0 || *u > MaxTokens) {
+		return fmt.Errorf("usage_tokens: %d is out of range (allowed: 0 to 2^31)", *u)
+	}
 	// Reasoning tokens beyond the output are not refused: a server that
 	// counts them apart from completion_tokens, hidden, writes them so.
 	if s.Status != 0 && (s.Status < 100 || s.Status > 599) {

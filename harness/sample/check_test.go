@@ -47,6 +47,7 @@ func TestReadRefusesImpossibleSamples(t *testing.T) {
 		"tool call after end":   {`"total_ns":40418053`, `"total_ns":40418053,"ttftool_ns":50000000`, "ttftool_ns: 50ms is after tool_done_ns 0s or total_ns"},
 		"tool done after end":   {`"total_ns":40418053`, `"total_ns":40418053,"tool_done_ns":50000000`, "tool_done_ns: 50ms is after total_ns"},
 		"tool name with ESC":    {`"seq":3`, `"seq":3,"tool_calls":[{"index":0,"name":"\u001b]52;c;x\u0007","arguments":"{}"}]`, `tool_calls[0].name: "\x1b]52;c;x\a" holds a control character`},
+		"negative usage tokens": {`"chunks":3`, `"chunks":3,"usage_tokens":-2`, "usage_tokens: -2 is out of range"},
 		"forged reasoning src":  {`"seq":3`, `"seq":3,"reasoning_source":"magic"`, `reasoning_source: "magic" (allowed: usage, chunks, inferred)`},
 		"step without session":  {`"seq":3`, `"seq":3,"step":2`, "step: 2 without a session"},
 		"step beyond max_steps": {`"seq":3`, `"seq":3,"session":"9cc509ef.1/3","step":101`, "step: 101 is out of range (allowed: 1 to 100"},

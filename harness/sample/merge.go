@@ -67,6 +67,10 @@ func ReadAll(paths []string, partial bool) (samples []Sample, cut []error, err e
 
 // samplesFiles lists the files paths stand for: files as given,
 // directories as the *.samples.jsonl files in and below them.
+// Files lists the samples files paths stand for, as ReadAll reads them:
+// a file itself, a directory the *.samples.jsonl in and below it.
+func Files(paths []string) ([]string, error) { return samplesFiles(paths) }
+
 func samplesFiles(paths []string) ([]string, error) {
 	var files []string
 	for _, p := range paths {

@@ -101,6 +101,11 @@ type Sample struct {
 	CachedTokens *int        `json:"cached_tokens,omitempty"`
 	TokenSource  TokenSource `json:"token_source,omitempty"`
 	Chunks       int         `json:"chunks"` // token-bearing chunks
+	// UsageTokens is usage.completion_tokens as the server sent it, nil
+	// when it sent no usage: beside Chunks, what tokens_disagree checks,
+	// and what OutputTokens was before the client switched to its own
+	// count (TokenSource estimated).
+	UsageTokens *int `json:"usage_tokens,omitempty"`
 	// ITL counts the inter-token latencies, every gap between consecutive
 	// token-bearing chunks, in a histogram of bounded size (see Hist for
 	// its precision); nil with fewer than two chunks. Files written before

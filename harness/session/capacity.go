@@ -34,7 +34,7 @@ func (s *Session) Capacity(ctx context.Context, c Cell) (capacity.Result, error)
 			stop()
 			return false, err.Error()
 		}
-		v := objective.Judge(samples, c.Settings.Objectives)
+		v := objective.JudgeServer(samples, c.Settings.Objectives, s.ServerOf(samples))
 		if v.OK() {
 			return true, ""
 		}

@@ -33,6 +33,8 @@ type Child struct {
 	Progress string `json:"progress,omitempty"`
 	// JudgeSamples is the JSONL file of the judge's own requests.
 	JudgeSamples string `json:"judge_samples,omitempty"`
+	// Server is the JSONL file of the servers' readings over each level.
+	Server string `json:"server,omitempty"`
 	Run
 }
 

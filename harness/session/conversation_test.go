@@ -234,6 +234,10 @@ func TestConversationHeader(t *testing.T) {
 	type seen struct{ addr, header string }
 	var got []seen
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/chat/completions" {
+			http.NotFound(w, r) // the session's probe of /metrics: no server account here
+			return
+		}
 		mu.Lock()
 		got = append(got, seen{r.RemoteAddr, r.Header.Get("X-Session-Affinity")})
 		mu.Unlock()

@@ -104,7 +104,14 @@ func (s *Session) send(ctx context.Context, c Cell, n int, probe bool) ([]sample
 	if f := c.Settings.FixedTokens; f > 0 {
 		src = load.FixedTokens(src, f)
 	}
+	watch := s.watchServer(c, probe)
+	if watch != nil {
+		opts = append(opts, load.Measuring(s.beginWatch(c, watch)))
+	}
 	samples := load.NewRunner(opts...).Run(ctx, s.clients[c.Endpoint.Name], src, pacer, n)
+	if watch != nil {
+		s.endWatch(c, watch, samples)
+	}
 	if judged {
 		s.judgeLevel(judgeCtx, c, samples) // after the level's last measured request
 	}

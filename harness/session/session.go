@@ -10,7 +10,9 @@ import (
 	"github.com/llmsla/llmsla/harness/ollama"
 	"github.com/llmsla/llmsla/harness/sample"
 	"github.com/llmsla/llmsla/harness/secret"
+	"github.com/llmsla/llmsla/harness/server"
 	"github.com/llmsla/llmsla/harness/sim"
+	"github.com/llmsla/llmsla/harness/stats"
 	"github.com/llmsla/llmsla/harness/stream"
 )
 
@@ -29,6 +31,7 @@ type Session struct {
 	secrets  *secret.Set // the configuration's: redacted from every sample and file
 	guard    *guard      // the budget and the abort on repeated failures
 	judging  *judging    // the judge of answers under rubrics (judge.go)
+	servers  servers     // the endpoints' servers read over each level (scrape.go)
 
 	closers []func()
 
@@ -50,6 +53,7 @@ type Options struct {
 	// JudgeSamples is the JSONL file every judge request's sample is
 	// appended to ("": none): apart from Samples, in no measured figure.
 	JudgeSamples string
+	Server       string // JSONL file of the servers' readings ("": none; server.FileName beside the samples)
 }
 
 // New prepares cfg's endpoints for measuring: a client each, and a
@@ -60,6 +64,7 @@ func New(cfg *config.Config, run Run, o Options) (*Session, error) {
 	s := &Session{cfg: cfg, run: run, clients: map[string]*stream.Client{}, sims: map[string]*sim.Server{},
 		answers: &sim.Answers{}, started: map[string]bool{}, next: map[string]int{}, breakdowns: map[string]ollama.Summary{},
 		secrets: secret.New(cfg.Secrets()...), guard: newGuard(run)}
+	s.servers.of, s.servers.windows = map[string]*endpointServer{}, map[string]*stats.Server{}
 	if err := s.serve(); err != nil {
 		s.Close()
 		return nil, err
@@ -75,6 +80,13 @@ func New(cfg *config.Config, run Run, o Options) (*Session, error) {
 		if s.sink, err = sample.Create(o.Samples, s.secrets.RedactBytes); err != nil {
 			s.Close()
 			return nil, fmt.Errorf("samples file: %w", err)
+		}
+	}
+	if o.Server != "" {
+		var err error
+		if s.servers.file, err = server.Create(o.Server, s.secrets.RedactBytes); err != nil {
+			s.Close()
+			return nil, fmt.Errorf("server file: %w", err)
 		}
 	}
 	return s, nil
@@ -151,6 +163,7 @@ func (s *Session) Close() {
 	if s.sink != nil {
 		s.sink.Close()
 	}
+	s.servers.close()
 	s.progress.close()
 }
 

@@ -78,12 +78,13 @@ func (c *call) pump(n int, stamp bool) {
 	// past any check of the clock; the deadline bounds that too.
 	c.rc.SetWriteDeadline(stop)
 	for c.ctx.Err() == nil && time.Now().Before(stop) {
+		ready := time.Now()
 		now := c.flushBuf()
 		if c.failed {
 			return
 		}
 		if stamp && c.tr.FirstToken.IsZero() {
-			c.tr.FirstToken, c.tr.FirstAnswer = now, now
+			c.tr.FirstToken, c.tr.FirstAnswer, c.tr.FirstReady = now, now, ready
 		}
 		c.tr.OutputTokens += n
 	}

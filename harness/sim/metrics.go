@@ -121,8 +121,8 @@ func (a *account) add(tr *Truth, lie float64) {
 		a.cacheQueries += tr.PromptTokens
 		a.cacheHits += tr.CachedTokens
 	}
-	if !tr.FirstToken.IsZero() {
-		a.ttft.observe(tr.FirstToken.Sub(tr.Received).Seconds() * lie)
+	if !tr.FirstReady.IsZero() {
+		a.ttft.observe(tr.FirstReady.Sub(tr.Received).Seconds() * lie)
 	}
 	switch tr.Finish {
 	case "stop", "tool_calls":

@@ -127,7 +127,7 @@ func TestMetricsTruth(t *testing.T) {
 		want["hits"] += float64(tr.CachedTokens)
 		reason := map[string]string{"stop": "stop", "tool_calls": "stop", "length": "length", "": "abort"}[tr.Finish]
 		want[reason]++
-		ttfts = append(ttfts, tr.FirstToken.Sub(tr.Received).Seconds())
+		ttfts = append(ttfts, tr.FirstReady.Sub(tr.Received).Seconds())
 		if tr.Finish != "" {
 			e2es = append(e2es, tr.Last.Sub(tr.Received).Seconds())
 		}
@@ -247,7 +247,7 @@ func TestMetricsFaults(t *testing.T) {
 			send(t, url, 5)
 			var lies []float64
 			for _, tr := range srv.Truth() {
-				lies = append(lies, 2*tr.FirstToken.Sub(tr.Received).Seconds())
+				lies = append(lies, 2*tr.FirstReady.Sub(tr.Received).Seconds())
 			}
 			checkHistogram(t, histogramOf(t, scrape(t, url), MetricTTFT), TTFTBuckets, lies)
 			if m := srv.Metrics(); math.Abs(m.TTFT.Sum*2-sumOf(lies)) > 1e-9 {

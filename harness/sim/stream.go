@@ -100,13 +100,14 @@ func (c *call) appendToken(text string, reasoning bool) {
 func (c *call) token(text string, reasoning bool) {
 	c.buf = c.buf[:0]
 	c.appendToken(text, reasoning)
+	ready := time.Now()
 	now := c.flushBuf()
 	if c.failed {
 		return
 	}
 	c.tr.OutputTokens++
 	if c.tr.FirstToken.IsZero() {
-		c.tr.FirstToken = now
+		c.tr.FirstToken, c.tr.FirstReady = now, ready
 	}
 	if reasoning {
 		c.tr.ReasoningTokens++
@@ -246,10 +247,11 @@ func (c *call) complete() {
 		return
 	}
 	c.buf = append(c.buf[:0], body...)
+	ready := time.Now()
 	now := c.flushBuf()
 	// The whole answer arrives at once; an empty one has no first token.
 	if c.tr.OutputTokens > 0 {
-		c.tr.FirstToken = now
+		c.tr.FirstToken, c.tr.FirstReady = now, ready
 	}
 	if len(c.answer) > 0 || (c.tools != nil && c.tools.tokens > 0) {
 		c.tr.FirstAnswer = now

@@ -238,11 +238,15 @@ func (c Config) toolFraming() string {
 // sendTool sends one planned chunk and counts what it carried; run's end
 // records the calls from the count (see toolPlan.callsOf).
 func (c *call) sendTool(ch toolChunk) {
+	ready := time.Now()
 	now := c.chunk(ch.rest)
 	if c.failed {
 		return
 	}
 	tr := c.tr
+	if tr.FirstReady.IsZero() {
+		tr.FirstReady = ready
+	}
 	tr.OutputTokens += len(ch.toks)
 	tr.ToolChunks++
 	c.toolSent += len(ch.toks)

@@ -10,9 +10,13 @@ type Truth struct {
 	Index int
 	ID    string // also the chunks' "id" and the X-Request-Id header: "chatcmpl-sim-<Index>"
 
-	Received    time.Time // handler entry
-	Headers     time.Time // after WriteHeader+Flush (zero for connection_reset and timeout_headers cut short)
-	FirstToken  time.Time // first token-bearing chunk (reasoning or content)
+	Received   time.Time // handler entry
+	Headers    time.Time // after WriteHeader+Flush (zero for connection_reset and timeout_headers cut short)
+	FirstToken time.Time // first token-bearing chunk (reasoning or content), after its write
+	// FirstReady is the first token's chunk ready, before its write: what
+	// a server's own TTFT histogram times (vLLM observes it as the token
+	// is made), never after the client has it.
+	FirstReady  time.Time
 	FirstAnswer time.Time // first content or tool-call chunk
 	Last        time.Time // after the last byte the handler wrote ([DONE], or the fault's last write)
 

@@ -103,6 +103,14 @@ type Stats struct {
 	Cache Cache
 	// Conv holds the figures of a run of conversations (turns.go).
 	Conv Conversations
+	// TTFB is t0 → response headers of successful requests, in ms: the
+	// network time a server's own TTFT leaves out (TTFTGap). Tokens is
+	// how usage and the stream agreed about output tokens. Server is the
+	// server's own account of the level (its metrics scraped), nil when
+	// none was read; whoever has the scrapes sets it.
+	TTFB   Summary
+	Tokens Tokens
+	Server *Server
 }
 
 // Case is how one fixture case fared in a run: how often it was asked, how
@@ -164,6 +172,7 @@ func Summarize(samples []sample.Sample, good func(*sample.Sample) bool) *Stats {
 	ttfa := make([]float64, 0, n)
 	total := make([]float64, 0, n)
 	tpot := make([]float64, 0, n)
+	ttfb := make([]float64, 0, n)
 	var prompt, outs []float64
 	var itl sample.Hist // pooled: every gap of every request
 	runs := map[string]*run{}
@@ -211,6 +220,8 @@ func Summarize(samples []sample.Sample, good func(*sample.Sample) bool) *Stats {
 			continue
 		}
 		total = append(total, Ms(s.Total))
+		ttfb = append(ttfb, Ms(s.TTFB))
+		st.Tokens.add(s)
 		if s.TTFT > 0 {
 			ttft = append(ttft, Ms(s.TTFT))
 		}
@@ -241,6 +252,7 @@ func Summarize(samples []sample.Sample, good func(*sample.Sample) bool) *Stats {
 	}
 	st.TTFT, st.TTFA, st.Total = Describe(ttft), Describe(ttfa), Describe(total)
 	st.TPOT, st.ITL = Describe(tpot), DescribeHist(&itl)
+	st.TTFB = Describe(ttfb)
 	st.Open, st.Slices = open.summary(runs), slices.slices()
 	st.PromptTokens, st.OutputLen = Describe(prompt), Describe(outs)
 	st.Wall, st.Overlap, st.StartSpread = wall(runs)

@@ -46,6 +46,8 @@ func (st *streamState) readUsage(c *chunk) string {
 	}
 	u.seen = true
 	st.s.OutputTokens, st.s.PromptTokens = us.CompletionTokens, us.PromptTokens
+	completion := us.CompletionTokens
+	st.s.UsageTokens = &completion // kept whatever count is used: tokens_disagree reads it
 	if d := us.CompletionTokensDetails; d != nil {
 		u.reasoning = d.ReasoningTokens
 	}

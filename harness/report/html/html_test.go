@@ -73,7 +73,8 @@ func testBoard(t testing.TB) *report.Board {
 	return report.NewBoard(samples, report.Options{
 		Objectives: func(string, string) objective.Objectives { return sla },
 		Prices: map[string]report.Price{"hosted": {InputPerMTok: 0.15, OutputPerMTok: 0.6, Currency: "USD"},
-			"local": {Hourly: true, PerHour: 1.2, Currency: "USD"}}})
+			"local": {Hourly: true, PerHour: 1.2, Currency: "USD"}},
+		Timelines: testTimelines(t0)})
 }
 
 // TestHTMLIsSelfContained: nothing in the page is fetched from elsewhere.
@@ -84,8 +85,8 @@ func TestHTMLIsSelfContained(t *testing.T) {
 	for _, re := range []string{`<script`, `<link`, `(src|href)\s*=\s*["']?(https?:)?//`, `@import`, `url\(\s*["']?(https?:)?//`} {
 		assert.NotRegexp(t, regexp.MustCompile(`(?i)`+re), page)
 	}
-	assert.Equal(t, 6, strings.Count(page, `<figure class="plot`), "six plots")
-	assert.Equal(t, 6, strings.Count(page, "<svg"), "each drawn")
+	assert.Equal(t, 9, strings.Count(page, `<figure class="plot`), "nine plots")
+	assert.Equal(t, 9, strings.Count(page, "<svg"), "each drawn")
 }
 
 // chromium finds a Chromium to drive, skipping the test locally without
@@ -203,7 +204,7 @@ func TestHTMLInBrowser(t *testing.T) {
 		assert.Greater(t, p.Paths, 10, "%s: %d paths — axes and data need more", p.ID, p.Paths)
 		assert.Greater(t, p.Texts, 3, "%s: %d texts — title, axis labels and ticks need more", p.ID, p.Texts)
 	}
-	assert.Equal(t, []string{"ttft-cdf", "total-cdf", "pareto", "ttft-input", "throughput-load", "errors"}, ids)
+	assert.Equal(t, []string{"ttft-cdf", "total-cdf", "pareto", "ttft-input", "throughput-load", "errors", "server-queue", "server-kv", "server-memory"}, ids)
 	for _, p := range checkLegends(t, ctx) {
 		assert.True(t, p.Legend, "%s: no legend group", p.ID)
 	}

@@ -51,7 +51,8 @@ func figures(b *report.Board) ([]figure, error) {
 		}
 		out = append(out, fig)
 	}
-	return out, nil
+	srv, err := serverFigures(b)
+	return append(out, srv...), err
 }
 
 // render draws p as SVG for inlining in the page, its legend beside the

@@ -1,0 +1,104 @@
+package config
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/llmsla/llmsla/harness/objective"
+)
+
+// Server says how an endpoint's server is read over each level
+// (METRICS.md, server metrics): server_metrics, server_pid and
+// exclusive, endpoint keys of the SLA file. The zero value is the
+// default: the base URL's /metrics probed once and scraped every second
+// if it answers in the Prometheus text format, an Ollama endpoint's
+// /api/ps read, the process found by its port on a loopback base URL.
+type Server struct {
+	// URL is the /metrics to scrape ("": the base URL's, probed); Off
+	// scrapes none (server_metrics: off).
+	URL string
+	Off bool
+	// Every is the interval of the readings (0: every second).
+	Every time.Duration
+	// PID names the server's process on this machine (0: found by the
+	// base URL's port when it is on loopback).
+	PID int
+	// Exclusive says the server serves this run alone: foreign load fails
+	// the level (foreign_max: 0 unless the scenario sets it) instead of
+	// warning.
+	Exclusive bool
+}
+
+var serverMetricsKeys = []string{"url", "every"}
+
+// server reads one of an endpoint's server keys into cfg.Servers.
+func (p *configParser) server(cfg *Config, endpoint, k string, v *yaml.Node, key string) {
+	if cfg.Servers == nil {
+		cfg.Servers = map[string]Server{}
+	}
+	srv := cfg.Servers[endpoint]
+	switch k {
+	case "server_metrics":
+		p.serverMetrics(&srv, v, key)
+	case "server_pid":
+		srv.PID = p.count(v, key, 1, math.MaxInt32)
+	case "exclusive":
+		p.exclusive(&srv, v, key)
+	}
+	cfg.Servers[endpoint] = srv
+}
+
+// serverMetrics reads an endpoint's server_metrics: a mapping of url and
+// every, or off.
+func (p *configParser) serverMetrics(srv *Server, n *yaml.Node, key string) {
+	if n.Kind == yaml.ScalarNode && n.Value == "off" {
+		srv.Off = true
+		return
+	}
+	if n.Kind == yaml.ScalarNode {
+		p.errf(n, key, "%q: want off, or a mapping {url: http://host:8000/metrics, every: 1s}", n.Value)
+		return
+	}
+	p.mapping(n, key, serverMetricsKeys, func(k string, v *yaml.Node) {
+		k2 := key + "." + k
+		switch k {
+		case "url":
+			srv.URL = p.str(v, k2)
+			if err := checkURL(srv.URL); err != nil {
+				p.errf(v, k2, "%v", err)
+			}
+		case "every":
+			d, err := parseDuration(v.Value)
+			if err == nil && (d < 10*time.Millisecond || d > time.Hour) {
+				err = fmt.Errorf("%s: want a duration from 10ms to 1h (e.g. 1s)", v.Value)
+			}
+			if err != nil {
+				p.errf(v, k2, "%v", err)
+			}
+			srv.Every = d
+		}
+	})
+}
+
+func (p *configParser) exclusive(srv *Server, n *yaml.Node, key string) {
+	b, err := strconv.ParseBool(n.Value)
+	if n.Kind != yaml.ScalarNode || err != nil {
+		p.errf(n, key, "%q: want true or false", n.Value)
+	}
+	srv.Exclusive = b
+}
+
+// exclusiveObjectives adds foreign_max: 0 to the objectives of a
+// scenario on an exclusive endpoint that does not bound foreign load
+// itself.
+func exclusiveObjectives(o objective.Objectives) objective.Objectives {
+	if o.Has("foreign") {
+		return o
+	}
+	th, _ := objective.Parse("foreign_max", 0)
+	return o.Set(th)
+}
