@@ -11,6 +11,7 @@ import (
 	"github.com/llmsla/llmsla/harness/config"
 	"github.com/llmsla/llmsla/harness/gate"
 	"github.com/llmsla/llmsla/harness/metric"
+	"github.com/llmsla/llmsla/harness/provenance"
 	"github.com/llmsla/llmsla/harness/recording"
 	"github.com/llmsla/llmsla/harness/sample"
 )
@@ -307,7 +308,7 @@ func gateShards(base, new string, opts gate.Options) (*gate.Report, error) {
 		sides[i] = ss
 		provs[i] = sample.Merge(provs[i], sample.Observe(ss))
 	}
-	check, err := gate.CompareProvenance(base, new, provs[0], provs[1], opts.AllowChange)
+	check, err := provenance.Compare(base, new, provs[0], provs[1], opts.AllowChange)
 	if err != nil {
 		return nil, err
 	}

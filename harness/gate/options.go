@@ -49,9 +49,9 @@ type Options struct {
 	// percentile judged on requests counts as asked for.
 	Objective func(group, unit string) bool
 	// AllowChange names the kinds of defining provenance keys (model.digest,
-	// fixture, …: AllowChangeNames) that may differ between the sides:
+	// fixture, …: provenance.AllowChangeNames) that may differ between the sides:
 	// the report then starts with what changed. By default a defining key
-	// that differs refuses the comparison (CompareProvenance).
+	// that differs refuses the comparison (provenance.Compare).
 	AllowChange []string
 }
 

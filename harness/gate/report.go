@@ -8,6 +8,7 @@ import (
 
 	"github.com/llmsla/llmsla/harness/internal/inference"
 	"github.com/llmsla/llmsla/harness/metric"
+	"github.com/llmsla/llmsla/harness/provenance"
 )
 
 // Finding is one figure under test: a (benchmark, unit) judged over runs,
@@ -91,7 +92,7 @@ type Report struct {
 	Warnings []string
 	Notes    []string
 	// Provenance is what comparing the sides' provenance found.
-	Provenance ProvenanceCheck
+	Provenance provenance.Check
 }
 
 // Failed reports whether any figure regressed or vanished. A report that
@@ -104,7 +105,7 @@ func (r *Report) Failed() bool { return len(r.Regressions) > 0 || len(r.Vanished
 // and the caveats.
 func (r *Report) WriteText(w io.Writer) error {
 	var b strings.Builder
-	r.Provenance.writeHead(&b)
+	r.Provenance.WriteHead(&b)
 	vanished := ""
 	if len(r.Vanished) > 0 {
 		vanished = fmt.Sprintf(", %d vanished", len(r.Vanished))
@@ -148,7 +149,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "not judged: %s %s: %d runs in %s, %d in %s, too few to be significant (the figure is missing from the others)\n",
 			f.Benchmark, f.Unit, f.N1, r.Base, f.N2, r.New)
 	}
-	r.Provenance.writeTail(&b)
+	r.Provenance.WriteTail(&b)
 	for _, n := range r.Notes {
 		fmt.Fprintf(&b, "note: %s\n", n)
 	}
