@@ -17,6 +17,7 @@ import (
 	"github.com/llmsla/llmsla/harness/config"
 	"github.com/llmsla/llmsla/harness/escape"
 	"github.com/llmsla/llmsla/harness/gate"
+	"github.com/llmsla/llmsla/harness/gate/gateci"
 	"github.com/llmsla/llmsla/harness/objective"
 	"github.com/llmsla/llmsla/harness/report"
 	"github.com/llmsla/llmsla/harness/report/github"
@@ -168,7 +169,7 @@ func (c *ciOutputs) suite(code int, headline string) junit.Suite {
 	s := junit.Suite{Name: "llmsla " + c.command}
 	switch {
 	case c.report != nil:
-		s.Cases, s.Output = c.report.JUnitCases(), c.report.JUnitOutput()
+		s.Cases, s.Output = gateci.JUnitCases(c.report), gateci.JUnitOutput(c.report)
 		s.Properties = []junit.Property{{Name: "base", Value: c.report.Base}, {Name: "base.commit", Value: orNone(recordedHeader([]string{c.report.Base}, "commit"))},
 			{Name: "new", Value: c.report.New}, {Name: "new.commit", Value: orNone(recordedHeader([]string{c.report.New}, "commit"))}}
 	case c.run != nil:
@@ -191,7 +192,7 @@ func (c *ciOutputs) suite(code int, headline string) junit.Suite {
 func (c *ciOutputs) markdown(code int, headline string) []byte {
 	var b bytes.Buffer
 	if c.report != nil {
-		c.report.WriteMarkdown(&b)
+		gateci.WriteMarkdown(&b, c.report)
 	} else {
 		fmt.Fprintf(&b, "### %s\n\n", escape.Markdown(headline))
 	}
@@ -218,7 +219,7 @@ func (c *ciOutputs) annotations(code int, headline string) []github.Annotation {
 	var as []github.Annotation
 	switch {
 	case c.report != nil:
-		as = c.report.Annotations()
+		as = gateci.Annotations(c.report)
 	case c.run != nil && c.run.share == "":
 		as = report.VerdictAnnotations(c.run.vs)
 	}

@@ -69,7 +69,7 @@
 // benchfmt reads a trailing "-<digits>" on a benchmark name as GOMAXPROCS.
 // The gate ignores that suffix (Options.MatchProcs keeps it), with a
 // warning when the sides differ: it is the client's core count, not what
-// was measured. Values must still be escaped when names are built
+// was measured. recording.Values must still be escaped when names are built
 // (model=gpt-4 would read as model=gpt at GOMAXPROCS 4); the harness does.
 // A benchmark Name/endpoint=E/<level> meets the samples of scenario name
 // (case aside), endpoint E and that level.

@@ -31,10 +31,10 @@ func gateFiles(base, new recording.Source, j judging) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	sides := [2]*side{newSide(opts.MatchProcs), newSide(opts.MatchProcs)}
+	sides := [2]*recording.Values{recording.NewValues(opts.MatchProcs), recording.NewValues(opts.MatchProcs)}
 	var confs [2]recording.Config
 	units, err := recording.Read([]recording.Source{base, new}, filter, func(i int, res *benchfmt.Result) {
-		sides[i].add(res)
+		sides[i].Add(res)
 		confs[i].Add(res)
 	})
 	if err != nil {
@@ -44,13 +44,10 @@ func gateFiles(base, new recording.Source, j judging) (*Report, error) {
 	if base, new, err = compareSources(rep, base, new, confs, opts); err != nil {
 		return nil, err
 	}
-	if err := checkProcs(rep, sides); err != nil {
+	if err := rep.check(sides, opts); err != nil {
 		return nil, err
 	}
-	if err := checkCommon(rep, sides, opts); err != nil {
-		return nil, err
-	}
-	covered := map[sampleKey]bool{}
+	covered := map[recording.Key]bool{}
 	var fams []*family
 	if !opts.RunsOnly {
 		rqs, err := sourceRequests(rep, base, new)
@@ -98,22 +95,24 @@ func Check(src recording.Source, opts Options) (runs map[string]int, err error) 
 	if err != nil {
 		return nil, err
 	}
-	return s.runs, nil
+	return s.Runs, nil
 }
 
 // selfGroups reads src once and matches its samples with its benchmarks,
 // as both sides of a comparison with itself: what Plan and Check need.
-func selfGroups(rep *Report, src recording.Source, opts Options) (*side, []group, error) {
+func selfGroups(rep *Report, src recording.Source, opts Options) (*recording.Values, []group, error) {
 	filter, err := recording.ParseFilter(opts.Filter)
 	if err != nil {
 		return nil, nil, err
 	}
-	s := newSide(opts.MatchProcs)
-	if _, err := recording.Read([]recording.Source{src}, filter, func(_ int, res *benchfmt.Result) { s.add(res) }); err != nil {
+	s := recording.NewValues(opts.MatchProcs)
+	if _, err := recording.Read([]recording.Source{src}, filter, func(_ int, res *benchfmt.Result) { s.Add(res) }); err != nil {
 		return nil, nil, err
 	}
-	sides := [2]*side{s, s}
-	if err := checkProcs(rep, sides); err != nil {
+	sides := [2]*recording.Values{s, s}
+	warnings, err := recording.CheckProcs([2]string{rep.Base, rep.New}, sides)
+	rep.Warnings = append(rep.Warnings, warnings...)
+	if err != nil {
 		return nil, nil, err
 	}
 	rqs, err := sourceRequests(rep, src)
@@ -157,7 +156,7 @@ func GateRequests(baseName, newName string, base, new []sample.Sample, opts Opti
 		return nil, fmt.Errorf("%w: %s and %s have no scenario and level in common", recording.ErrUnusable, baseName, newName)
 	}
 	j := judging{Options: opts}
-	lat, qual, err := perRequest(rep, groups, j, map[sampleKey]bool{})
+	lat, qual, err := perRequest(rep, groups, j, map[recording.Key]bool{})
 	if err != nil {
 		return nil, err
 	}
@@ -178,4 +177,21 @@ func finish(rep *Report, fams []*family, j judging) {
 		rep.Sensitivity = sensitivity(fams, j.Options)
 	}
 	setBlind(rep, j.AllowBlind, j.Objective)
+}
+
+// check checks the two sides before any test (recording.CheckProcs,
+// CheckCommon), their warnings into rep.
+func (rep *Report) check(sides [2]*recording.Values, opts Options) error {
+	names := [2]string{rep.Base, rep.New}
+	for _, c := range []func() ([]string, error){
+		func() ([]string, error) { return recording.CheckProcs(names, sides) },
+		func() ([]string, error) { return recording.CheckCommon(names, sides, opts.AllowMissing, opts.Filter) },
+	} {
+		warnings, err := c()
+		rep.Warnings = append(rep.Warnings, warnings...)
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }

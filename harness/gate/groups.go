@@ -35,7 +35,7 @@ func sourceRequests(rep *Report, srcs ...recording.Source) ([]*requests, error) 
 // hold, grouped by scenario × endpoint. Samples that contradict their
 // benchfmt file (another number of runs of a benchmark) are unusable: the
 // two were not recorded together.
-func benchGroups(rep *Report, rqs [2]*requests, sides [2]*side) ([]group, error) {
+func benchGroups(rep *Report, rqs [2]*requests, sides [2]*recording.Values) ([]group, error) {
 	var index [2]map[string]reqKey
 	for i, rq := range rqs {
 		index[i] = map[string]reqKey{}
@@ -45,11 +45,11 @@ func benchGroups(rep *Report, rqs [2]*requests, sides [2]*side) ([]group, error)
 	}
 	var gs grouper
 	var unmatched []string
-	for _, bench := range sides[0].benchOrder {
-		if !sides[1].benches[bench] {
+	for _, bench := range sides[0].BenchOrder {
+		if !sides[1].Benches[bench] {
 			continue
 		}
-		key := benchKey(sides[0].plain[bench])
+		key := benchKey(sides[0].Plain[bench])
 		var gl groupLevel
 		gl.bench = bench
 		found := true
@@ -60,7 +60,7 @@ func benchGroups(rep *Report, rqs [2]*requests, sides [2]*side) ([]group, error)
 				break
 			}
 			c := rq.cells[k]
-			if n := sides[i].runs[bench]; len(c.runs) != n {
+			if n := sides[i].Runs[bench]; len(c.runs) != n {
 				return nil, fmt.Errorf("%w: %s has %d runs of %s and %s has %d: they were not recorded together (or one was cut short); give the samples file of the same run",
 					recording.ErrUnusable, rq.name, len(c.runs), bench, [2]string{rep.Base, rep.New}[i], n)
 			}
@@ -72,9 +72,9 @@ func benchGroups(rep *Report, rqs [2]*requests, sides [2]*side) ([]group, error)
 			continue
 		}
 		gl.units = map[string]bool{}
-		for _, k := range sides[0].order {
-			if _, ok := sides[1].vals[k]; ok && k.bench == bench {
-				gl.units[k.unit] = true
+		for _, k := range sides[0].Order {
+			if _, ok := sides[1].Vals[k]; ok && k.Bench == bench {
+				gl.units[k.Unit] = true
 			}
 		}
 		gs.add(index[0][key], gl)

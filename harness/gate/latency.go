@@ -44,7 +44,7 @@ type LevelChange struct {
 
 // latencyFamily runs the rank test of every latency figure on every group,
 // each figure's drift pooled over the groups (inference.PoolDrift).
-func latencyFamily(rep *Report, groups []group, j judging, covered map[sampleKey]bool) (*family, error) {
+func latencyFamily(rep *Report, groups []group, j judging, covered map[recording.Key]bool) (*family, error) {
 	lat := &family{Family: Family{Name: FamilyLatency, Alpha: j.alpha(FamilyLatency),
 		Covers: "per-request rank tests of the latency percentiles of each scenario × endpoint, its levels as strata, widened by the drift between runs"}}
 	var tw twins
@@ -122,7 +122,7 @@ func (tw *twins) note(rep *Report) {
 
 // latencyTest runs the rank test of f on g's levels that have it. It
 // fails when the test cannot be made and no runs family can judge f.
-func latencyTest(rep *Report, g *group, f latencyFig, covered map[sampleKey]bool) (test, bool, error) {
+func latencyTest(rep *Report, g *group, f latencyFig, covered map[recording.Key]bool) (test, bool, error) {
 	levels, names, benches := latencyLevels(g, f)
 	if len(levels) == 0 {
 		return test{}, false, nil

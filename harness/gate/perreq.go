@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"github.com/llmsla/llmsla/harness/recording"
 	"github.com/llmsla/llmsla/harness/sample"
 )
 
@@ -33,7 +34,7 @@ func (gl groupLevel) has(unit string) bool { return gl.units == nil || gl.units[
 // receives every (benchmark, unit) judged here, which the run-level family
 // leaves out. It fails when a latency can be judged neither here nor over
 // runs.
-func perRequest(rep *Report, groups []group, j judging, covered map[sampleKey]bool) (lat, qual *family, err error) {
+func perRequest(rep *Report, groups []group, j judging, covered map[recording.Key]bool) (lat, qual *family, err error) {
 	lat, err = latencyFamily(rep, groups, j, covered)
 	if err != nil {
 		return nil, nil, err
@@ -43,10 +44,10 @@ func perRequest(rep *Report, groups []group, j judging, covered map[sampleKey]bo
 
 // cover marks f's unit of each benchmark judged here, as the runs family
 // needs not judge it.
-func cover(covered map[sampleKey]bool, benches []string, unit string) {
+func cover(covered map[recording.Key]bool, benches []string, unit string) {
 	for _, b := range benches {
 		if b != "" {
-			covered[sampleKey{b, unit}] = true
+			covered[recording.Key{Bench: b, Unit: unit}] = true
 		}
 	}
 }

@@ -48,7 +48,7 @@ func Plan(base recording.Source, unit string, change Tolerance, opts Options) ([
 	if len(groups) == 0 {
 		return nil, fmt.Errorf("%w: plan: %s", recording.ErrUnusable, strings.Join(rep.Warnings, "; "))
 	}
-	lat, qual, err := perRequest(rep, groups, judging{Options: opts, keepEmpty: true}, map[sampleKey]bool{})
+	lat, qual, err := perRequest(rep, groups, judging{Options: opts, keepEmpty: true}, map[recording.Key]bool{})
 	if err != nil {
 		return nil, err
 	}

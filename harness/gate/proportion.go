@@ -3,6 +3,7 @@ package gate
 import (
 	"github.com/llmsla/llmsla/harness/internal/inference"
 	"github.com/llmsla/llmsla/harness/metric"
+	"github.com/llmsla/llmsla/harness/recording"
 	"github.com/llmsla/llmsla/harness/sample"
 )
 
@@ -37,7 +38,7 @@ func proportionFigs() []proportionFig {
 }
 
 // qualityFamily runs the exact test of every proportion on every group.
-func qualityFamily(rep *Report, groups []group, j judging, covered map[sampleKey]bool) *family {
+func qualityFamily(rep *Report, groups []group, j judging, covered map[recording.Key]bool) *family {
 	qual := &family{Family: Family{Name: FamilyQuality, Alpha: j.alpha(FamilyQuality),
 		Covers: "exact tests on per-request counts of each scenario × endpoint: quality with levels pooled and paired by fixture case, errors with levels as strata"}}
 	for gi := range groups {
@@ -132,7 +133,7 @@ func (o *outcomes) strata(pooled bool) []inference.Stratum {
 // proportionTest runs the exact test of f on g.
 // keepEmpty keeps tests without evidence: a plan asks what a recording
 // with no failure at all would need to see some.
-func proportionTest(rep *Report, g *group, f proportionFig, covered map[sampleKey]bool, keepEmpty bool) (test, bool) {
+func proportionTest(rep *Report, g *group, f proportionFig, covered map[recording.Key]bool, keepEmpty bool) (test, bool) {
 	o := count(g, f)
 	if o.total[0].n == 0 || o.total[1].n == 0 {
 		return test{}, false

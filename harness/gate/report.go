@@ -130,7 +130,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	}{{"REGRESSED", r.Regressions}, {"improved", r.Improvements}} {
 		for _, f := range set.fs {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s → %s\t%s\t(%s)\n",
-				set.label, f.Family, f.Benchmark, f.Unit, metric.Precise(f.Old), metric.Precise(f.New), delta(f), detail(f))
+				set.label, f.Family, f.Benchmark, f.Unit, metric.Precise(f.Old), metric.Precise(f.New), f.Change(), f.Evidence())
 			if len(f.Levels) > 1 {
 				fmt.Fprintf(tw, "\t\t\t\t%s\n", levelsOf(f.Levels))
 			}
@@ -167,8 +167,9 @@ var noTests = map[string]string{
 	FamilyRuns:    "none: every figure was the same in every run, or its direction is unknown (the warnings say which)",
 }
 
-// detail is a finding's evidence: p, n, how the test was made, tolerance.
-func detail(f Finding) string {
+// Evidence is a finding's evidence: p, n, how the test was made,
+// tolerance.
+func (f Finding) Evidence() string {
 	what := "runs"
 	if f.Requests {
 		what = "requests"
@@ -200,9 +201,9 @@ func firstOf(parts []string, n int) string {
 	return strings.Join(parts, ", ")
 }
 
-// delta shows the relative change, and for percentage units the change in
-// points, which is what their tolerance is in.
-func delta(f Finding) string {
+// Change shows the relative change, and for percentage units the change
+// in points, which is what their tolerance is in.
+func (f Finding) Change() string {
 	d := "n/a"
 	if f.Old != 0 {
 		d = fmt.Sprintf("%+.1f%%", f.DeltaPct())

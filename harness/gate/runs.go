@@ -16,129 +16,57 @@ import (
 // which assumes no distribution: run figures are percentiles of a few
 // requests, skewed, and few.
 
-type sampleKey struct{ bench, unit string }
-
-// side holds one file's samples in first-seen order.
-type side struct {
-	vals       map[sampleKey][]float64
-	order      []sampleKey
-	benches    map[string]bool
-	benchOrder []string
-	iters      map[string]int // of each benchmark's first run
-	runs       map[string]int // results of each benchmark
-	// procs is each benchmark's -N GOMAXPROCS suffix, when the name is
-	// keyed without it; mixed records a benchmark seen with two.
-	procs      map[string]string
-	matchProcs bool
-	mixed      []string
-	// plain is each benchmark's name without the -N suffix, which is how
-	// its samples are named, when matchProcs keys it with the suffix.
-	plain map[string]string
-}
-
-func newSide(matchProcs bool) *side {
-	return &side{vals: map[sampleKey][]float64{}, benches: map[string]bool{}, iters: map[string]int{}, runs: map[string]int{},
-		procs: map[string]string{}, matchProcs: matchProcs, plain: map[string]string{}}
-}
-
-// benchName is a result's benchmark name as the gate keys it: without the
-// -N GOMAXPROCS suffix unless the names must match exactly. The suffix is
-// the client's core count: it says where the measuring ran, not what was
-// measured, and a baseline recorded on a 2-core CI runner must still
-// compare with a candidate recorded on an 8-core one.
-func benchName(res *benchfmt.Result, matchProcs bool) (name, procs string) {
-	if matchProcs {
-		return res.Name.String(), ""
-	}
-	base, parts := res.Name.Parts()
-	var b strings.Builder
-	b.Write(base)
-	for _, p := range parts {
-		if len(p) > 0 && p[0] == '-' {
-			procs = string(p[1:])
-			continue
-		}
-		b.Write(p)
-	}
-	return b.String(), procs
-}
-
-func (s *side) add(res *benchfmt.Result) {
-	bench, procs := benchName(res, s.matchProcs)
-	if p, ok := s.procs[bench]; ok && p != procs {
-		s.mixed = append(s.mixed, fmt.Sprintf("%s: GOMAXPROCS %s and %s", bench, orOne(p), orOne(procs)))
-	}
-	s.procs[bench] = procs
-	if !s.benches[bench] {
-		s.benches[bench] = true
-		s.benchOrder = append(s.benchOrder, bench)
-		s.iters[bench] = res.Iters
-		s.plain[bench] = bench
-		if s.matchProcs {
-			s.plain[bench], _ = benchName(res, false)
-		}
-	}
-	s.runs[bench]++
-	for _, v := range res.Values {
-		k := sampleKey{bench, recording.UnitOf(v)}
-		if _, ok := s.vals[k]; !ok {
-			s.order = append(s.order, k)
-		}
-		s.vals[k] = append(s.vals[k], recording.ValueOf(v))
-	}
-}
-
 // pair builds the comparisons for (benchmark, unit) pairs on both sides
 // whose direction is known. A pair whose pooled values are all equal (err-%
 // at 0 everywhere) carries no evidence either way and is counted unchanged
 // without entering the Holm family; leaving it out is valid because the
 // pooled values are the same whatever the labels.
-func pair(rep *Report, sides [2]*side, units benchfmt.UnitMetadataMap, allowMissing bool, covered map[sampleKey]bool) []test {
+func pair(rep *Report, sides [2]*recording.Values, units benchfmt.UnitMetadataMap, allowMissing bool, covered map[recording.Key]bool) []test {
 	var cmps []test
 	warned := map[string]bool{}
-	for _, k := range sides[0].order {
+	for _, k := range sides[0].Order {
 		if covered[k] {
 			continue
 		}
-		newVals, ok := sides[1].vals[k]
+		newVals, ok := sides[1].Vals[k]
 		if !ok {
-			if !sides[1].benches[k.bench] {
+			if !sides[1].Benches[k.Bench] {
 				continue
 			}
-			n := len(sides[0].vals[k])
-			if n == sides[0].runs[k.bench] && !allowMissing {
-				rep.Vanished = append(rep.Vanished, Finding{Benchmark: k.bench, Unit: k.unit, N1: n, N2: sides[1].runs[k.bench]})
+			n := len(sides[0].Vals[k])
+			if n == sides[0].Runs[k.Bench] && !allowMissing {
+				rep.Vanished = append(rep.Vanished, Finding{Benchmark: k.Bench, Unit: k.Unit, N1: n, N2: sides[1].Runs[k.Bench]})
 				continue
 			}
-			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s: unit %s only in %s; not compared", k.bench, k.unit, rep.Base))
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s: unit %s only in %s; not compared", k.Bench, k.Unit, rep.Base))
 			continue
 		}
-		better := direction(units, k.unit)
+		better := direction(units, k.Unit)
 		if better == 0 {
-			if !warned[k.unit] {
-				warned[k.unit] = true
-				rep.Warnings = append(rep.Warnings, fmt.Sprintf("unit %s: direction unknown, not gated; declare it with \"Unit %s better=lower\" (or higher) in the bench output", k.unit, k.unit))
+			if !warned[k.Unit] {
+				warned[k.Unit] = true
+				rep.Warnings = append(rep.Warnings, fmt.Sprintf("unit %s: direction unknown, not gated; declare it with \"Unit %s better=lower\" (or higher) in the bench output", k.Unit, k.Unit))
 			}
 			continue
 		}
-		oldVals := sides[0].vals[k]
+		oldVals := sides[0].Vals[k]
 		if inference.AllEqual(oldVals, newVals) {
 			rep.Unchanged++
 			rep.Constant++
 			continue
 		}
-		cmps = append(cmps, test{Finding: Finding{Benchmark: k.bench, Unit: k.unit, N1: len(oldVals), N2: len(newVals)}, better: better})
+		cmps = append(cmps, test{Finding: Finding{Benchmark: k.Bench, Unit: k.Unit, N1: len(oldVals), N2: len(newVals)}, better: better})
 	}
-	for _, k := range sides[1].order {
-		if _, ok := sides[0].vals[k]; !ok && sides[0].benches[k.bench] {
-			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s: unit %s only in %s; not compared", k.bench, k.unit, rep.New))
+	for _, k := range sides[1].Order {
+		if _, ok := sides[0].Vals[k]; !ok && sides[0].Benches[k.Bench] {
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s: unit %s only in %s; not compared", k.Bench, k.Unit, rep.New))
 		}
 	}
 	for i := range cmps {
 		c := &cmps[i]
-		k := sampleKey{c.Benchmark, c.Unit}
+		k := recording.Key{Bench: c.Benchmark, Unit: c.Unit}
 		var p float64
-		c.Old, c.New, p = inference.MannWhitney(sides[0].vals[k], sides[1].vals[k])
+		c.Old, c.New, p = inference.MannWhitney(sides[0].Vals[k], sides[1].Vals[k])
 		// benchmath's p is two-sided; the U test is symmetric under no
 		// change, so each direction's is half of it, or one minus that.
 		p /= 2
@@ -160,7 +88,7 @@ func pair(rep *Report, sides [2]*side, units benchfmt.UnitMetadataMap, allowMiss
 // every run of a benchmark that has too few runs on a side is not sparse:
 // the benchmark was measured too little to see a regression, and that is
 // unusable input. So is a comparison in which every figure was set aside.
-func dropSparse(rep *Report, sides [2]*side, cmps []test) ([]test, error) {
+func dropSparse(rep *Report, sides [2]*recording.Values, cmps []test) ([]test, error) {
 	kept := cmps[:0]
 	need := inference.RunsNeeded1(rep.Alpha)
 	for _, c := range cmps {
@@ -168,7 +96,7 @@ func dropSparse(rep *Report, sides [2]*side, cmps []test) ([]test, error) {
 			kept = append(kept, c)
 			continue
 		}
-		runs := [2]int{sides[0].runs[c.Benchmark], sides[1].runs[c.Benchmark]}
+		runs := [2]int{sides[0].Runs[c.Benchmark], sides[1].Runs[c.Benchmark]}
 		if c.N1 < runs[0] || c.N2 < runs[1] {
 			rep.NotJudged = append(rep.NotJudged, c.Finding)
 			continue
@@ -233,11 +161,4 @@ func direction(units benchfmt.UnitMetadataMap, unit string) int {
 		return 1
 	}
 	return units.GetBetter(unit)
-}
-
-func orOne(procs string) string {
-	if procs == "" {
-		return "1"
-	}
-	return procs
 }

@@ -1,4 +1,4 @@
-package gate
+package gateci
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/llmsla/llmsla/harness/gate"
 	"github.com/llmsla/llmsla/harness/recording"
 	"github.com/llmsla/llmsla/harness/report/junit"
 	"github.com/llmsla/llmsla/harness/report/junit/junittest"
@@ -15,18 +16,18 @@ import (
 // its levels and a newly failing case), one improved, one vanished, one
 // not judged, one the tests are blind to, and unchanged ones; names hold
 // a cell break and a newline.
-func ciReport() *Report {
-	tol := Tolerance{Rel: 0.1, Abs: 1}
-	return &Report{Base: "golden/baseline.txt", New: "results/latest.txt", Compared: 5, Unchanged: 3, Constant: 1,
-		Families: []Family{{Name: FamilyLatency, Alpha: 0.05, Tests: 3, Covers: "per request"}},
-		Regressions: []Finding{{Benchmark: "chat × prod|x\ny", Unit: "ttft-p95-ms", Family: FamilyLatency, Old: 20.1, New: 25.3,
+func ciReport() *gate.Report {
+	tol := gate.Tolerance{Rel: 0.1, Abs: 1}
+	return &gate.Report{Base: "golden/baseline.txt", New: "results/latest.txt", Compared: 5, Unchanged: 3, Constant: 1,
+		Families: []gate.Family{{Name: gate.FamilyLatency, Alpha: 0.05, Tests: 3, Covers: "per request"}},
+		Regressions: []gate.Finding{{Benchmark: "chat × prod|x\ny", Unit: "ttft-p95-ms", Family: gate.FamilyLatency, Old: 20.1, New: 25.3,
 			PAdj: 0.001, N1: 200, N2: 200, Requests: true, Tolerance: tol,
-			Levels: []LevelChange{{Level: "concurrency=1", Old: 20, New: 25}, {Level: "concurrency=5", Old: 21, New: 26}},
-			Cases:  []CaseChange{{Case: "c7", Bad1: 0, N1: 10, Bad2: 4, N2: 10}}}},
-		Improvements: []Finding{{Benchmark: "chat × prod", Unit: "out-tok/s", Family: FamilyRuns, Old: 100, New: 130, PAdj: 0.01, N1: 10, N2: 10, Tolerance: tol}},
-		Vanished:     []Finding{{Benchmark: "Extraction/endpoint=prod", Unit: "schema-valid-%", N1: 10, N2: 10}},
-		NotJudged:    []Finding{{Benchmark: "Batch/endpoint=prod", Unit: "out-tok/s", N1: 10, N2: 2}},
-		Sensitivity:  []Sensitivity{{Group: "soak × prod", Requests: [2]int{3, 3}, MDE: []MDE{{Unit: "ttft-p99-ms", Change: math.Inf(1)}, {Unit: "ttft-p50-ms", Change: 0.2, Relative: true}}}},
+			Levels: []gate.LevelChange{{Level: "concurrency=1", Old: 20, New: 25}, {Level: "concurrency=5", Old: 21, New: 26}},
+			Cases:  []gate.CaseChange{{Case: "c7", Bad1: 0, N1: 10, Bad2: 4, N2: 10}}}},
+		Improvements: []gate.Finding{{Benchmark: "chat × prod", Unit: "out-tok/s", Family: gate.FamilyRuns, Old: 100, New: 130, PAdj: 0.01, N1: 10, N2: 10, Tolerance: tol}},
+		Vanished:     []gate.Finding{{Benchmark: "Extraction/endpoint=prod", Unit: "schema-valid-%", N1: 10, N2: 10}},
+		NotJudged:    []gate.Finding{{Benchmark: "Batch/endpoint=prod", Unit: "out-tok/s", N1: 10, N2: 2}},
+		Sensitivity:  []gate.Sensitivity{{Group: "soak × prod", Requests: [2]int{3, 3}, MDE: []gate.MDE{{Unit: "ttft-p99-ms", Change: math.Inf(1)}, {Unit: "ttft-p50-ms", Change: 0.2, Relative: true}}}},
 		Warnings:     []string{"a side is a run sent by shards"},
 	}
 }
@@ -37,7 +38,7 @@ func ciReport() *Report {
 func TestGateJUnit(t *testing.T) {
 	rep := ciReport()
 	var buf bytes.Buffer
-	doc := junit.Suites{Name: "llmsla gate", Suites: []junit.Suite{{Name: "gate", Cases: rep.JUnitCases(), Output: rep.JUnitOutput()}}}
+	doc := junit.Suites{Name: "llmsla gate", Suites: []junit.Suite{{Name: "gate", Cases: JUnitCases(rep), Output: JUnitOutput(rep)}}}
 	if err := junit.Write(&buf, doc, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +79,7 @@ func TestGateJUnit(t *testing.T) {
 func TestGateMarkdown(t *testing.T) {
 	rep := ciReport()
 	var b strings.Builder
-	if err := rep.WriteMarkdown(&b); err != nil {
+	if err := WriteMarkdown(&b, rep); err != nil {
 		t.Fatal(err)
 	}
 	md := b.String()
@@ -105,7 +106,7 @@ func TestGateMarkdown(t *testing.T) {
 // TestGateAnnotations: an error per regressed or vanished figure, none for
 // the improved one.
 func TestGateAnnotations(t *testing.T) {
-	as := ciReport().Annotations()
+	as := Annotations(ciReport())
 	if len(as) != 2 || !strings.HasPrefix(as[0].Message, "REGRESSED latency") || !strings.HasPrefix(as[1].Message, "VANISHED") {
 		t.Errorf("annotations %+v", as)
 	}
@@ -114,12 +115,12 @@ func TestGateAnnotations(t *testing.T) {
 // TestGateJUnitOnTestdata: a real comparison (testdata/new.txt has
 // ttft-p95-ms 20% higher) gives a failing case per regressed figure.
 func TestGateJUnitOnTestdata(t *testing.T) {
-	rep, err := Gate(recording.File("testdata/base.txt"), recording.File("testdata/new.txt"), Options{})
+	rep, err := gate.Gate(recording.File("../testdata/base.txt"), recording.File("../testdata/new.txt"), gate.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var failing []string
-	for _, c := range rep.JUnitCases() {
+	for _, c := range JUnitCases(rep) {
 		if len(c.Failures) > 0 {
 			failing = append(failing, c.Classname+" "+c.Name)
 		}
