@@ -3,6 +3,7 @@ package load
 import (
 	"context"
 	"fmt"
+	"iter"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -294,14 +295,15 @@ func gamma(r *rand.Rand, k float64) float64 {
 // Pace sends request i at its scheduled instant, each on its own
 // goroutine (pace).
 func (o Open) Pace(ctx context.Context, n int, send func(i int, sched time.Time)) {
-	pace(ctx, o.Schedule(n), o.MaxConcurrency, send)
+	pace(ctx, slices.All(o.Schedule(n)), o.MaxConcurrency, send)
 }
 
-// pace sends request i at offset sched[i] from now, each on its own
-// goroutine, the dispatcher never waiting for a response (only for a slot
-// when maxInFlight > 0). Lateness does not accumulate: every instant is
-// counted from the start, never from the previous send.
-func pace(ctx context.Context, sched []time.Duration, maxInFlight int, send func(i int, sched time.Time)) {
+// pace sends each request i at its offset from now, as sched yields them
+// in order (a schedule drawn before, or a trace read as it goes), each on
+// its own goroutine, the dispatcher never waiting for a response (only
+// for a slot when maxInFlight > 0). Lateness does not accumulate: every
+// instant is counted from the start, never from the previous send.
+func pace(ctx context.Context, sched iter.Seq2[int, time.Duration], maxInFlight int, send func(i int, sched time.Time)) {
 	var slots chan struct{}
 	if maxInFlight > 0 {
 		slots = make(chan struct{}, maxInFlight)

@@ -53,6 +53,7 @@ type Prompt struct {
 	Request stream.Request
 	Case    string         // fixture case id, if any
 	Check   *quality.Check // nil: latency only
+	Asked   *sample.Asked  // the lengths a trace's row asked, nil for other prompts
 }
 
 // Source yields the i-th prompt of a run. It is called from several

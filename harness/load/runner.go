@@ -146,7 +146,7 @@ func (run *run) send(ctx context.Context, i, seq int, sched time.Time) sample.Sa
 	if !sched.IsZero() {
 		s.Sched, s.Lag = sched.Sub(run.start), s.Start.Sub(sched)
 	}
-	s.Run, s.Level, s.Seq, s.Case = run.id, run.level, seq, p.Case
+	s.Run, s.Level, s.Seq, s.Case, s.Asked = run.id, run.level, seq, p.Case, p.Asked
 	s.Offset = s.Start.Sub(run.start)
 	if run.r.slice > 0 {
 		s.Slice = int(s.Offset / run.r.slice)

@@ -143,6 +143,9 @@ type Sample struct {
 	// -latency-only), so that a verdict over the samples says so rather
 	// than read a missing check as a fixture without one.
 	QualityOff bool `json:"quality_off,omitempty"`
+	// Asked is what a trace's row asked of the request (Asked), nil for
+	// a request no row made.
+	Asked *Asked `json:"asked,omitempty"`
 }
 
 // OK reports whether the request succeeded.

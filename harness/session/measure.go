@@ -93,7 +93,14 @@ func (s *Session) send(ctx context.Context, c Cell, n int, probe bool) ([]sample
 	if c.Settings.Duration > 0 && !probe {
 		opts = append(opts, load.For(c.Settings.Duration))
 	}
-	samples := load.NewRunner(opts...).Run(ctx, s.clients[c.Endpoint.Name], load.MaxTokens(src, c.Settings.MaxTokens), pacer, n)
+	own, sourced := c.Level.Pacer.(load.Sourced)
+	if !sourced { // a level with its own requests (a trace's rows) sets their max_tokens
+		src = load.MaxTokens(src, c.Settings.MaxTokens)
+	}
+	samples := load.NewRunner(opts...).Run(ctx, s.clients[c.Endpoint.Name], src, pacer, n)
+	if sourced && own.Err() != nil {
+		return samples, fmt.Errorf("%s: %w", c.Name(), own.Err())
+	}
 	return samples, s.guard.stopped()
 }
 
@@ -114,7 +121,8 @@ func (s *Session) position(c Cell, pacer load.Pacer, n int, probe bool) (warm in
 	filled := s.started[levelKey]
 	s.started[levelKey] = true
 	at := s.next[key]
-	if !probe && c.Level.PromptTokens == 0 {
+	own, sourced := c.Level.Pacer.(load.Sourced)
+	if !probe && c.Level.PromptTokens == 0 && !sourced {
 		s.next[key] = (at + n) % fix.Len()
 	}
 	s.mu.Unlock()
@@ -123,6 +131,9 @@ func (s *Session) position(c Cell, pacer load.Pacer, n int, probe bool) (warm in
 	}
 	if !filled {
 		warm = max(warm, pacer.Workers())
+	}
+	if sourced {
+		return warm, first, own.Source(), 0
 	}
 	if c.Level.PromptTokens > 0 {
 		return warm, first, load.NewSynthetic(c.Level.PromptTokens, s.synthSeed(c.Settings.Seed)), 0
