@@ -285,50 +285,86 @@ func (t Trace) Source() Source { return SourceFunc(t.rows.prompt(t)) }
 func (t Trace) Err() error { return t.rows.failed() }
 
 // Pace sends this shard's rows at their scaled instants, n of them: the
-// trace again from its start when n is more than it holds.
+// trace again from its start when n is more than it holds. A reader
+// goroutine reads the rows and builds their prompts ahead of the
+// dispatcher (lookahead of them at most), so that neither reading the
+// file nor drawing a prompt's words delays a request past its instant.
 func (t Trace) Pace(ctx context.Context, n int, send func(i int, sched time.Time)) {
 	salt := t.rows.begin(t.Seed)
-	shard := max(t.shard.N, 1)
-	rows := func(yield func(int, time.Duration) bool) {
-		for i, pass := 0, time.Duration(0); i < n; pass += t.pass() {
-			k, sent := 0, i
-			err := trace.Each(t.Spec, func(row trace.Row, off time.Duration) error {
-				mine := k%shard == t.shard.I
-				k++
-				if !mine {
-					return nil
-				}
-				t.rows.put(i, row, salt)
-				if !yield(i, pass+t.scale(off)) {
-					return trace.Stop()
-				}
-				if i++; i == n {
-					return trace.Stop()
-				}
-				return nil
-			})
-			if err != nil || i == sent || ctx.Err() != nil {
-				t.rows.fail(err)
+	ready := make(chan due, lookahead)
+	done := make(chan struct{})
+	defer close(done)
+	go t.read(n, salt, ready, done)
+	pace(ctx, func(yield func(int, time.Duration) bool) {
+		for d := range ready {
+			t.rows.put(d.i, d.prompt)
+			if !yield(d.i, d.at) {
 				return
 			}
 		}
+	}, t.MaxConcurrency, send)
+}
+
+// lookahead is how many requests the reader prepares ahead of the
+// dispatcher.
+const lookahead = 64
+
+// due is a request ready to send: its index, instant and prompt.
+type due struct {
+	i      int
+	at     time.Duration
+	prompt Prompt
+}
+
+// read sends this shard's first n rows, as prompts, to ready, passes of
+// the trace one after the other, and closes it; it stops when done is
+// closed. A file that fails now (it changed since it was scanned) stops
+// the run, and Err says why.
+func (t Trace) read(n int, salt uint64, ready chan<- due, done <-chan struct{}) {
+	defer close(ready)
+	block := t.Spec.Block
+	if block <= 0 {
+		block = trace.DefaultBlock
 	}
-	pace(ctx, rows, t.MaxConcurrency, send)
+	shard := max(t.shard.N, 1)
+	for i, pass := 0, time.Duration(0); i < n; pass += t.pass() {
+		k, sent := 0, i
+		err := trace.Each(t.Spec, func(row trace.Row, off time.Duration) error {
+			mine := k%shard == t.shard.I
+			k++
+			if !mine {
+				return nil
+			}
+			select {
+			case ready <- due{i, pass + t.scale(off), rowPrompt(row, salt, block)}:
+			case <-done:
+				return trace.Stop()
+			}
+			if i++; i == n {
+				return trace.Stop()
+			}
+			return nil
+		})
+		if err != nil || i == sent {
+			t.rows.fail(err)
+			return
+		}
+		select {
+		case <-done:
+			return
+		default:
+		}
+	}
 }
 
 // rowQueue hands the rows a pacer sends to the prompts of their
 // requests: only the rows sent and not yet asked for are held.
 type rowQueue struct {
 	mu   sync.Mutex
-	rows map[int]queued
+	rows map[int]Prompt
 	salt uint64
 	runs uint64
 	err  error
-}
-
-type queued struct {
-	row  trace.Row
-	salt uint64
 }
 
 // begin starts a run: no rows held, and a new salt, so that a run's
@@ -341,14 +377,14 @@ func (q *rowQueue) begin(seed uint64) uint64 {
 		seed = rand.Uint64()
 	}
 	q.runs++
-	q.rows, q.err = map[int]queued{}, nil
+	q.rows, q.err = map[int]Prompt{}, nil
 	q.salt = seed*0x9e3779b97f4a7c15 + q.runs
 	return q.salt
 }
 
-func (q *rowQueue) put(i int, row trace.Row, salt uint64) {
+func (q *rowQueue) put(i int, p Prompt) {
 	q.mu.Lock()
-	q.rows[i] = queued{row, salt}
+	q.rows[i] = p
 	q.mu.Unlock()
 }
 
@@ -373,13 +409,14 @@ func (q *rowQueue) prompt(t Trace) func(i int) Prompt {
 	}
 	return func(i int) Prompt {
 		q.mu.Lock()
-		e, ok := q.rows[i]
+		p, ok := q.rows[i]
 		delete(q.rows, i)
+		salt := q.salt
 		q.mu.Unlock()
 		if !ok {
-			e = queued{row: t.Sum.First, salt: ^q.salt}
+			return rowPrompt(t.Sum.First, ^salt, block)
 		}
-		return rowPrompt(e.row, e.salt, block)
+		return p
 	}
 }
 

@@ -68,13 +68,25 @@ func (r *Reader) fields(line []byte) (func(name string) field, error) {
 			return field{name: name, raw: cells[i], present: cells[i] != "", csv: true}
 		}, nil
 	}
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(line, &obj); err != nil {
+	cols := [...]string{r.cols.Timestamp, r.cols.Input, r.cols.Output, r.cols.Messages, r.cols.Hashes}
+	var raws [len(cols)][]byte
+	err := objectFields(line, func(key string, raw []byte) {
+		for i, c := range cols {
+			if c != "" && key == c {
+				raws[i] = raw
+			}
+		}
+	})
+	if err != nil {
 		return nil, fmt.Errorf("not a JSON object: %v", err)
 	}
 	return func(name string) field {
-		v, ok := obj[name]
-		return field{name: name, raw: string(v), present: ok && string(v) != "null"}
+		for i, c := range cols {
+			if c == name {
+				return field{name: name, raw: string(raws[i]), present: raws[i] != nil && string(raws[i]) != "null"}
+			}
+		}
+		return field{name: name}
 	}, nil
 }
 
@@ -122,15 +134,15 @@ func (f field) text() (string, bool) {
 	if f.csv {
 		return strings.TrimSpace(f.raw), true
 	}
-	var s string
-	if json.Unmarshal([]byte(f.raw), &s) == nil {
-		return s, true
+	if strings.HasPrefix(f.raw, `"`) {
+		var s string
+		err := json.Unmarshal([]byte(f.raw), &s)
+		return s, err == nil
 	}
-	var n json.Number
-	if json.Unmarshal([]byte(f.raw), &n) == nil {
-		return n.String(), true
+	if f.raw == "" || strings.ContainsAny(f.raw[:1], "[{tfn") {
+		return "", false // a list, an object, true, false or null
 	}
-	return "", false
+	return f.raw, true // a number: its parser checks it
 }
 
 // timestamp reads a row's instant.

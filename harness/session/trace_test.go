@@ -1,0 +1,135 @@
+package session
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/llmsla/llmsla/harness/config"
+	"github.com/llmsla/llmsla/harness/load"
+	"github.com/llmsla/llmsla/harness/objective"
+	"github.com/llmsla/llmsla/harness/report"
+	"github.com/llmsla/llmsla/harness/sample"
+	"github.com/llmsla/llmsla/harness/sim"
+	"github.com/llmsla/llmsla/harness/stats"
+	"github.com/llmsla/llmsla/harness/trace"
+)
+
+// shippedTrace is the first 30 s of the shipped trace.
+func shippedTrace(t *testing.T) trace.Spec {
+	t.Helper()
+	root, err := config.ModuleRoot()
+	require.NoError(t, err)
+	return trace.Spec{File: filepath.Join(root, "traces", "sample.mooncake.jsonl"), Format: trace.Mooncake, End: 30 * time.Second}
+}
+
+// TestTraceReplayTruth replays the shipped trace's first 30 s, 4× faster,
+// on the simulator with a prefix cache, and holds each request to its
+// row: sent at the row's scaled instant (lag p99 ≤ 1 ms, the schedule
+// the rows' offsets / 4), max_tokens the row's output length, the prompt
+// the row's input length (within 10%; the simulator counts words, so
+// exactly), and the cached tokens the simulator's truth counts those the
+// rows' shared hash ids predict.
+func TestTraceReplayTruth(t *testing.T) {
+	spec := shippedTrace(t)
+	var rows []trace.Row
+	var offs []time.Duration
+	require.NoError(t, trace.Each(spec, func(r trace.Row, off time.Duration) error {
+		rows, offs = append(rows, r), append(offs, off)
+		return nil
+	}))
+	s, cfg := simSession(t, "ttft=1ms,tpot=1ms,tokens=100000,jitter=0,cache=1000000")
+	fix, err := s.Source(Scenario{Name: "chat", Fixture: "fixtures/classify.jsonl"})
+	require.NoError(t, err)
+	tr, err := load.NewTrace(spec, 4)
+	require.NoError(t, err)
+	conf := config.Scenario{Samples: 5, MaxTokens: 8, Loads: []load.Pacer{tr}}
+	lv := conf.Levels()[0]
+	n := conf.Requests(lv)
+	require.Equal(t, len(rows), n, "the level sends the trace's rows, whatever samples says")
+	samples, err := s.Measure(context.Background(), Cell{Scenario: "chat", Endpoint: cfg.Endpoints[0], Settings: conf, Level: lv, Fixture: fix}, n)
+	require.NoError(t, err)
+	measured := slices.DeleteFunc(slices.Clone(samples), func(x sample.Sample) bool { return !x.Measured() })
+	require.Len(t, measured, len(rows))
+
+	truth := map[string]sim.Truth{}
+	for _, tr := range s.Sim("sim").Truth() {
+		truth[tr.ID] = tr
+	}
+	shift := measured[0].Sched - offs[0]/4 // the pacer's start after the run's
+	var lags []float64
+	for i, smp := range measured {
+		row := rows[i]
+		require.True(t, smp.OK(), "request %d: %s %s", i, smp.ErrKind, smp.Err)
+		assert.Equal(t, "trace=sample.mooncake/speedup=4", string(smp.Level))
+		assert.InDelta(t, float64(offs[i]/4+shift), float64(smp.Sched), float64(time.Microsecond), "row %d (line %d) scheduled off its scaled timestamp", i, row.Line)
+		lags = append(lags, stats.Ms(smp.Lag))
+		tr, ok := truth[smp.ID]
+		require.True(t, ok, "request %d: no truth for %q", i, smp.ID)
+		assert.Equal(t, row.Output, tr.MaxTokens, "row %d: max_tokens", i)
+		assert.InEpsilon(t, row.Input, tr.PromptTokens, 0.10, "row %d: prompt tokens", i)
+		require.NotNil(t, smp.Asked)
+		assert.Equal(t, sample.Asked{PromptTokens: row.Input, OutputTokens: row.Output}, *smp.Asked)
+	}
+	lag := stats.Describe(lags)
+	t.Logf("%d rows over %s: lag p50 %.3f ms, p99 %.3f ms, max %.3f ms", len(rows), offs[len(offs)-1]/4, lag.P50, lag.P99, lag.Max)
+	assert.LessOrEqual(t, lag.P99, 1.0, "lag p99 in ms")
+
+	// The cache: request by request in the order the simulator received
+	// them, the words each shares with an earlier one of the run, in the
+	// simulator's blocks of 16, never its whole prompt.
+	byID := map[string]int{}
+	for i, smp := range measured {
+		byID[smp.ID] = i
+	}
+	var order []sim.Truth
+	for _, tr := range s.Sim("sim").Truth() {
+		if _, ok := byID[tr.ID]; ok {
+			order = append(order, tr)
+		}
+	}
+	hits := 0
+	for k, tr := range order {
+		r := rows[byID[tr.ID]]
+		want := 0
+		for _, earlier := range order[:k] {
+			common := sharedWords(r, rows[byID[earlier.ID]], trace.DefaultBlock)
+			want = max(want, common/sim.CacheBlock*sim.CacheBlock)
+		}
+		want = min(want, (r.Input-1)/sim.CacheBlock*sim.CacheBlock)
+		if want > 0 {
+			hits++
+		}
+		assert.Equal(t, want, tr.CachedTokens, "line %d (hash ids %v): cached tokens", r.Line, r.Hashes)
+	}
+	t.Logf("%d of %d requests found a shared prefix", hits, len(order))
+	assert.Greater(t, hits, len(order)/4, "the shipped trace shares prefixes")
+
+	var out bytes.Buffer
+	report.Verdicts(&out, []objective.Verdict{objective.Judge(samples, conf.Objectives)})
+	assert.Contains(t, out.String(), "open loop (chat endpoint=sim trace=sample.mooncake speedup=4): sent at")
+}
+
+// sharedWords is how many leading words the prompts of rows a and b have
+// in common: block by block of their leading equal hash ids, each to the
+// shorter prompt's end.
+func sharedWords(a, b trace.Row, block int) int {
+	n := 0
+	for k := 0; k < min(len(a.Hashes), len(b.Hashes)) && a.Hashes[k] == b.Hashes[k]; k++ {
+		end := min((k+1)*block, a.Input, b.Input)
+		if end <= n {
+			break
+		}
+		n = end
+		if end < (k+1)*block {
+			break
+		}
+	}
+	return n
+}
