@@ -45,6 +45,8 @@ type Config struct {
 	Notes []string
 	// Prices holds the price of each endpoint that has one in the file.
 	Prices map[string]report.Price
+	// Logs says how production's request logs are read (logs:).
+	Logs Logs
 	// latencyOnly: every scenario is QualityOff (LatencyOnly).
 	latencyOnly bool
 	// keyEnvs names every api_key_env of the file, selected or not.

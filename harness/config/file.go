@@ -114,7 +114,7 @@ func loadFile(path string) (*Config, error) {
 		node               *yaml.Node
 	}
 	var overrides []override
-	p.mapping(doc.Content[0], "", []string{"endpoints", "scenarios", "gate", "budget"}, func(k string, v *yaml.Node) {
+	p.mapping(doc.Content[0], "", []string{"endpoints", "scenarios", "gate", "budget", "logs"}, func(k string, v *yaml.Node) {
 		switch k {
 		case "endpoints":
 			p.mapping(v, "endpoints", nil, func(name string, v *yaml.Node) {
@@ -128,6 +128,8 @@ func loadFile(path string) (*Config, error) {
 			p.gate(cfg, v)
 		case "budget":
 			p.budget(cfg, v)
+		case "logs":
+			p.logs(cfg, v)
 		}
 	})
 	if len(p.errs) == 0 {

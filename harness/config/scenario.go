@@ -92,8 +92,8 @@ func defaultCapacity(by string) Capacity {
 func (c *Capacity) set(k, v string) error {
 	switch k {
 	case "by":
-		if v != "rate" && v != "concurrency" {
-			return fmt.Errorf("%q: want rate or concurrency", v)
+		if v != "rate" && v != "concurrency" && v != "speedup" {
+			return fmt.Errorf("%q: want rate, concurrency or speedup (a trace: level's)", v)
 		}
 		d := defaultCapacity(v)
 		c.By, c.Integer = d.By, d.Integer
@@ -146,6 +146,9 @@ func (c Capacity) check() error {
 // it searches by (set allows only kinds that are one number), with the
 // scenario's arrivals.
 func (c Capacity) Pacer(sc Scenario, x float64) load.Pacer {
+	if c.By == "speedup" {
+		return sc.arrive(sc.traceAt(x))
+	}
 	k, _ := load.KindOf(c.By)
 	return sc.arrive(k.At(x))
 }
@@ -340,6 +343,7 @@ func (p *configParser) checkSettings(sc Scenario, key string, set map[string]*ya
 		p.errf(v, key+".max_concurrency", "caps an open loop: set rate: (or another open-loop level) too; closed-loop levels are concurrency:")
 	}
 	p.checkLevels(sc, key, set)
+	p.checkSpeedup(sc, key, set)
 	if sc.QualityOff {
 		for _, th := range sc.Objectives {
 			if objective.Minimums.Has(th.Name) {

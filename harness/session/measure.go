@@ -60,6 +60,7 @@ func (s *Session) send(ctx context.Context, c Cell, n int, probe bool) ([]sample
 		// capacity search may step to.
 		return nil, fmt.Errorf("shard %s: %s: %w", shard, c.Level.Label(), err)
 	}
+	own, sourced := c.Level.Pacer.(load.Sourced)
 	startLag := s.waitStart(probe)
 	warm, first, src, cases := s.position(c, pacer, n, probe)
 	if !probe {
@@ -81,7 +82,7 @@ func (s *Session) send(ctx context.Context, c Cell, n int, probe bool) ([]sample
 		load.Tag(func(smp *sample.Sample) {
 			smp.Scenario, smp.Level, smp.FixtureCases = c.Scenario, label, cases
 			smp.Shard, smp.StartLag = shardName, startLag
-			smp.QualityOff = c.Settings.QualityOff
+			smp.QualityOff = c.Settings.QualityOff || sourced // a trace's rows carry no check
 		}),
 		load.Sink(func(smp *sample.Sample) {
 			if s.sink != nil {
@@ -93,7 +94,6 @@ func (s *Session) send(ctx context.Context, c Cell, n int, probe bool) ([]sample
 	if c.Settings.Duration > 0 && !probe {
 		opts = append(opts, load.For(c.Settings.Duration))
 	}
-	own, sourced := c.Level.Pacer.(load.Sourced)
 	if !sourced { // a level with its own requests (a trace's rows) sets their max_tokens
 		src = load.MaxTokens(src, c.Settings.MaxTokens)
 	}
