@@ -30,6 +30,12 @@ func runGate(args []string, stdout, stderr io.Writer) (code int) {
 	fs.BoolVar(&opts.MatchProcs, "match-procs", false, "keep the -N GOMAXPROCS suffix in benchmark names (by default ignored, with a warning when BASE and NEW differ)")
 	fs.BoolVar(&opts.RunsOnly, "runs-only", false, "judge every figure over runs, ignoring the samples files")
 	ci := ciFlags(fs)
+	var logs []string
+	fs.Func("log", "a `file` of production's request logs (repeatable): BASE and NEW may then be windows of it (their start, e.g. 2026-11-30T10:00Z) or a recorded run", func(p string) error {
+		logs = append(logs, p)
+		return nil
+	})
+	window := fs.Duration("window", 0, "with -log, the `length` of a window (default logs.window of the SLA file, else 1h)")
 	plan := fs.String("plan", "", "instead of gating, tell how many requests a side BASE's recording needs for the gate to flag a change of `unit=10%` (relative) or unit=2 (absolute: points for *-%)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), gateUsage)
@@ -56,7 +62,11 @@ func runGate(args []string, stdout, stderr io.Writer) (code int) {
 	if *plan != "" {
 		return runPlan(*plan, fs.Arg(0), opts, stdout, stderr)
 	}
-	rep, err := gateFiles(fs.Arg(0), fs.Arg(1), opts)
+	gated := func() (*gate.Report, error) { return gateFiles(fs.Arg(0), fs.Arg(1), opts) }
+	if len(logs) > 0 {
+		gated = func() (*gate.Report, error) { return gateLog(cfg, logs, *window, fs.Arg(0), fs.Arg(1), opts) }
+	}
+	rep, err := gated()
 	if err != nil {
 		fmt.Fprintf(stderr, "llmsla gate: %v\n", err)
 		return 2

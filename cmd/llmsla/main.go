@@ -9,6 +9,7 @@
 //	llmsla baseline         promote the latest run (and its samples) to golden/
 //	llmsla capacity         the highest load at which every objective holds
 //	llmsla sim              serve the built-in simulator
+//	llmsla trace            analyze, rescale (synth) or make (from-log) a trace to replay
 //
 // Exit codes: 0 pass, 1 an SLA or gate failed, 2 the run or its input is
 // unusable (bad configuration, missing file, go test broke).
@@ -32,6 +33,7 @@ var commands = map[string]func(args []string, stdout, stderr io.Writer) int{
 	"baseline": runBaseline,
 	"sim":      runSim,
 	"capacity": runCapacity,
+	"trace":    runTrace,
 }
 
 func main() {
@@ -66,6 +68,7 @@ func usage(w io.Writer) {
   baseline         promote results/latest.txt and its samples to golden/baseline.*
   capacity         the highest load meeting every objective (-scenario, -by rate|concurrency)
   sim              serve the built-in simulator (-addr, -spec)
+  trace            analyze FILE, synth -o OUT FILE, from-log -o OUT LOG…: traces to replay (trace: in sla.yaml)
 `)
 }
 

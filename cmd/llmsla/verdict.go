@@ -20,8 +20,11 @@ func runVerdict(args []string, stdout, stderr io.Writer) (code int) {
 	var opts verdictOptions
 	opts.ci = ciFlags(fs)
 	fs.BoolVar(&opts.partial, "partial", false, "judge files cut short (an interrupted run) on what finished, saying so, instead of refusing them")
+	logs := fs.Bool("log", false, "the FILEs are production's request logs, one JSON object a request (the SLA file's logs: fields, by default the structlog names), judged per -window")
+	window := fs.Duration("window", 0, "with -log, the `length` of each window judged (default logs.window of the SLA file, else 1h)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `usage: llmsla verdict SAMPLES.jsonl|DIR [MORE …]
+       llmsla verdict -log [-window 1h] LOG.jsonl [MORE …]
 
 Prints the SLA verdict table of recorded samples (e.g.
 results/latest.samples.jsonl) against the objectives of the configuration
@@ -55,6 +58,9 @@ one is not, 2 when the files cannot be judged.
 	// keys set in this environment.
 	stdout, stderr, _, done := redacting(cfg, stdout, stderr)
 	defer done()
+	if *logs {
+		return logVerdicts(cfg, fs.Args(), *window, stdout, stderr, opts)
+	}
 	return verdicts(cfg, fs.Args(), stdout, stderr, opts)
 }
 
@@ -128,6 +134,12 @@ func judgeSamples(cfg *config.Config, paths []string, stdout, stderr io.Writer, 
 		fmt.Fprintf(stderr, "llmsla: %v\n", err)
 		return 2, nil
 	}
+	return judge(cfg, paths, samples, cut, stdout, opts), samples
+}
+
+// judge prints the SLA table of samples read from paths (cut: the files
+// cut short) and returns the verdict's exit code.
+func judge(cfg *config.Config, paths []string, samples []sample.Sample, cut []error, stdout io.Writer, opts verdictOptions) int {
 	for _, c := range cut {
 		fmt.Fprintf(stdout, "WARNING: %v: judged on the requests that finished\n", c)
 	}
@@ -136,24 +148,24 @@ func judgeSamples(cfg *config.Config, paths []string, stdout, stderr io.Writer, 
 	report.Verdicts(stdout, vs)
 	if opts.shard.On() {
 		fmt.Fprintf(stdout, "\nShard %s: its share of the run only. Judge the run with every shard's files: llmsla verdict DIR…\n", opts.shard)
-		return 0, samples
+		return 0
 	}
 	if objective.Failed(vs) {
 		fmt.Fprintln(stdout, "\nSLA violated.")
-		return 1, samples
+		return 1
 	}
 	for _, v := range vs {
 		if v.Search() == "" && opts.unfinished {
 			fmt.Fprintln(stdout, "\nWhat finished met its SLAs, but the run did not finish: it is not judged.")
-			return 2, samples
+			return 2
 		}
 		if v.Search() == "" {
 			fmt.Fprintln(stdout, "\nAll SLAs met.")
-			return 0, samples
+			return 0
 		}
 	}
 	fmt.Fprintln(stdout, "\nOnly search steps: held = every objective met at that level, over = not.")
-	return 0, samples
+	return 0
 }
 
 // judgeRun prints what bench prints of the run's samples file: the

@@ -69,6 +69,7 @@ func ReadLog(paths []string, f LogFields, fn func(r LogRequest) error) error {
 			if n++; n > MaxLogRequests {
 				return fmt.Errorf("more than %d requests: judge a shorter span of the log", MaxLogRequests)
 			}
+			r.Sample.Seq = n // across the files, so that no two requests of a window share one
 			return fn(r)
 		})
 		if err != nil {
@@ -106,7 +107,6 @@ func readLogFile(path string, f LogFields, fn func(LogRequest) error) error {
 		if !keep {
 			continue
 		}
-		req.Sample.Seq = r.line
 		if err := req.Sample.Check(); err != nil {
 			return r.errorf("%v", err)
 		}
