@@ -214,9 +214,15 @@ func ParseWindow(s string) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("%q is not a window's start (e.g. 2026-11-30T10:00Z)", s)
 }
 
+// WindowRuns is how many runs a window's requests make, one per equal
+// part of it: the gate measures the drift between runs, which in
+// production is the traffic's own from one quarter hour to the next.
+const WindowRuns = 4
+
 // LogSamples reads request logs into samples, each labelled with the
-// window of length window (from midnight UTC) its timestamp falls in, as
-// one run per window: what objective.Evaluate judges window by window. A
+// window of length window (from midnight UTC) its timestamp falls in, in
+// WindowRuns runs a window: what objective.Evaluate judges window by
+// window, and the gate compares. A
 // log records no quality check: every sample says its answer was not
 // judged (QualityOff).
 func LogSamples(paths []string, f LogFields, window time.Duration) ([]sample.Sample, error) {
@@ -228,8 +234,8 @@ func LogSamples(paths []string, f LogFields, window time.Duration) ([]sample.Sam
 		s := r.Sample
 		start := s.Start.Truncate(window)
 		s.Level = WindowLevel(start)
-		s.Run = "log." + start.Format(windowLayout)
 		s.Offset, s.QualityOff = s.Start.Sub(start), true
+		s.Run = "log." + start.Format(windowLayout) + "." + strconv.Itoa(int(s.Offset*WindowRuns/window))
 		out = append(out, s)
 		return nil
 	})
