@@ -114,6 +114,8 @@ func TestTraceReplayTruth(t *testing.T) {
 	var out bytes.Buffer
 	report.Verdicts(&out, []objective.Verdict{objective.Judge(samples, conf.Objectives)})
 	assert.Contains(t, out.String(), "open loop (chat endpoint=sim trace=sample.mooncake speedup=4): sent at")
+	assert.Contains(t, out.String(), "trace (chat endpoint=sim trace=sample.mooncake speedup=4): sent at")
+	assert.NotContains(t, out.String(), "off what the trace asked", "the simulator answers max_tokens words and counts the prompt's words")
 }
 
 // sharedWords is how many leading words the prompts of rows a and b have
