@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/llmsla/llmsla/harness/load"
+	"github.com/llmsla/llmsla/harness/trace"
 )
 
 // everyPacer is one pacer of each registered kind, capped and seeded where
@@ -20,6 +21,16 @@ var everyPacer = map[string]load.Pacer{
 	"rate":        load.Open{Rate: 30, Arrival: load.Gamma, Burstiness: 0.5, MaxConcurrency: 6, Seed: 3},
 	"ramp": load.Ramp{From: 3, To: 30, Over: 20 * time.Second, Shape: load.Exponential,
 		Arrivals: load.Arrivals{Arrival: load.Poisson, MaxConcurrency: 6, Seed: 4}},
+	"trace": evenReplay(),
+}
+
+// evenReplay is a trace of 300 rows 100 ms apart, replayed twice as fast.
+func evenReplay() load.Pacer {
+	t, err := load.NewTrace(trace.Spec{File: "testdata/even.mooncake.jsonl", Format: trace.Mooncake}, 2)
+	if err != nil {
+		panic(err)
+	}
+	return t.WithArrivals(load.Arrivals{MaxConcurrency: 6, Seed: 5})
 }
 
 // scheduled is an open loop whose schedule a test can read.

@@ -278,6 +278,20 @@ func (t Trace) scale(d time.Duration) time.Duration {
 	return time.Duration(math.Round(float64(d) / t.Speedup))
 }
 
+// Schedule is the offsets of this shard's first n rows (the trace again
+// after its end), read from the file: for a plan and its tests, not the
+// replay, which never holds them.
+func (t Trace) Schedule(n int) []time.Duration {
+	out := make([]time.Duration, 0, n)
+	ready, done := make(chan due), make(chan struct{})
+	defer close(done)
+	go t.read(n, 0, ready, done)
+	for d := range ready {
+		out = append(out, d.at)
+	}
+	return out
+}
+
 // Source is the level's requests: each the row its pacer sent.
 func (t Trace) Source() Source { return SourceFunc(t.rows.prompt(t)) }
 
