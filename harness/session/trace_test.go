@@ -135,3 +135,38 @@ func sharedWords(a, b trace.Row, block int) int {
 	}
 	return n
 }
+
+// TestTraceCapacityBySpeedup: a capacity search by speedup replays the
+// trace at each step (every row, labelled with the step's speedup), and
+// the limit it finds is one the simulator could carry: the trace's rate at
+// that speedup within the service rate its slots give, by the truth's
+// service times.
+func TestTraceCapacityBySpeedup(t *testing.T) {
+	const slots = 2
+	spec := shippedTrace(t)
+	spec.End = 10 * time.Second
+	s, cfg := simSession(t, "slots=2,ttft=20ms,prefill=0s,tpot=0s,tokens=1,jitter=0")
+	fix, err := s.Source(Scenario{Name: "chat", Fixture: "fixtures/classify.jsonl"})
+	require.NoError(t, err)
+	tr, err := load.NewTrace(spec, 1)
+	require.NoError(t, err)
+	c := config.DefaultCapacity()
+	c.By, c.Start, c.Max, c.Resolution = "speedup", 2, 64, 0.1
+	conf := config.Scenario{Samples: 5, Loads: []load.Pacer{tr}, Capacity: &c,
+		Objectives: objective.MustParse(map[string]float64{"ttft_p95_ms": 60, "error_rate_max": 0})}
+	r, err := s.Capacity(context.Background(), Cell{Scenario: "chat", Endpoint: cfg.Endpoints[0], Settings: conf, Fixture: fix})
+	require.NoError(t, err)
+	t.Log(CapacityLine("chat", "sim", c, r))
+	require.Greater(t, r.Limit, 2.0, "a trace at 10 req/s, twice as fast, is far below 100 req/s of service")
+	require.NotZero(t, r.Beyond, "the search found a speedup that failed")
+	assert.Len(t, s.Sim("sim").Truth(), 1+len(r.Steps)*tr.Sum.Rows, "the cold request, then each step the trace's rows")
+	var service []float64
+	for _, tr := range s.Sim("sim").Truth() {
+		service = append(service, stats.Ms(tr.Last.Sub(tr.Received)-tr.QueueWait))
+	}
+	carried := slots / (stats.Describe(service).Mean / 1000) // req/s
+	rate := float64(tr.Sum.Rows-1) / tr.Sum.Span.Seconds()
+	t.Logf("truth: %.1f req/s of service; the trace's %.2f req/s × %.2f = %.1f req/s", carried, rate, r.Limit, rate*r.Limit)
+	assert.LessOrEqual(t, rate*r.Limit, carried*1.05, "a limit above what the simulator could carry")
+	assert.Equal(t, "max-speedup", CapacityUnit(c))
+}
