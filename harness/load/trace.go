@@ -5,20 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
-
-	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/llmsla/llmsla/harness/internal/modroot"
 	"github.com/llmsla/llmsla/harness/sample"
-	"github.com/llmsla/llmsla/harness/stream"
 	"github.com/llmsla/llmsla/harness/trace"
 )
 
@@ -79,12 +74,17 @@ type Sourced interface {
 
 // NewTrace scans the trace spec names and returns its replay at speedup.
 func NewTrace(spec trace.Spec, speedup float64) (Trace, error) {
-	if !(speedup > 0 && speedup <= MaxSpeedup) {
-		return Trace{}, fmt.Errorf("speedup %v: want a factor > 0 and ≤ %d (2: twice as fast as the trace)", speedup, MaxSpeedup)
-	}
 	sum, err := trace.Scan(spec)
 	if err != nil {
 		return Trace{}, err
+	}
+	return replay(spec, sum, speedup)
+}
+
+// replay is the replay of a scanned trace at speedup.
+func replay(spec trace.Spec, sum trace.Summary, speedup float64) (Trace, error) {
+	if !(speedup > 0 && speedup <= MaxSpeedup) {
+		return Trace{}, fmt.Errorf("speedup %v: want a factor > 0 and ≤ %d (2: twice as fast as the trace)", speedup, MaxSpeedup)
 	}
 	t := Trace{Spec: spec, Name: traceName(spec.File), Speedup: speedup, Sum: sum, rows: &rowQueue{}}
 	if r := t.rate(); r > MaxRate {
@@ -118,31 +118,63 @@ func (t Trace) WithSpeedup(x float64) Pacer {
 	return t
 }
 
-// parseTrace reads {file, format, speedup, start, end, columns, block}.
+// parseTrace reads {file, format, speedup, start, end, columns, block}:
+// the trace scanned once, a level per speedup.
 func parseTrace(v Value) ([]Pacer, error) {
 	m, err := v.Mapping("file", "format", "speedup", "start", "end", "columns", "block")
 	if m == nil {
 		return nil, err
 	}
-	errs := []error{err}
-	spec := trace.Spec{Format: trace.Mooncake}
 	f, ok := m["file"]
 	if !ok {
 		return nil, errors.Join(err, v.Missing("file", traceExample))
 	}
-	spec.File = traceFile(f.Text)
+	spec, errs := traceSpec(f, m)
+	speedups := []Value{{Shape: Scalar, Text: "1", Line: v.Line}}
+	if fv, ok := m["speedup"]; ok {
+		items, err := fv.Each("[1, 2, 4]")
+		errs, speedups = append(errs, err), items
+	}
+	if err := errors.Join(append(errs, err)...); err != nil {
+		return nil, err
+	}
+	if err := spec.Validate(); err != nil {
+		return nil, v.Errorf("%v", err)
+	}
+	sum, err := trace.Scan(spec)
+	if err != nil {
+		return nil, f.Errorf("%v", err)
+	}
+	return eachLevel(Value{Shape: List, Items: speedups, Line: v.Line}, "[1, 2, 4]", func(sv Value) (Pacer, error) {
+		x, err := sv.Number()
+		if err != nil {
+			return nil, err
+		}
+		t, err := replay(spec, sum, x)
+		if err != nil {
+			return nil, sv.Errorf("%v", err)
+		}
+		return t, nil
+	})
+}
+
+// traceSpec reads the spec of a trace: key's file f and the mapping's
+// other keys.
+func traceSpec(f Value, m map[string]Value) (trace.Spec, []error) {
+	spec := trace.Spec{File: traceFile(f.Text), Format: trace.Mooncake}
+	var errs []error
 	if fv, ok := m["format"]; ok {
 		if spec.Format = trace.Format(fv.Text); !slices.Contains(trace.Formats, spec.Format) {
 			errs = append(errs, fv.Errorf("%s is not a trace format (allowed: mooncake, azure_csv, jsonl, csv)", fv))
 		}
 	}
-	for _, k := range []string{"start", "end"} {
+	for k, into := range map[string]*time.Duration{"start": &spec.Start, "end": &spec.End} {
 		if fv, ok := m[k]; ok {
 			d, err := time.ParseDuration(fv.Text)
 			if fv.Shape != Scalar || err != nil || d < 0 {
 				errs = append(errs, fv.Errorf("%s is not a duration ≥ 0 into the trace (e.g. 0s, 10m)", fv))
 			}
-			*map[string]*time.Duration{"start": &spec.Start, "end": &spec.End}[k] = d
+			*into = d
 		}
 	}
 	if fv, ok := m["block"]; ok {
@@ -155,31 +187,7 @@ func parseTrace(v Value) ([]Pacer, error) {
 		errs = append(errs, err)
 		spec.Columns = cols
 	}
-	speedups := []Value{{Shape: Scalar, Text: "1", Line: v.Line}}
-	if fv, ok := m["speedup"]; ok {
-		items, err := fv.Each("[1, 2, 4]")
-		errs, speedups = append(errs, err), items
-	}
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
-	if err := spec.Validate(); err != nil {
-		return nil, v.Errorf("%v", err)
-	}
-	if _, err := trace.Scan(spec); err != nil { // once, before the levels: a bad row is one error
-		return nil, f.Errorf("%v", err)
-	}
-	return eachLevel(Value{Shape: List, Items: speedups, Line: v.Line}, "[1, 2, 4]", func(sv Value) (Pacer, error) {
-		x, err := sv.Number()
-		if err != nil {
-			return nil, err
-		}
-		t, err := NewTrace(spec, x)
-		if err != nil {
-			return nil, sv.Errorf("%v", err)
-		}
-		return t, nil
-	})
+	return spec, errs
 }
 
 // traceColumns reads a columns: mapping.
@@ -369,98 +377,4 @@ func (t Trace) read(n int, salt uint64, ready chan<- due, done <-chan struct{}) 
 		default:
 		}
 	}
-}
-
-// rowQueue hands the rows a pacer sends to the prompts of their
-// requests: only the rows sent and not yet asked for are held.
-type rowQueue struct {
-	mu   sync.Mutex
-	rows map[int]Prompt
-	salt uint64
-	runs uint64
-	err  error
-}
-
-// begin starts a run: no rows held, and a new salt, so that a run's
-// prompts share prefixes as the trace's rows do, and none with another
-// run's (a warm-up does not fill the cache a measured run finds).
-func (q *rowQueue) begin(seed uint64) uint64 {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	if seed == 0 {
-		seed = rand.Uint64()
-	}
-	q.runs++
-	q.rows, q.err = map[int]Prompt{}, nil
-	q.salt = seed*0x9e3779b97f4a7c15 + q.runs
-	return q.salt
-}
-
-func (q *rowQueue) put(i int, p Prompt) {
-	q.mu.Lock()
-	q.rows[i] = p
-	q.mu.Unlock()
-}
-
-func (q *rowQueue) fail(err error) {
-	q.mu.Lock()
-	q.err = err
-	q.mu.Unlock()
-}
-
-func (q *rowQueue) failed() error {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	return q.err
-}
-
-// prompt is request i's prompt: the row the pacer sent as i, or, for a
-// request sent before any pacing (the run's cold one), the trace's first.
-func (q *rowQueue) prompt(t Trace) func(i int) Prompt {
-	block := t.Spec.Block
-	if block <= 0 {
-		block = trace.DefaultBlock
-	}
-	return func(i int) Prompt {
-		q.mu.Lock()
-		p, ok := q.rows[i]
-		delete(q.rows, i)
-		salt := q.salt
-		q.mu.Unlock()
-		if !ok {
-			return rowPrompt(t.Sum.First, ^salt, block)
-		}
-		return p
-	}
-}
-
-// rowPrompt is a row's request: its messages, or Input words — block by
-// block of its hash ids, each block's words drawn from the hash (and the
-// run's salt), then words of the row's own — and max_tokens its Output.
-func rowPrompt(row trace.Row, salt uint64, block int) Prompt {
-	req := stream.Request{MaxTokens: row.Output}
-	if len(row.Messages) > 0 {
-		for _, m := range row.Messages {
-			req.Messages = append(req.Messages, openai.ChatCompletionMessage{Role: m.Role, Content: m.Content})
-		}
-		return Prompt{Request: req, Asked: &sample.Asked{PromptTokens: row.Input, OutputTokens: row.Output}}
-	}
-	var b strings.Builder
-	b.Grow(row.Input * 6)
-	n := 0
-	words := func(r *rand.Rand, k int) {
-		for ; k > 0 && n < row.Input; k-- {
-			if n > 0 {
-				b.WriteByte(' ')
-			}
-			b.WriteString(corpus[r.IntN(len(corpus))])
-			n++
-		}
-	}
-	for _, h := range row.Hashes {
-		words(rand.New(rand.NewPCG(salt^0x626c6f636b, uint64(h))), block) // "block"
-	}
-	words(rand.New(rand.NewPCG(salt^0x726f77, uint64(row.Line))), row.Input) // "row"
-	req.Messages = []openai.ChatCompletionMessage{{Role: "user", Content: b.String()}}
-	return Prompt{Request: req, Asked: &sample.Asked{PromptTokens: row.Input, OutputTokens: row.Output}}
 }

@@ -43,7 +43,6 @@ func (e *RowError) Error() string { return e.File + ":" + strconv.Itoa(e.Line) +
 // row's, whatever the file's length.
 type Reader struct {
 	name   string
-	spec   Spec
 	cols   Columns
 	br     *bufio.Reader
 	closer io.Closer
@@ -77,7 +76,7 @@ func NewReader(name string, rd io.Reader, spec Spec) (*Reader, error) {
 	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
-	r := &Reader{name: name, spec: spec, cols: spec.columns(), br: bufio.NewReaderSize(rd, 64<<10)}
+	r := &Reader{name: name, cols: spec.columns(), br: bufio.NewReaderSize(rd, 64<<10)}
 	if spec.Format == CSV || spec.Format == AzureCSV {
 		if err := r.readHeader(); err != nil {
 			return nil, err
