@@ -91,6 +91,11 @@ BASE or NEW may be a directory: the results of a run's shards (each
 shard's directory, or one holding them all), pooled into one run; every
 figure is then judged on their requests, a missing shard is exit 2.
 
+With -log FILE (production's request logs, read as llmsla verdict -log
+reads them), BASE and NEW may be windows of the log, named by their start
+as the verdict table shows it (2026-11-30T10:00Z, -window long), or one of
+them a recorded run of one level, matched by the model its endpoint served.
+
 Exit 2 means the files cannot be compared — a file missing, cut short or
 corrupt (named as file:line), a benchmark of BASE missing from NEW — or
 the SLA file is broken; the message says why and what to do. It also

@@ -66,7 +66,7 @@ func usage(w io.Writer) {
   gate BASE NEW    exit 1 on a significant regression, 2 on unusable input (-plan: requests needed)
   ab BASE CAND     send two endpoints the same cases, interleaved, and gate CAND against BASE
   baseline         promote results/latest.txt and its samples to golden/baseline.*
-  capacity         the highest load meeting every objective (-scenario, -by rate|concurrency)
+  capacity         the highest load meeting every objective (-scenario, -by rate|concurrency|speedup)
   sim              serve the built-in simulator (-addr, -spec)
   trace            analyze FILE, synth -o OUT FILE, from-log -o OUT LOG…: traces to replay (trace: in sla.yaml)
 `)
