@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/llmsla/llmsla/harness/config"
+	"github.com/llmsla/llmsla/harness/sample"
 )
 
 // prodLog writes three hours of a chat application's request log from
@@ -70,7 +72,11 @@ func TestVerdictLog(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			log := prodLog(t, 400, "2026-11-30T10:00Z", tc.factor, 7)
 			var out, errOut bytes.Buffer
-			code := runVerdict([]string{"-log", log}, &out, &errOut)
+			junit := filepath.Join(t.TempDir(), "verdict.xml")
+			code := runVerdict([]string{"-junit", junit, "-log", log}, &out, &errOut)
+			if xml, err := os.ReadFile(junit); err != nil || !strings.Contains(string(xml), "window=2026-11-30T10:00Z") {
+				t.Errorf("the JUnit file does not hold the windows (%v):\n%s", err, xml)
+			}
 			if code != tc.code {
 				t.Fatalf("exit %d, want %d:\n%s%s", code, tc.code, out.String(), errOut.String())
 			}
@@ -192,5 +198,47 @@ func TestTraceCommands(t *testing.T) {
 	}
 	if a := analyze(t, made); !strings.Contains(a, "rows 297 over ") {
 		t.Errorf("the trace from the log:\n%s", a)
+	}
+}
+
+// TestGateLogAgainstBench: a window of production's log against a
+// recorded bench of the same model: the bench's endpoint (prod) is
+// matched by the model it served, its one level by the window, and a
+// window 20% slower than the bench fails the gate.
+func TestGateLogAgainstBench(t *testing.T) {
+	simEnv(t, "")
+	r := rand.New(rand.NewPCG(3, 1))
+	var b bytes.Buffer
+	start := time.Now()
+	for run := range 4 {
+		for i := range 400 {
+			// As prodLog draws a request, the bench's endpoint as fast.
+			ms := func(x float64) time.Duration { return time.Duration(x * float64(time.Millisecond)) }
+			ttft, tpot, tokens := 300*math.Exp(0.25*r.NormFloat64()), 20+4*r.NormFloat64(), 50+r.IntN(100)
+			s := sample.Sample{Scenario: "chat", Endpoint: "prod", Model: "gpt-4o", Level: "concurrency=4", Run: "r" + strconv.Itoa(run), Seq: i,
+				Start: start, TTFT: ms(ttft), TTFA: ms(ttft), Total: ms(ttft + tpot*float64(tokens)), OutputTokens: tokens, Finish: "stop"}
+			line, _ := json.Marshal(s)
+			b.Write(append(line, '\n'))
+		}
+	}
+	bench := filepath.Join(t.TempDir(), "run.samples.jsonl")
+	if err := os.WriteFile(bench, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	log := prodLog(t, 1500, "2026-11-30T10:00Z", 1.2, 13)
+	for name, tc := range map[string]struct {
+		window string
+		code   int
+	}{"slower window": {"2026-11-30T10:00Z", 1}, "alike window": {"2026-11-30T09:00Z", 0}} {
+		t.Run(name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			code := runGate([]string{"-log", log, bench, tc.window}, &out, &errOut)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d:\n%s%s", code, tc.code, out.String(), errOut.String())
+			}
+			if !strings.Contains(out.String(), "chat/endpoint=gpt-4o") {
+				t.Errorf("not matched by model:\n%s", out.String())
+			}
+		})
 	}
 }
