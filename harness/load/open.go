@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/llmsla/llmsla/harness/internal/gamma"
 	"github.com/llmsla/llmsla/harness/sample"
 )
 
@@ -243,7 +244,7 @@ func (a Arrivals) gaps() func() float64 {
 		return func() float64 { return 1 }
 	case Gamma:
 		k := a.Burstiness
-		return func() float64 { return gamma(r, k) / k }
+		return func() float64 { return gamma.Draw(r, k) / k }
 	default:
 		return r.ExpFloat64
 	}
@@ -268,28 +269,6 @@ func atLeastOne(x float64) int {
 		return math.MaxInt32
 	}
 	return max(1, int(math.Ceil(x-1e-6)))
-}
-
-// gamma draws from Gamma(k, 1) (Marsaglia and Tsang, 2000; for k < 1 the
-// boost of their section 6).
-func gamma(r *rand.Rand, k float64) float64 {
-	if k < 1 {
-		return gamma(r, k+1) * math.Pow(r.Float64(), 1/k)
-	}
-	d := k - 1.0/3
-	c := 1 / math.Sqrt(9*d)
-	for {
-		x := r.NormFloat64()
-		v := 1 + c*x
-		if v <= 0 {
-			continue
-		}
-		v = v * v * v
-		u := r.Float64()
-		if u < 1-0.0331*x*x*x*x || math.Log(u) < 0.5*x*x+d*(1-v+math.Log(v)) {
-			return d * v
-		}
-	}
 }
 
 // Pace sends request i at its scheduled instant, each on its own

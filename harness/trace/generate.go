@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"time"
+
+	"github.com/llmsla/llmsla/harness/internal/gamma"
 )
 
 // Synthetic says what Generate puts in a trace, so that a test can hold
@@ -63,7 +65,7 @@ func Generate(w io.Writer, g Synthetic) error {
 	gaps := make([]float64, max(g.Rows-1, 0))
 	sum := 0.0
 	for i := range gaps {
-		gaps[i] = gammaDraw(r, g.Burstiness)
+		gaps[i] = gamma.Draw(r, g.Burstiness) / g.Burstiness // mean 1
 		sum += gaps[i]
 	}
 	scale := float64(len(gaps)) / g.Rate / sum
@@ -124,30 +126,4 @@ func writeMooncake(w *bufio.Writer, row Row) error {
 // lognormal draws a length in tokens, at least 1.
 func lognormal(r *rand.Rand, median, sigma float64) int {
 	return max(1, int(math.Round(median*math.Exp(sigma*r.NormFloat64()))))
-}
-
-// gammaDraw draws from Gamma(k, 1)/k, mean 1 (Marsaglia and Tsang; for
-// k < 1 their boost).
-func gammaDraw(r *rand.Rand, k float64) float64 {
-	return gammaK(r, k) / k
-}
-
-func gammaK(r *rand.Rand, k float64) float64 {
-	if k < 1 {
-		return gammaK(r, k+1) * math.Pow(r.Float64(), 1/k)
-	}
-	d := k - 1.0/3
-	c := 1 / math.Sqrt(9*d)
-	for {
-		x := r.NormFloat64()
-		v := 1 + c*x
-		if v <= 0 {
-			continue
-		}
-		v = v * v * v
-		u := r.Float64()
-		if u < 1-0.0331*x*x*x*x || math.Log(u) < 0.5*x*x+d*(1-v+math.Log(v)) {
-			return d * v
-		}
-	}
 }
