@@ -14,6 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/llmsla/llmsla/harness/config"
 	"github.com/llmsla/llmsla/harness/sample"
 )
@@ -241,4 +244,35 @@ func TestGateLogAgainstBench(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestPlanTraceBeforeRun: llmsla bench's plan counts a replayed trace's
+// requests exactly (its rows, each run; the probe, cold and warm-up),
+// and the run sends what it announced.
+func TestPlanTraceBeforeRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go test on the suites")
+	}
+	base, truth := countingSim(t, "ttft=2ms,tpot=0s")
+	simEnv(t, "")
+	useConfig(t, fmt.Sprintf("endpoints:\n  far: {base_url: %q, model: sim}\nscenarios:\n  chat: {trace: {file: traces/sample.mooncake.jsonl, end: 3s, speedup: [4, 8]}}\n", base))
+	code, stdout, stderr, dir := bench(t, "-count", "2", "-q")
+	require.Equal(t, exitOK, code, "%s\n%s", stdout, stderr)
+	m := regexp.MustCompile(`total: (\d+) requests \((\d+) measured`).FindStringSubmatch(stdout)
+	require.NotNil(t, m, "no plan total:\n%s", stdout)
+	total, _ := strconv.Atoi(m[1])
+	measured, _ := strconv.Atoi(m[2])
+	samples, err := sample.Read(filepath.Join(dir, "latest.samples.jsonl"))
+	require.NoError(t, err)
+	assert.Len(t, samples, total, "the samples the plan announced")
+	n := 0
+	for _, s := range samples {
+		if s.Measured() {
+			n++
+			assert.NotNil(t, s.Asked, "a trace row's request")
+		}
+	}
+	assert.Equal(t, measured, n, "the measured requests the plan announced")
+	assert.Len(t, truth(), total+2, "the run's requests, the preflight's and one probe of chat")
+	assert.Contains(t, stdout, "trace (chat endpoint=far trace=sample.mooncake speedup=8): sent at")
 }
