@@ -4,6 +4,7 @@
 //
 //	stream     one request, timed into a sample (SSE loop, error kinds)
 //	load       who sends what and when (Source, Pacer, Doer, Runner)
+//	trace      production's traffic: traces to replay, request logs to judge
 //	sample     the per-request record and its JSONL file
 //	stats      samples → the figures of a run
 //	metric     the one table of figures: units, SLA keys, directions

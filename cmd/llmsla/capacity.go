@@ -43,7 +43,7 @@ func runCapacity(args []string, stdout, stderr io.Writer) int {
 	pkg := fs.String("pkg", "./suites/...", "package of the scenarios")
 	var set []string
 	for _, k := range []struct{ name, usage string }{
-		{"by", "rate (open loop) or concurrency (closed loop); default: the scenario's capacity: block, else rate"},
+		{"by", "rate (open loop), concurrency (closed loop) or speedup (the scenario's trace: replayed faster); default: the scenario's capacity: block, else rate"},
 		{"start", "the first level tried (default 1)"},
 		{"max", "the highest level tried (default 1000 req/s, 1024 in flight)"},
 		{"resolution", "how close the last good and first bad levels end, relative (default 0.1)"},
@@ -200,7 +200,7 @@ func capacityHeader(cfg *config.Config) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "commit: %s\nconfig: %s\n", gitCommit(), cfg.Source)
 	for _, u := range metric.Units() {
-		if u.Unit() == "max-rps" || u.Unit() == "max-concurrency" {
+		if u.Unit() == "max-rps" || u.Unit() == "max-concurrency" || u.Unit() == "max-speedup" {
 			fmt.Fprintf(&b, "Unit %s better=%s\n", u.Unit(), u.Better())
 		}
 	}

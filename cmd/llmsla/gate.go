@@ -35,6 +35,12 @@ func runGate(args []string, stdout, stderr io.Writer) (code int) {
 		return nil
 	})
 	ci := ciFlags(fs)
+	var logs []string
+	fs.Func("log", "a `file` of production's request logs (repeatable): BASE and NEW may then be windows of it (their start, e.g. 2026-11-30T10:00Z) or a recorded run", func(p string) error {
+		logs = append(logs, p)
+		return nil
+	})
+	window := fs.Duration("window", 0, "with -log, the `length` of a window (default logs.window of the SLA file, else 1h)")
 	plan := fs.String("plan", "", "instead of gating, tell how many requests a side BASE's recording needs for the gate to flag a change of `unit=10%` (relative) or unit=2 (absolute: points for *-%)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), gateUsage)
@@ -61,7 +67,11 @@ func runGate(args []string, stdout, stderr io.Writer) (code int) {
 	if *plan != "" {
 		return runPlan(*plan, fs.Arg(0), opts, stdout, stderr)
 	}
-	rep, err := gateFiles(fs.Arg(0), fs.Arg(1), opts)
+	gated := func() (*gate.Report, error) { return gateFiles(fs.Arg(0), fs.Arg(1), opts) }
+	if len(logs) > 0 {
+		gated = func() (*gate.Report, error) { return gateLog(cfg, logs, *window, fs.Arg(0), fs.Arg(1), opts) }
+	}
+	rep, err := gated()
 	if err != nil {
 		fmt.Fprintf(stderr, "llmsla gate: %v\n", err)
 		return 2
@@ -85,6 +95,11 @@ says what each family covers and what change it can see.
 BASE or NEW may be a directory: the results of a run's shards (each
 shard's directory, or one holding them all), pooled into one run; every
 figure is then judged on their requests, a missing shard is exit 2.
+
+With -log FILE (production's request logs, read as llmsla verdict -log
+reads them), BASE and NEW may be windows of the log, named by their start
+as the verdict table shows it (2026-11-30T10:00Z, -window long), or one of
+them a recorded run of one level, matched by the model its endpoint served.
 
 Exit 2 means the files cannot be compared — a file missing, cut short or
 corrupt (named as file:line), a benchmark of BASE missing from NEW — or

@@ -35,6 +35,7 @@ var commands = []command{
 	{"capacity", "", "the highest load at which every objective of a scenario holds (-scenario, -by rate|concurrency)", runCapacity},
 	{"sim", "", "serve the built-in simulator (-addr, -spec)", runSim},
 	{"judge", "calibrate", "a judge's agreement with labelled answers (-labels, -rubric, -vs)", runJudge},
+	{"trace", "analyze|synth|from-log", "a trace to replay (trace: in sla.yaml): its rate, lengths and prefixes; rescaled; made from production's logs", runTrace},
 }
 
 func main() {

@@ -22,8 +22,11 @@ func runVerdict(args []string, stdout, stderr io.Writer) (code int) {
 	var opts verdictOptions
 	opts.ci = ciFlags(fs)
 	fs.BoolVar(&opts.partial, "partial", false, "judge files cut short (an interrupted run) on what finished, saying so, instead of refusing them")
+	logs := fs.Bool("log", false, "the FILEs are production's request logs, one JSON object a request (the SLA file's logs: fields, by default the structlog names), judged per -window")
+	window := fs.Duration("window", 0, "with -log, the `length` of each window judged (default logs.window of the SLA file, else 1h)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `usage: llmsla verdict SAMPLES.jsonl|DIR [MORE …]
+       llmsla verdict -log [-window 1h] LOG.jsonl [MORE …]
 
 Prints the SLA verdict table of recorded samples (e.g.
 results/latest.samples.jsonl) against the objectives of the configuration
@@ -57,6 +60,9 @@ one is not, 2 when the files cannot be judged.
 	// keys set in this environment.
 	stdout, stderr, _, done := redacting(cfg, stdout, stderr)
 	defer done()
+	if *logs {
+		return logVerdicts(cfg, fs.Args(), *window, stdout, stderr, opts)
+	}
 	return verdicts(cfg, fs.Args(), stdout, stderr, opts)
 }
 
@@ -138,6 +144,13 @@ func judgeSamples(cfg *config.Config, paths []string, stdout, stderr io.Writer, 
 		fmt.Fprintf(stderr, "llmsla: %v\n", err)
 		return 2, nil
 	}
+	return judgeVerdicts(cfg, paths, samples, servers, cut, stdout, stderr, opts), samples
+}
+
+// judgeVerdicts prints the SLA table of samples read from paths (cut: the files
+// cut short), with the servers' readings beside them, writes the run's
+// summary when opts ask for one, and returns the verdict's exit code.
+func judgeVerdicts(cfg *config.Config, paths []string, samples []sample.Sample, servers serverRecord, cut []error, stdout, stderr io.Writer, opts verdictOptions) int {
 	for _, c := range append(cut, servers.cut...) {
 		fmt.Fprintf(stdout, "WARNING: %v: judged on the requests that finished\n", c)
 	}
@@ -149,10 +162,10 @@ func judgeSamples(cfg *config.Config, paths []string, stdout, stderr io.Writer, 
 	if opts.summary != "" {
 		if err := writeSummary(opts.summary, vs, runInfo(cfg, paths, samples), code); err != nil {
 			fmt.Fprintf(stderr, "llmsla: the run's summary: %v\n", err)
-			return 2, samples
+			return 2
 		}
 	}
-	return code, samples
+	return code
 }
 
 // conclude says, under the table, what the verdicts come to, and returns

@@ -52,6 +52,8 @@ type Config struct {
 	// Servers holds how each endpoint's server is read, where the file
 	// says more than the default (Server's zero value).
 	Servers map[string]Server
+	// Logs says how production's request logs are read (logs:).
+	Logs Logs
 	// latencyOnly: every scenario is QualityOff (LatencyOnly).
 	latencyOnly bool
 	// keyEnvs names every api_key_env of the file, selected or not.

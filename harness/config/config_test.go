@@ -77,7 +77,7 @@ func TestConfigErrors(t *testing.T) {
 		yaml string
 		want []string
 	}{
-		"unknown top key":      {"endpoint:\n  a: {base_url: http://x/v1, model: m}\n", []string{":1: endpoint: unknown key (allowed: endpoints, scenarios, gate, budget, judge)"}},
+		"unknown top key":      {"endpoint:\n  a: {base_url: http://x/v1, model: m}\n", []string{":1: endpoint: unknown key (allowed: endpoints, scenarios, gate, budget, judge, logs)"}},
 		"unknown endpoint key": {"endpoints:\n  a:\n    base_url: http://x/v1\n    model: m\n    modle: n\n", []string{":5: endpoints.a.modle: unknown key (allowed: base_url, model"}},
 		"bad url":              {"endpoints:\n  a: {base_url: ftp://x, model: m}\n", []string{":2: endpoints.a.base_url:", "not an http(s) URL"}},
 		"missing model":        {"endpoints:\n  a: {base_url: http://x/v1}\n", []string{"endpoints.a.model: missing"}},

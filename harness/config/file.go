@@ -118,7 +118,7 @@ func loadFile(path string) (*Config, error) {
 	}
 	var overrides []override
 	var judge *judgeBlock
-	p.mapping(doc.Content[0], "", []string{"endpoints", "scenarios", "gate", "budget", "judge"}, func(k string, v *yaml.Node) {
+	p.mapping(doc.Content[0], "", []string{"endpoints", "scenarios", "gate", "budget", "judge", "logs"}, func(k string, v *yaml.Node) {
 		switch k {
 		case "endpoints":
 			p.mapping(v, "endpoints", nil, func(name string, v *yaml.Node) {
@@ -134,6 +134,8 @@ func loadFile(path string) (*Config, error) {
 			p.budget(cfg, v)
 		case "judge":
 			judge = p.judge(cfg, v)
+		case "logs":
+			p.logs(cfg, v)
 		}
 	})
 	if len(p.errs) == 0 {

@@ -110,8 +110,8 @@ func defaultCapacity(by string) Capacity {
 func (c *Capacity) set(k, v string) error {
 	switch k {
 	case "by":
-		if v != "rate" && v != "concurrency" {
-			return fmt.Errorf("%q: want rate or concurrency", v)
+		if v != "rate" && v != "concurrency" && v != "speedup" {
+			return fmt.Errorf("%q: want rate, concurrency or speedup (a trace: level's)", v)
 		}
 		d := defaultCapacity(v)
 		c.By, c.Integer = d.By, d.Integer
@@ -164,6 +164,9 @@ func (c Capacity) check() error {
 // it searches by (set allows only kinds that are one number), with the
 // scenario's arrivals.
 func (c Capacity) Pacer(sc Scenario, x float64) load.Pacer {
+	if c.By == "speedup" {
+		return sc.arrive(sc.traceAt(x))
+	}
 	k, _ := load.KindOf(c.By)
 	return sc.arrive(k.At(x))
 }
@@ -371,6 +374,7 @@ func (p *configParser) checkSettings(sc Scenario, key string, set map[string]*ya
 	p.checkLevels(sc, key, set)
 	p.checkCache(sc, key, set)
 	p.checkConversation(sc, key, set)
+	p.checkSpeedup(sc, key, set)
 	if sc.QualityOff {
 		for _, th := range sc.Objectives {
 			if objective.Minimums.Has(th.Name) {

@@ -3,12 +3,14 @@ package load
 import (
 	"context"
 	"fmt"
+	"iter"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"sync"
 	"time"
 
+	"github.com/llmsla/llmsla/harness/internal/gamma"
 	"github.com/llmsla/llmsla/harness/sample"
 )
 
@@ -242,7 +244,7 @@ func (a Arrivals) gaps() func() float64 {
 		return func() float64 { return 1 }
 	case Gamma:
 		k := a.Burstiness
-		return func() float64 { return gamma(r, k) / k }
+		return func() float64 { return gamma.Draw(r, k) / k }
 	default:
 		return r.ExpFloat64
 	}
@@ -269,39 +271,18 @@ func atLeastOne(x float64) int {
 	return max(1, int(math.Ceil(x-1e-6)))
 }
 
-// gamma draws from Gamma(k, 1) (Marsaglia and Tsang, 2000; for k < 1 the
-// boost of their section 6).
-func gamma(r *rand.Rand, k float64) float64 {
-	if k < 1 {
-		return gamma(r, k+1) * math.Pow(r.Float64(), 1/k)
-	}
-	d := k - 1.0/3
-	c := 1 / math.Sqrt(9*d)
-	for {
-		x := r.NormFloat64()
-		v := 1 + c*x
-		if v <= 0 {
-			continue
-		}
-		v = v * v * v
-		u := r.Float64()
-		if u < 1-0.0331*x*x*x*x || math.Log(u) < 0.5*x*x+d*(1-v+math.Log(v)) {
-			return d * v
-		}
-	}
-}
-
 // Pace sends request i at its scheduled instant, each on its own
 // goroutine (pace).
 func (o Open) Pace(ctx context.Context, n int, send func(i int, sched time.Time)) {
-	pace(ctx, o.Schedule(n), o.MaxConcurrency, send)
+	pace(ctx, slices.All(o.Schedule(n)), o.MaxConcurrency, send)
 }
 
-// pace sends request i at offset sched[i] from now, each on its own
-// goroutine, the dispatcher never waiting for a response (only for a slot
-// when maxInFlight > 0). Lateness does not accumulate: every instant is
-// counted from the start, never from the previous send.
-func pace(ctx context.Context, sched []time.Duration, maxInFlight int, send func(i int, sched time.Time)) {
+// pace sends each request i at its offset from now, as sched yields them
+// in order (a schedule drawn before, or a trace read as it goes), each on
+// its own goroutine, the dispatcher never waiting for a response (only
+// for a slot when maxInFlight > 0). Lateness does not accumulate: every
+// instant is counted from the start, never from the previous send.
+func pace(ctx context.Context, sched iter.Seq2[int, time.Duration], maxInFlight int, send func(i int, sched time.Time)) {
 	var slots chan struct{}
 	if maxInFlight > 0 {
 		slots = make(chan struct{}, maxInFlight)

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/llmsla/llmsla/harness/load"
+	"github.com/llmsla/llmsla/harness/trace"
 )
 
 // everyPacer is one pacer of each registered kind, capped and seeded where
@@ -22,6 +23,16 @@ var everyPacer = map[string]load.Pacer{
 		Arrivals: load.Arrivals{Arrival: load.Poisson, MaxConcurrency: 6, Seed: 4}},
 	"sessions":     load.Sessions(6),
 	"session_rate": load.SessionRate{Rate: 3, Arrivals: load.Arrivals{Arrival: load.Poisson, MaxConcurrency: 6, Seed: 5}},
+	"trace":        evenReplay(),
+}
+
+// evenReplay is a trace of 300 rows 100 ms apart, replayed twice as fast.
+func evenReplay() load.Pacer {
+	t, err := load.NewTrace(trace.Spec{File: "testdata/even.mooncake.jsonl", Format: trace.Mooncake}, 2)
+	if err != nil {
+		panic(err)
+	}
+	return t.WithArrivals(load.Arrivals{MaxConcurrency: 6, Seed: 5})
 }
 
 // scheduled is an open loop whose schedule a test can read.

@@ -168,7 +168,7 @@ func (r Ramp) Schedule(n int) []time.Duration {
 
 // Pace sends request i at its scheduled instant, as an open loop does.
 func (r Ramp) Pace(ctx context.Context, n int, send func(i int, sched time.Time)) {
-	pace(ctx, r.Schedule(n), r.Arrivals.MaxConcurrency, send)
+	pace(ctx, slices.All(r.Schedule(n)), r.Arrivals.MaxConcurrency, send)
 }
 
 // WithArrivals is the ramp drawn and capped as a says.

@@ -64,6 +64,7 @@ type Prompt struct {
 	// conversations plays (sessions:, session_rate:), Request its first
 	// turn; nil for a prompt that is one request (a synthetic one).
 	Conversation *Conversation
+	Asked        *sample.Asked // the lengths a trace's row asked, nil for other prompts
 }
 
 // Source yields the i-th prompt of a run. It is called from several

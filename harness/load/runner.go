@@ -187,7 +187,7 @@ func (run *run) one(ctx context.Context, d Doer, p Prompt, req stream.Request, s
 	if !sched.IsZero() {
 		s.Sched, s.Lag = sched.Sub(run.start), s.Start.Sub(sched)
 	}
-	s.Run, s.Level, s.Seq, s.Case = run.id, run.level, seq, p.Case
+	s.Run, s.Level, s.Seq, s.Case, s.Asked = run.id, run.level, seq, p.Case, p.Asked
 	s.Offset = s.Start.Sub(run.start)
 	if run.r.slice > 0 {
 		s.Slice = int(s.Offset / run.r.slice)

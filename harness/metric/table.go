@@ -121,6 +121,7 @@ var Table = append([]*Metric{
 	// which every objective held, so that the gate sees a lower capacity.
 	{Name: "max_rps", Kind: Search, BenchUnit: "max-rps", Bench: true},
 	{Name: "max_concurrency", Kind: Search, BenchUnit: "max-concurrency", Bench: true},
+	{Name: "max_speedup", Kind: Search, BenchUnit: "max-speedup", Bench: true}, // a trace's replay
 	// An Ollama endpoint's own split of the TTFT (means over the breakdown
 	// requests), reported by benchmarks beside the client's figures.
 	{Name: "load", Kind: Server, Lower: true, BenchUnit: "load-ms", Bench: true},

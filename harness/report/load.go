@@ -40,6 +40,7 @@ func Load(w io.Writer, vs []objective.Verdict) {
 					where(v), metric.Num(l.P95), metric.Num(bound))
 			}
 		}
+		traceLengths(w, v)
 		if want, ok := v.Level.Float("prompt_tokens"); ok {
 			got := st.PromptTokens.Mean
 			if math.IsNaN(got) || math.Abs(got-want) > PromptTolerance*want {

@@ -40,7 +40,7 @@ var firstT0, lastT0 = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(220
 // that holds a control character.
 // Read and Scanner check every line with it.
 func (s *Sample) Check() error {
-	for _, c := range []func() error{s.checkNames, s.checkTimes, s.checkOrder, s.checkCounts, s.checkITL, s.checkKinds, s.checkTools, s.checkSteps, s.checkSession, s.checkCache, s.checkJudge} {
+	for _, c := range []func() error{s.checkNames, s.checkTimes, s.checkOrder, s.checkCounts, s.checkITL, s.checkKinds, s.checkTools, s.checkSteps, s.checkSession, s.checkCache, s.checkJudge, s.checkAsked} {
 		if err := c(); err != nil {
 			return err
 		}

@@ -168,6 +168,9 @@ type Sample struct {
 	// Cache is the scenario's cache policy the request was sent under
 	// (cache: natural|bust|warm); "" in files written before it, natural.
 	Cache CachePolicy `json:"cache,omitempty"`
+	// Asked is what a trace's row asked of the request (Asked), nil for
+	// a request no row made.
+	Asked *Asked `json:"asked,omitempty"`
 }
 
 // OK reports whether the request succeeded.

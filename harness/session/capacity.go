@@ -6,6 +6,7 @@ import (
 
 	"github.com/llmsla/llmsla/harness/capacity"
 	"github.com/llmsla/llmsla/harness/config"
+	"github.com/llmsla/llmsla/harness/load"
 	"github.com/llmsla/llmsla/harness/metric"
 	"github.com/llmsla/llmsla/harness/objective"
 )
@@ -28,7 +29,16 @@ func (s *Session) Capacity(ctx context.Context, c Cell) (capacity.Result, error)
 	probe := func(ctx context.Context, x float64) (bool, string) {
 		step := c
 		step.Level = config.Level{Pacer: cs.Pacer(c.Settings, x), Search: "capacity"}
-		samples, err := s.Measure(ctx, step, c.Settings.Samples)
+		n := c.Settings.Samples
+		if step.Level.Pacer == nil {
+			runErr = fmt.Errorf("%s: a search by %s needs a trace: level to replay faster", c.Scenario, cs.By)
+			stop()
+			return false, runErr.Error()
+		}
+		if _, own := step.Level.Pacer.(load.Sourced); own {
+			n = c.Settings.Requests(step.Level) // a trace's step is the trace at that speedup
+		}
+		samples, err := s.Measure(ctx, step, n)
 		if err != nil {
 			runErr = err
 			stop()
@@ -49,9 +59,9 @@ func (s *Session) Capacity(ctx context.Context, c Cell) (capacity.Result, error)
 
 // CapacityLine says what a search found, for people.
 func CapacityLine(scenario, endpoint string, c config.Capacity, r capacity.Result) string {
-	unit := " req/s"
-	if c.By == "concurrency" {
-		unit = " in flight"
+	unit := map[string]string{"concurrency": " in flight", "speedup": "× the trace"}[c.By]
+	if unit == "" {
+		unit = " req/s"
 	}
 	head := fmt.Sprintf("capacity (%s endpoint=%s, by %s, resolution %s, %d steps): ", scenario, endpoint, c.By,
 		metric.Pct(c.Resolution), len(r.Steps))
@@ -67,8 +77,8 @@ func CapacityLine(scenario, endpoint string, c config.Capacity, r capacity.Resul
 // CapacityUnit is the benchmark unit of a search's limit: max-rps, or
 // max-concurrency for a search by concurrency.
 func CapacityUnit(c config.Capacity) string {
-	if c.By == "concurrency" {
-		return metric.ByName("max_concurrency").BenchUnit
+	if c.By == "concurrency" || c.By == "speedup" {
+		return metric.ByName("max_" + c.By).BenchUnit
 	}
 	return metric.ByName("max_rps").BenchUnit
 }

@@ -109,17 +109,3 @@ func compareTimings(judged, plain [3][]float64) string {
 }
 
 func us(v float64) string { return strconv.FormatFloat(v, 'f', 0, 64) + " µs" }
-
-func minTime(a, b time.Time) time.Time {
-	if b.Before(a) {
-		return b
-	}
-	return a
-}
-
-func maxTime(a, b time.Time) time.Time {
-	if b.After(a) {
-		return b
-	}
-	return a
-}

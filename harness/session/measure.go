@@ -60,9 +60,12 @@ func (s *Session) send(ctx context.Context, c Cell, n int, probe bool) ([]sample
 		// capacity search may step to.
 		return nil, fmt.Errorf("shard %s: %s: %w", shard, c.Level.Label(), err)
 	}
+	own, sourced := c.Level.Pacer.(load.Sourced)
 	startLag := s.waitStart(probe)
 	warm, first, src, cases := s.position(c, pacer, n, probe)
-	src, warm = cacheSource(c, src, warm)
+	if !sourced { // a trace's rows share the prefixes production's did
+		src, warm = cacheSource(c, src, warm)
+	}
 	if !probe {
 		n = shard.Share(n) // every shard sends go test's one probe request
 	}
@@ -71,7 +74,7 @@ func (s *Session) send(ctx context.Context, c Cell, n int, probe bool) ([]sample
 		shardName = shard.String()
 	}
 	total := n + warm
-	if !probe && c.Fixture != nil && c.Level.PromptTokens == 0 {
+	if !probe && c.Fixture != nil && c.Level.PromptTokens == 0 && !sourced {
 		total = n*c.Fixture.Steps() + warm // an agent loop's steps, at its most
 	}
 	if first {
@@ -79,14 +82,14 @@ func (s *Session) send(ctx context.Context, c Cell, n int, probe bool) ([]sample
 	}
 	progress := s.progressCell(c, total, probe)
 	defer progress.end()
-	judged, judgeCtx := s.judges(c) && !probe, ctx // judged: the measured samples are written once judged
+	judged, judgeCtx := s.judges(c) && !probe && !sourced, ctx // judged: the measured samples are written once judged
 	ctx, stop := s.guard.watch(ctx)
 	defer stop()
 	opts := []load.Option{load.Warmup(warm), load.ColdFirst(first), load.Probe(probe), load.SliceLength(c.Settings.SliceLength()),
 		load.Tag(func(smp *sample.Sample) {
 			smp.Scenario, smp.Level, smp.FixtureCases = c.Scenario, label, cases
 			smp.Shard, smp.StartLag = shardName, startLag
-			smp.QualityOff = c.Settings.QualityOff
+			smp.QualityOff = c.Settings.QualityOff || sourced // a trace's rows carry no check
 			smp.Cache = c.Settings.Cache.Or()
 		}),
 		load.Sink(func(smp *sample.Sample) {
@@ -100,9 +103,11 @@ func (s *Session) send(ctx context.Context, c Cell, n int, probe bool) ([]sample
 		opts = append(opts, load.For(c.Settings.Duration))
 	}
 	opts = append(opts, load.Seed(c.Settings.Seed), load.SessionHeader(c.Settings.SessionHeader))
-	src = load.MaxTokens(src, c.Settings.MaxTokens)
-	if f := c.Settings.FixedTokens; f > 0 {
-		src = load.FixedTokens(src, f)
+	if !sourced { // a level with its own requests (a trace's rows) sets their max_tokens
+		src = load.MaxTokens(src, c.Settings.MaxTokens)
+		if f := c.Settings.FixedTokens; f > 0 {
+			src = load.FixedTokens(src, f)
+		}
 	}
 	watch := s.watchServer(c, probe)
 	if watch != nil {
@@ -111,6 +116,9 @@ func (s *Session) send(ctx context.Context, c Cell, n int, probe bool) ([]sample
 	samples := load.NewRunner(opts...).Run(ctx, s.clients[c.Endpoint.Name], src, pacer, n)
 	if watch != nil {
 		s.endWatch(c, watch, samples)
+	}
+	if sourced && own.Err() != nil {
+		return samples, fmt.Errorf("%s: %w", c.Name(), own.Err())
 	}
 	if judged {
 		s.judgeLevel(judgeCtx, c, samples) // after the level's last measured request
@@ -135,7 +143,8 @@ func (s *Session) position(c Cell, pacer load.Pacer, n int, probe bool) (warm in
 	filled := s.started[levelKey]
 	s.started[levelKey] = true
 	at := s.next[key]
-	if !probe && c.Level.PromptTokens == 0 {
+	own, sourced := c.Level.Pacer.(load.Sourced)
+	if !probe && c.Level.PromptTokens == 0 && !sourced {
 		s.next[key] = (at + s.positions(c, at, n)) % fix.Len()
 	}
 	s.mu.Unlock()
@@ -144,6 +153,9 @@ func (s *Session) position(c Cell, pacer load.Pacer, n int, probe bool) (warm in
 	}
 	if !filled {
 		warm = max(warm, pacer.Workers())
+	}
+	if sourced {
+		return warm, first, own.Source(), 0
 	}
 	if c.Level.PromptTokens > 0 {
 		return warm, first, load.NewSynthetic(c.Level.PromptTokens, s.synthSeed(c.Settings.Seed)), 0

@@ -78,6 +78,8 @@ type Stats struct {
 	// Open holds the open-loop figures: lag, latencies from the scheduled
 	// start, achieved rate.
 	Open Open
+	// Trace holds a replayed trace's lengths asked and sent.
+	Trace Trace
 	// Slices are the run's time slices, small ones merged (a soak's drift).
 	Slices []Slice
 	// Prefill is the TTFT-vs-prompt-length fit of the scenario's whole run
@@ -234,6 +236,7 @@ func Summarize(samples []sample.Sample, good func(*sample.Sample) bool) *Stats {
 		itl.Merge(s.ITL)
 		st.OutputTokens += s.OutputTokens
 		outs = append(outs, float64(s.OutputTokens))
+		st.Trace.add(s)
 		if s.PromptTokens > 0 {
 			prompt = append(prompt, float64(s.PromptTokens))
 			if s.TTFT > 0 {
@@ -255,6 +258,7 @@ func Summarize(samples []sample.Sample, good func(*sample.Sample) bool) *Stats {
 	st.TTFB = Describe(ttfb)
 	st.Open, st.Slices = open.summary(runs), slices.slices()
 	st.PromptTokens, st.OutputLen = Describe(prompt), Describe(outs)
+	st.Trace.means()
 	st.Wall, st.Overlap, st.StartSpread = wall(runs)
 	for _, r := range runs {
 		st.LongestRun = max(st.LongestRun, r.last.Sub(r.first))

@@ -1,0 +1,81 @@
+package config
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/llmsla/llmsla/harness/trace"
+)
+
+// Logs says how to read production's request logs (logs: in the file),
+// for llmsla verdict -log and llmsla gate -log: the log's name of each
+// field llmsla reads, over the seed's structlog names
+// (trace.DefaultLogFields), and the length of the windows judged.
+type Logs struct {
+	fields map[string]string // logs.fields as written: llmsla's key → the log's field
+	Window time.Duration     // 0: the command's default
+}
+
+// logFieldKeys are logs.fields' keys, each where it goes.
+var logFieldKeys = []struct {
+	key  string
+	into func(f *trace.LogFields) *string
+}{
+	{"timestamp", func(f *trace.LogFields) *string { return &f.Timestamp }},
+	{"timestamp_unit", func(f *trace.LogFields) *string { return (*string)(&f.Unit) }},
+	{"scenario", func(f *trace.LogFields) *string { return &f.Scenario }},
+	{"endpoint", func(f *trace.LogFields) *string { return &f.Endpoint }},
+	{"ttft_ms", func(f *trace.LogFields) *string { return &f.TTFT }},
+	{"tpot_ms", func(f *trace.LogFields) *string { return &f.TPOT }},
+	{"total_ms", func(f *trace.LogFields) *string { return &f.Total }},
+	{"output_tokens", func(f *trace.LogFields) *string { return &f.OutputTokens }},
+	{"prompt_tokens", func(f *trace.LogFields) *string { return &f.PromptTokens }},
+	{"error", func(f *trace.LogFields) *string { return &f.Error }},
+	{"event", func(f *trace.LogFields) *string { return &f.Event }},
+	{"event_value", func(f *trace.LogFields) *string { return &f.EventValue }},
+}
+
+// Fields are the log's field names: the file's logs.fields over the
+// defaults.
+func (l Logs) Fields() trace.LogFields {
+	f := trace.DefaultLogFields()
+	for _, k := range logFieldKeys {
+		if v, ok := l.fields[k.key]; ok {
+			*k.into(&f) = v
+		}
+	}
+	return f
+}
+
+// logs reads the logs: block.
+func (p *configParser) logs(cfg *Config, v *yaml.Node) {
+	p.mapping(v, "logs", []string{"fields", "window"}, func(k string, v *yaml.Node) {
+		switch k {
+		case "window":
+			d, err := time.ParseDuration(p.str(v, "logs.window"))
+			if err != nil || d < trace.MinWindow {
+				p.errf(v, "logs.window", "%q is not a window of at least %v (e.g. 1h, 15m)", v.Value, trace.MinWindow)
+			}
+			cfg.Logs.Window = d
+		case "fields":
+			keys := make([]string, len(logFieldKeys))
+			for i, k := range logFieldKeys {
+				keys[i] = k.key
+			}
+			cfg.Logs.fields = map[string]string{}
+			p.mapping(v, "logs.fields", keys, func(k string, v *yaml.Node) {
+				name := p.str(v, "logs.fields."+k)
+				if k == "timestamp_unit" && !slices.Contains(trace.Units, trace.Unit(name)) {
+					p.errf(v, "logs.fields."+k, "%q is not a timestamp unit (allowed: datetime, s, ms, us, ns)", name)
+				}
+				if name == "" && k != "event" && k != "total_ms" && k != "prompt_tokens" && k != "error" {
+					p.errf(v, "logs.fields."+k, "want the log's field name (only event, total_ms, prompt_tokens and error may be \"\": none)")
+				}
+				cfg.Logs.fields[k] = strings.TrimSpace(name)
+			})
+		}
+	})
+}

@@ -1,0 +1,68 @@
+package trace
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"time"
+)
+
+// Rescale says how Synth changes a trace.
+type Rescale struct {
+	Speedup float64 // timestamps divided by it (2: twice the rate)
+	// InputScale and OutputScale multiply the lengths (each at least 1
+	// token after).
+	InputScale, OutputScale float64
+	// Keep is the share of rows kept (0 < Keep ≤ 1), drawn from Seed, so
+	// that a week of production can become a short CI replay at the same
+	// mix.
+	Keep float64
+	Seed uint64
+}
+
+// Validate reports a rescaling that cannot be done.
+func (o Rescale) Validate() error {
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"speedup", o.Speedup}, {"input scale", o.InputScale}, {"output scale", o.OutputScale}} {
+		if !(f.v > 0 && f.v <= 1e6) {
+			return fmt.Errorf("%s %v: want a factor > 0", f.name, f.v)
+		}
+	}
+	if !(o.Keep > 0 && o.Keep <= 1) {
+		return fmt.Errorf("keep %v: want a share of rows > 0 and ≤ 1", o.Keep)
+	}
+	return nil
+}
+
+// Synth writes the trace spec names (its crop applied), rescaled, to w in
+// Mooncake's format, and returns the rows it wrote. A row's own messages
+// are not carried (the format has none): its lengths are.
+func Synth(spec Spec, o Rescale, w io.Writer) (int, error) {
+	if err := o.Validate(); err != nil {
+		return 0, err
+	}
+	r := rand.New(rand.NewPCG(o.Seed, 0x73796e7468)) // "synth"
+	bw := bufio.NewWriter(w)
+	n := 0
+	scale := func(x int, by float64) int { return min(MaxTokens, max(1, int(math.Round(float64(x)*by)))) }
+	err := Each(spec, func(row Row, off time.Duration) error {
+		if o.Keep < 1 && r.Float64() >= o.Keep {
+			return nil
+		}
+		n++
+		out := Row{At: time.Duration(float64(off) / o.Speedup), Input: scale(row.Input, o.InputScale),
+			Output: scale(row.Output, o.OutputScale), Hashes: row.Hashes}
+		return writeMooncake(bw, out)
+	})
+	if err != nil {
+		return n, err
+	}
+	if n == 0 {
+		return 0, fmt.Errorf("%s: no row kept (keep %v)", spec.File, o.Keep)
+	}
+	return n, bw.Flush()
+}
