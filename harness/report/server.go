@@ -42,8 +42,7 @@ func ServerLine(st *stats.Stats) string {
 		b    stats.Buckets
 	}{{"ttft", s.TTFT}, {"e2e", s.E2E}} {
 		if h.b.N() > 0 {
-			add("server %s p50 %s ms in %s, p95 %s ms in %s (n=%.0f)", h.name, metric.Num(h.b.Estimate(50)*1000), h.b.WithinText(50),
-				metric.Num(h.b.Estimate(95)*1000), h.b.WithinText(95), h.b.N())
+			add("server %s %s, %s (n=%.0f)", h.name, bucketed(h.b, 50), bucketed(h.b, 95), h.b.N())
 		}
 	}
 	if !math.IsNaN(s.ModelMem) {
@@ -68,6 +67,16 @@ func ServerLine(st *stats.Stats) string {
 	return strings.Join(parts, ", ") + " (" + readings + ")"
 }
 
+// bucketed is percentile p of a server's histogram: its estimate and the
+// bucket it lies in, or only the bucket's bound when it is the first
+// (an estimate placed in (0, 300] ms says nothing the bound does not).
+func bucketed(b stats.Buckets, p float64) string {
+	if lo, hi, ok := b.Within(p); ok && lo == 0 {
+		return fmt.Sprintf("p%g ≤ %s ms", p, metric.Num(hi*1000))
+	}
+	return fmt.Sprintf("p%g %s ms in %s", p, metric.Num(b.Estimate(p)*1000), b.WithinText(p))
+}
+
 // writeServers writes, under the verdict table, the levels whose usage and
 // streamed chunks disagreed, a line per level of what its server said, the caveats of those figures, and a warning for a
 // level someone else's requests loaded (a failure only where the
@@ -83,16 +92,45 @@ func writeServers(w io.Writer, vs []objective.Verdict) {
 			say(w, "server (%s): %s", where(v), line)
 		}
 	}
+	writeServerNotes(w, vs)
 	for _, v := range vs {
-		s := v.Stats.Server
-		if s == nil {
-			continue
-		}
-		for _, n := range s.Notes {
-			say(w, "server (%s): %s", where(v), n)
-		}
-		if s.Foreign() > 0 && !v.Objectives.Has("foreign") {
+		if s := v.Stats.Server; s != nil && s.Foreign() > 0 && !v.Objectives.Has("foreign") {
 			say(w, "WARNING (%s): foreign load: %s (exclusive: true fails it)", where(v), s.ForeignText())
 		}
 	}
+}
+
+// writeServerNotes writes each caveat of the servers' figures once, with
+// the levels it holds for: the same note at every short level of a run
+// is one line, not one a level.
+func writeServerNotes(w io.Writer, vs []objective.Verdict) {
+	var notes []string
+	at := map[string][]string{}
+	for _, v := range vs {
+		if v.Stats.Server == nil {
+			continue
+		}
+		for _, n := range v.Stats.Server.Notes {
+			if _, ok := at[n]; !ok {
+				notes = append(notes, n)
+			}
+			at[n] = append(at[n], where(v))
+		}
+	}
+	for _, n := range notes {
+		levels := at[n]
+		if len(levels) == 1 {
+			say(w, "server (%s): %s", levels[0], n)
+			continue
+		}
+		say(w, "server (%d levels: %s): %s", len(levels), firstOf(levels, 3), n)
+	}
+}
+
+// firstOf joins at most n of parts, and says how many more there are.
+func firstOf(parts []string, n int) string {
+	if len(parts) > n {
+		parts = append(parts[:n:n], fmt.Sprintf("and %d more", len(parts)-n))
+	}
+	return strings.Join(parts, ", ")
 }

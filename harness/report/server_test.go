@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/llmsla/llmsla/harness/objective"
+	"github.com/llmsla/llmsla/harness/sample"
 	"github.com/llmsla/llmsla/harness/stats"
 )
 
@@ -62,4 +63,32 @@ func TestServerLinesEscaped(t *testing.T) {
 	writeServers(&out, []objective.Verdict{v})
 	assert.NotContains(t, out.String(), "WARNING", "bounded by an objective: judged there, not warned")
 	assert.False(t, math.IsNaN(srv.Foreign()))
+}
+
+// TestServerNotesOnce: a note several levels share is one line naming
+// them (at most three, and how many more); a note of one level names it.
+func TestServerNotesOnce(t *testing.T) {
+	var vs []objective.Verdict
+	for _, lv := range []string{"concurrency=1", "concurrency=5", "concurrency=10", "concurrency=20"} {
+		srv := stats.NewServer()
+		srv.Note("metrics: no reading during the level")
+		if lv == "concurrency=20" {
+			srv.Note("metrics: vllm:x vanished")
+		}
+		vs = append(vs, objective.Verdict{Scenario: "chat", Endpoint: "e", Level: sample.Level(lv), Stats: &stats.Stats{Server: srv}})
+	}
+	var out bytes.Buffer
+	writeServerNotes(&out, vs)
+	assert.Equal(t, "server (4 levels: chat endpoint=e concurrency=1, chat endpoint=e concurrency=5, chat endpoint=e concurrency=10, and 1 more): metrics: no reading during the level\n"+
+		"server (chat endpoint=e concurrency=20): metrics: vllm:x vanished\n", out.String())
+}
+
+// TestServerFirstBucket: a percentile in a histogram's first bucket is
+// said as its bound, not as an estimate placed inside (0, bound].
+func TestServerFirstBucket(t *testing.T) {
+	srv := stats.NewServer()
+	srv.Readings = 2
+	srv.E2E = stats.Buckets{Bounds: []float64{0.3, 0.5}, Counts: []float64{20, 0, 0}}
+	line := ServerLine(&stats.Stats{Server: srv})
+	assert.Contains(t, line, "server e2e p50 ≤ 300 ms, p95 ≤ 300 ms (n=20)")
 }
