@@ -32,7 +32,7 @@ var commands = []command{
 	{"gate", "BASE NEW", "exit 1 on a significant regression, 2 on unusable input or a blind objective (-plan: requests needed)", runGate},
 	{"ab", "BASE CAND", "send two endpoints a scenario's cases, interleaved, and gate CAND against BASE", runAB},
 	{"baseline", "", "promote results/latest.txt and its samples to golden/baseline.*", runBaseline},
-	{"capacity", "", "the highest load at which every objective of a scenario holds (-scenario, -by rate|concurrency)", runCapacity},
+	{"capacity", "", "the highest load at which every objective of a scenario holds (-scenario, -by rate|concurrency|speedup)", runCapacity},
 	{"sim", "", "serve the built-in simulator (-addr, -spec)", runSim},
 	{"judge", "calibrate", "a judge's agreement with labelled answers (-labels, -rubric, -vs)", runJudge},
 	{"trace", "analyze|synth|from-log", "a trace to replay (trace: in sla.yaml): its rate, lengths and prefixes; rescaled; made from production's logs", runTrace},
