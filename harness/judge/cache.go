@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/llmsla/llmsla/harness/judge/rubric"
 	"io"
 	"math"
 	"os"
@@ -16,6 +15,9 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/llmsla/llmsla/harness/internal/jsonl"
+	"github.com/llmsla/llmsla/harness/judge/rubric"
 
 	"github.com/llmsla/llmsla/harness/escape"
 	"github.com/llmsla/llmsla/harness/sample"
@@ -98,11 +100,9 @@ func (e *Entry) check() error {
 // line is redacted as it is written, as samples are.
 type Cache struct {
 	path    string
-	redact  func([]byte) []byte
 	mu      sync.Mutex
 	entries map[string]Entry
-	f       *os.File
-	err     error // the first write error
+	f       *jsonl.Appender
 }
 
 // Bounds of a cache file: a line is one judgment, and a file of judgments
@@ -119,7 +119,7 @@ const (
 // again, and the new entries, appended, win when the file is next read.
 // redact filters every line written (nil: none).
 func OpenCache(path string, redact func([]byte) []byte, rejudge bool) (*Cache, error) {
-	c := &Cache{path: path, redact: redact, entries: map[string]Entry{}}
+	c := &Cache{path: path, entries: map[string]Entry{}}
 	if !rejudge {
 		if err := c.read(); err != nil {
 			return nil, err
@@ -128,7 +128,7 @@ func OpenCache(path string, redact func([]byte) []byte, rejudge bool) (*Cache, e
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("judge cache: %w", err)
 	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	f, err := jsonl.Create(path, "judge cache", redact)
 	if err != nil {
 		return nil, fmt.Errorf("judge cache: %w", err)
 	}
@@ -201,19 +201,10 @@ func (c *Cache) Put(e Entry) {
 	if c == nil {
 		return
 	}
-	b, err := json.Marshal(e)
-	if err != nil {
-		return // plain data: cannot fail
-	}
-	if c.redact != nil {
-		b = c.redact(b)
-	}
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	c.entries[e.Key] = e
-	if _, err := c.f.Write(append(b, '\n')); err != nil && c.err == nil {
-		c.err = fmt.Errorf("judge cache %s: %w", c.path, err)
-	}
+	c.mu.Unlock()
+	c.f.Append(e)
 }
 
 // Len is the number of judgments cached.
@@ -231,9 +222,7 @@ func (c *Cache) Err() error {
 	if c == nil {
 		return nil
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.err
+	return c.f.Err()
 }
 
 // Close closes the file.

@@ -78,9 +78,33 @@ func TestFileKeepsItsFirstError(t *testing.T) {
 	f, err := sample.Create("/dev/full", nil)
 	require.NoError(t, err)
 	require.NoError(t, f.Err())
-	f.Write(&sample.Sample{Scenario: "chat", Run: "r", Seq: 1})
+	f.Write(&sample.Sample{Scenario: "chat", Endpoint: "sim", Run: "r", Seq: 1, Start: time.Now()})
 	assert.ErrorContains(t, f.Err(), "writing samples file /dev/full")
 	assert.Error(t, f.Close())
+}
+
+// TestFileRefusesWhatItCannotRead: what llmsla writes, llmsla reads — a
+// sample the reader would refuse (here a tool-call name holding a control
+// character, as a hostile server may send) is not written; the file's
+// error names the request and the reader's reason, and nothing after it
+// is written either, so the record is never one the verdict refuses.
+func TestFileRefusesWhatItCannotRead(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "s.samples.jsonl")
+	f, err := sample.Create(p, nil)
+	require.NoError(t, err)
+	ok := sample.Sample{Scenario: "chat", Endpoint: "sim", Run: "r", Seq: 1, Start: time.Now(), Total: time.Millisecond}
+	f.Write(&ok)
+	bad := ok
+	bad.Seq = 2
+	bad.ToolCalls = []sample.ToolCall{{Name: "get\x1b[2Jweather"}}
+	f.Write(&bad)
+	f.Write(&ok)
+	require.ErrorContains(t, f.Err(), "request 2 of run r (chat) would not read back")
+	assert.ErrorContains(t, f.Err(), "tool_calls[0].name")
+	require.Error(t, f.Close())
+	got, err := sample.Read(p)
+	require.NoError(t, err, "what was written reads back")
+	assert.Len(t, got, 1, "nothing after the refused sample is written")
 }
 
 // TestCheckShards: a run of N shards needs every one of them, each from one

@@ -9,8 +9,8 @@ import (
 	"io"
 	"os"
 	"strings"
-	"sync"
 
+	"github.com/llmsla/llmsla/harness/internal/jsonl"
 	"github.com/llmsla/llmsla/harness/sample"
 	"github.com/llmsla/llmsla/harness/stats"
 )
@@ -29,45 +29,32 @@ func FileName(samples string) string {
 	return strings.TrimSuffix(strings.TrimSuffix(samples, ".jsonl"), ".samples") + ".server.jsonl"
 }
 
-// File appends readings as JSON lines, each in one write, as
-// sample.File does samples: an interrupted run leaves every reading but
-// perhaps the last whole.
+// File appends readings as JSON lines (package jsonl), as sample.File
+// does samples: an interrupted run leaves every reading but perhaps the
+// last whole.
 type File struct {
-	mu     sync.Mutex
-	f      *os.File
-	path   string
-	filter func([]byte) []byte
-	err    error
+	a *jsonl.Appender
 }
 
 // Create opens path for appending; filter, when not nil, rewrites each
 // line before it is written (the secrets redactor).
 func Create(path string, filter func([]byte) []byte) (*File, error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	a, err := jsonl.Create(path, "server file", filter)
 	if err != nil {
 		return nil, err
 	}
-	return &File{f: f, path: path, filter: filter}, nil
+	return &File{a: a}, nil
 }
 
 // Write appends one reading. The first error stops further writes and is
 // kept for Err.
 func (w *File) Write(rd *Reading) {
 	b, err := encode(rd)
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if err != nil && w.err == nil {
-		w.err = fmt.Errorf("server file %s: a reading does not encode: %w", w.path, err)
-	}
-	if w.f == nil || w.err != nil {
+	if err != nil {
+		w.a.Fail(fmt.Errorf("a reading does not encode: %w", err))
 		return
 	}
-	if w.filter != nil {
-		b = w.filter(b)
-	}
-	if _, err := w.f.Write(append(b, '\n')); err != nil {
-		w.err = fmt.Errorf("writing server file %s: %w", w.path, err)
-	}
+	w.a.Line(b)
 }
 
 // encode marshals a reading within MaxLine: past it, with the figures'
@@ -88,24 +75,10 @@ func encode(rd *Reading) ([]byte, error) {
 }
 
 // Close closes the file; its error is the file's first (Err).
-func (w *File) Close() error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.f != nil {
-		if err := w.f.Close(); err != nil && w.err == nil {
-			w.err = fmt.Errorf("closing server file %s: %w", w.path, err)
-		}
-		w.f = nil
-	}
-	return w.err
-}
+func (w *File) Close() error { return w.a.Close() }
 
 // Err is the file's first error.
-func (w *File) Err() error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.err
-}
+func (w *File) Err() error { return w.a.Err() }
 
 // Read reads a server file, every line checked (Check); a line over
 // MaxLine, one that is not a reading, or a last line without its end (a
