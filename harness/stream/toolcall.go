@@ -3,6 +3,7 @@ package stream
 import (
 	"unicode/utf8"
 
+	"github.com/llmsla/llmsla/harness/escape"
 	"github.com/llmsla/llmsla/harness/sample"
 )
 
@@ -140,9 +141,22 @@ func (a *toolAssembler) into(s *sample.Sample) {
 	s.ToolCalls = make([]sample.ToolCall, len(a.calls))
 	for i, c := range a.calls {
 		s.ToolCalls[i] = c.ToolCall
+		s.ToolCalls[i].Name, s.ToolCalls[i].ID = visible(c.Name), visible(c.ID)
 		s.ToolCalls[i].Arguments = string(c.args)
 	}
 	s.ToolCallsCut = a.dropped
+}
+
+// visible is a name or id a server sent, as the samples file may hold it:
+// one holding a control character, an escape or bytes that are not UTF-8
+// is kept in its escaped form (get\x1b[2Jweather), within maxMeta, so
+// that the record reads back and shows what was sent; no tool is named
+// so, and the quality check counts the call invalid.
+func visible(name string) string {
+	if escape.CheckLine(name) == nil {
+		return name
+	}
+	return clip(escape.Text(name), maxMeta)
 }
 
 // clip cuts s to at most n bytes, on a rune boundary.

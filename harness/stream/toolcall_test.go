@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -116,4 +117,28 @@ func TestToolAssemblyBounds(t *testing.T) {
 		require.Len(t, calls, 2)
 		assert.Equal(t, []sample.ToolCall{{Index: 0, Name: "f", Arguments: "0123456"}, {Index: 1, Name: "g", Arguments: "abc", ArgumentsCut: true}}, calls)
 	})
+}
+
+// TestToolNamesReadBack: a server's tool-call name or id holding a
+// control character, an ANSI escape, a bidi control or bytes that are not
+// UTF-8 is kept in its escaped form, so that the sample passes the
+// reader's check (what llmsla writes, llmsla reads) and names no tool: the
+// quality check counts the call invalid, and the level is judged.
+func TestToolNamesReadBack(t *testing.T) {
+	for name, hostile := range map[string]string{
+		"ansi":    `get\u001b[2Jweather`,
+		"newline": `get\nweather`,
+		"bidi":    `get\u202eweather`,
+		"long":    strings.Repeat(`\u0007`, 400),
+	} {
+		t.Run(name, func(t *testing.T) {
+			calls, _, _ := assemble(t, 1<<20, `{"tool_calls":[{"index":0,"id":"`+hostile+`","function":{"name":"`+hostile+`","arguments":"{}"}}]}`)
+			require.Len(t, calls, 1)
+			s := sample.Sample{Scenario: "tools", Endpoint: "e", Start: time.Now(), Total: time.Millisecond, ToolCalls: calls}
+			require.NoError(t, s.Check(), "the sample reads back")
+			assert.NotEqual(t, "getweather", calls[0].Name)
+			assert.LessOrEqual(t, len(calls[0].Name), maxMeta)
+			assert.NotContains(t, calls[0].Name, "\x1b")
+		})
+	}
 }
