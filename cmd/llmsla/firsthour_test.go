@@ -209,10 +209,15 @@ func TestAbortOnRepeatedFailure(t *testing.T) {
 	t.Cleanup(srv.Close)
 	simEnv(t, "")
 	useConfig(t, fmt.Sprintf("endpoints:\n  far: {base_url: %q, model: sim}\nscenarios:\n  chat: {concurrency: [1], sla: {accuracy_min: 0}}\n", srv.URL+"/v1"))
-	code, stdout, stderr, _ := bench(t, "-count", "2", "-n", "30", "-q")
+	code, stdout, stderr, out := bench(t, "-count", "2", "-n", "30", "-q")
 	assert.Equal(t, exitBroken, code)
-	assert.Contains(t, stdout+stderr, "endpoint far: the last 10 requests all failed with auth")
+	assert.Regexp(t, `endpoint far down since \d\d:\d\d:\d\d UTC \([0-9.]+m?s into the run\): the last 10 requests in a row failed with auth`, stdout+stderr)
+	assert.Equal(t, 1, strings.Count(stdout+stderr, "the last 10 requests in a row"), "the stop is said once:\n%s\n%s", stdout, stderr)
+	assert.NotContains(t, stdout+stderr, "--- FAIL", "no go test failure line per benchmark after the stop")
 	assert.Less(t, served, 8+10+5, "stopped after ten failures")
+	assert.NoFileExists(t, filepath.Join(out, "latest.txt"), "a stopped run never becomes latest")
+	partial, _ := filepath.Glob(filepath.Join(out, "*.partial.samples.jsonl"))
+	assert.Len(t, partial, 1, "the partial run is kept under its own name")
 
 	served = 0
 	code, stdout, stderr, _ = bench(t, "-count", "2", "-n", "30", "-q", "-keep-going")

@@ -23,6 +23,7 @@ import (
 	"github.com/llmsla/llmsla/harness/report"
 	"github.com/llmsla/llmsla/harness/sample"
 	"github.com/llmsla/llmsla/harness/secret"
+	"github.com/llmsla/llmsla/harness/server"
 	"github.com/llmsla/llmsla/harness/sim"
 	"github.com/llmsla/llmsla/harness/stream"
 )
@@ -51,7 +52,7 @@ type Config struct {
 	Judge *Judge
 	// Servers holds how each endpoint's server is read, where the file
 	// says more than the default (Server's zero value).
-	Servers map[string]Server
+	Servers map[string]server.Config
 	// Logs says how production's request logs are read (logs:).
 	Logs Logs
 	// latencyOnly: every scenario is QualityOff (LatencyOnly).
@@ -162,6 +163,29 @@ func (c *Config) CheckScenarios(defined []string) error {
 		if !slices.Contains(defined, name) {
 			errs = append(errs, &fileError{c.Source, c.lines[name], "scenarios." + name,
 				fmt.Sprintf("no such scenario (defined: %s)", strings.Join(defined, ", "))})
+		}
+	}
+	return joinErrors(errs)
+}
+
+// CheckJudged refuses a scenario the file configures that a run does not
+// measure — neither among judged (the scenarios a bench measures, or its
+// samples hold) nor a preset: its objectives would judge nothing (a
+// scenario only a test runs, like golden; one -bench does not select).
+// The plan and the verdict call it alike, so that -dry-run refuses what
+// the verdict would.
+func (c *Config) CheckJudged(judged []string, what string) error {
+	var errs []error
+	names := make([]string, 0, len(c.lines))
+	for name := range c.lines {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	presets := Presets()
+	for _, name := range names {
+		if _, preset := presets[name]; !preset && !slices.Contains(judged, name) {
+			errs = append(errs, &fileError{c.Source, c.lines[name], "scenarios." + name,
+				fmt.Sprintf("not among the scenarios %s (%s): its objectives would judge nothing (a scenario only a test runs, or one -bench does not select)", what, strings.Join(judged, ", "))})
 		}
 	}
 	return joinErrors(errs)

@@ -1,0 +1,122 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/llmsla/llmsla/harness/config"
+	"github.com/llmsla/llmsla/harness/judge"
+	"github.com/llmsla/llmsla/harness/load"
+	"github.com/llmsla/llmsla/harness/sample"
+)
+
+// Bench is a bench (go test's benchmarks of the suites, run by a
+// command) checked and laid out before its first request: every check
+// that can be made then, made, so that -dry-run and the run refuse the
+// same things.
+type Bench struct {
+	Suites    Suites
+	Scenarios []Scenario // the benched, in go test's order
+	Plan      *Plan
+	// Notes say what the run will not do that a reader would expect (a
+	// rubric with no judge to ask).
+	Notes []string
+	// Preflight is the endpoints' failures that every request would
+	// share (nil: none), and PreflightWarn the others; Provenance what
+	// the run measures beyond its figures. Unset in a dry run.
+	Preflight, PreflightWarn error
+	Provenance               sample.Provenance
+}
+
+// PrepareBench checks a bench of g on cfg before anything is sent, in the
+// order a reader fixes things: the suites build and define the scenarios
+// the SLA file names, -bench selects something, every scenario the file
+// configures is one the bench measures, each benched scenario's fixture
+// loads and its levels split over the shards, the plan fits the budget;
+// then, unless dry, every endpoint (the preflight: a failure every
+// request would share is b.Preflight, an error unless keepGoing) and one
+// request of each row (the plan's expected
+// durations, checked against the budget), and what the run measures
+// (provenance). It returns what it found so far with its error.
+func PrepareBench(cfg *config.Config, run Run, g GoTest, dry, keepGoing bool) (*Bench, error) {
+	b := &Bench{}
+	var err error
+	if b.Suites, err = g.Suites(); err != nil {
+		return b, err
+	}
+	if len(b.Suites.Benched) == 0 {
+		return b, fmt.Errorf("-bench %q matches no benchmark in %s: nothing to measure", g.Bench, g.Pkg)
+	}
+	if err := cfg.CheckScenarios(b.Suites.Names()); err != nil {
+		return b, err
+	}
+	if err := cfg.CheckJudged(b.Suites.Benched, "this bench measures"); err != nil {
+		return b, err
+	}
+	for _, name := range b.Suites.Benched {
+		sc, _ := b.Suites.Scenario(name)
+		if err := CheckShard(cfg, sc.Name, run.Shard); err != nil {
+			return b, err
+		}
+		b.Scenarios = append(b.Scenarios, sc)
+	}
+	s, err := New(cfg, run, Options{})
+	if err != nil {
+		return b, err
+	}
+	defer s.Close()
+	fixtures := map[string]*load.Fixture{}
+	for _, sc := range b.Scenarios {
+		if fixtures[sc.Name], err = s.Source(sc); err != nil {
+			return b, err
+		}
+		if note := s.concerns.Judge.Note(sc.Name); note != "" {
+			b.Notes = append(b.Notes, note)
+		}
+	}
+	if b.Plan, err = s.Plan(b.Scenarios, fixtures, g.Count, g.N); err != nil {
+		return b, err
+	}
+	if err := b.Plan.Check(); err != nil || dry {
+		return b, err
+	}
+	ctx := context.Background()
+	b.PreflightWarn, b.Preflight = s.Preflight(ctx)
+	if b.Preflight != nil && !keepGoing {
+		return b, fmt.Errorf("preflight, before any measured request (-keep-going sends the run anyway):\n%w", b.Preflight)
+	}
+	if err := b.Plan.Probe(ctx, s); err != nil {
+		return b, err
+	}
+	b.Provenance = s.Provenance(ctx, b.Scenarios)
+	return b, b.Plan.CheckDuration()
+}
+
+// JudgeOn is a judge asking the endpoint named — the configuration's
+// judge ("" or its name), or one of its measured endpoints — through the
+// session's judge cache and settings: llmsla judge calibrate holds judges
+// to labels and to each other. It needs a judge: block (the cache, seed
+// and budget); note says why a judge's digest is unknown.
+func (s *Session) JudgeOn(ctx context.Context, name string) (jd *judge.Judge, note string, err error) {
+	j := s.concerns.Judge
+	set := j.Settings()
+	switch {
+	case set == nil:
+		return nil, "", fmt.Errorf("%s has no judge: block (judge: {endpoint: …}): name the judge and its settings there", s.cfg.Source)
+	case name == "" || name == set.Endpoint.Name:
+		jd, note = j.Default(ctx)
+		return jd, note, nil
+	}
+	ep, c, ok := s.Endpoint(name)
+	if !ok {
+		return nil, "", fmt.Errorf("no endpoint named %q (have: %s, and the judge %s)", name, strings.Join(s.cfg.EndpointNames(), ", "), set.Endpoint.Name)
+	}
+	digest := ""
+	if ep.Simulated {
+		simCfg, _ := s.cfg.Sim(ep.Name) // checked when it was served
+		digest = simCfg.JudgeDigest()
+	}
+	jd, note = j.On(ctx, ep, c, digest)
+	return jd, note, nil
+}

@@ -1,0 +1,125 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/llmsla/llmsla/harness/config"
+	"github.com/llmsla/llmsla/harness/load"
+)
+
+// randomSLA writes an SLA file of random levels for two simulated
+// endpoints: closed and open loops, ramps of a known count, synthetic
+// prompt lengths, conversations, warm-ups, cache policies, shards.
+func randomSLA(r *rand.Rand) (yaml string, scenario Scenario, count, n int, run Run) {
+	pick := func(xs ...string) string { return xs[r.IntN(len(xs))] }
+	var levels []string
+	switch scenario = shippedScenario(pick("chat", "conversation", "tools")); scenario.Name {
+	case "conversation":
+		levels = append(levels, pick("sessions: [1]", "sessions: [2]", "sessions: [1, 3]", "session_rate: [40]"))
+	default:
+		for _, lv := range []string{
+			pick("concurrency: [1]", "concurrency: [2]", "concurrency: [1, 3]", "concurrency: [4]", ""),
+			pick("rate: [400]", "rate: [300, 600]", ""),
+			pick(`ramp: {from: 100, to: 400, over: 100ms}`, ""),
+			pick("prompt_tokens: [16, 64]", ""),
+		} {
+			if lv != "" {
+				levels = append(levels, lv)
+			}
+		}
+		if len(levels) == 0 || (len(levels) == 1 && strings.HasPrefix(levels[0], "prompt_tokens")) {
+			levels = append(levels, "concurrency: [2]")
+		}
+	}
+	cache := pick("bust", "natural", "warm")
+	if strings.Contains(strings.Join(levels, " "), "prompt_tokens") && cache == "warm" {
+		cache = "bust" // a warm prefix before synthetic prompts is refused
+	}
+	settings := append(levels,
+		fmt.Sprintf("warmup: %d", r.IntN(3)),
+		"cache: "+cache,
+		fmt.Sprintf("max_tokens: %d", 4+r.IntN(4)))
+	yaml = fmt.Sprintf(`endpoints:
+  a: {sim: "ttft=300us,tpot=50us,jitter=0,tokens=4"}
+  b: {sim: "ttft=200us,tpot=50us,jitter=0,tokens=4"}
+scenarios:
+  %s:
+    %s
+`, scenario.Name, strings.Join(settings, "\n    "))
+	count, n = 1+r.IntN(2), 2+r.IntN(5)
+	if r.IntN(4) == 0 && scenario.Name != "conversation" {
+		run.Shard.I, run.Shard.N = 0, 1 // alone, through the shard's code
+	}
+	return yaml, scenario, count, n, run
+}
+
+// shippedScenario is a suite scenario's definition, as the suites give it.
+func shippedScenario(name string) Scenario {
+	fixture := map[string]string{"chat": "fixtures/classify.jsonl", "conversation": "fixtures/conversations.jsonl", "tools": "fixtures/tools.jsonl"}[name]
+	return Scenario{Name: name, Fixture: fixture, System: "Answer."}
+}
+
+// TestPlanIsWhatIsSent: over generated SLA files, the plan's count of
+// every request (measured, probes, cold, warm-up) is what the simulators
+// received when the levels are sent as go test's benchmarks send them —
+// each level, each -count repetition, a probe of one request and then a
+// measured run — so that -dry-run, the budget and the progress line count
+// what the run sends, by the code that sends it.
+func TestPlanIsWhatIsSent(t *testing.T) {
+	configs := 200
+	if testing.Short() {
+		configs = 40
+	}
+	r := rand.New(rand.NewPCG(7, 11))
+	dir := t.TempDir()
+	for i := range configs {
+		yaml, sc, count, n, run := randomSLA(r)
+		path := filepath.Join(dir, fmt.Sprintf("sla%d.yaml", i))
+		require.NoError(t, os.WriteFile(path, []byte(yaml), 0o644))
+		cfg, err := config.LoadFile(path)
+		require.NoError(t, err, yaml)
+		s, err := New(cfg, run, Options{})
+		require.NoError(t, err)
+		fix, err := s.Source(sc)
+		require.NoError(t, err, yaml)
+		p, err := s.Plan([]Scenario{sc}, map[string]*load.Fixture{sc.Name: fix}, count, n)
+		require.NoError(t, err, yaml)
+		ctx := context.Background()
+		for _, ep := range cfg.Endpoints {
+			conf := cfg.Scenario(sc.Name, ep.Name)
+			for _, lv := range conf.Levels() {
+				c := Cell{Scenario: sc.Name, Endpoint: ep, Settings: conf, Level: lv, Fixture: fix}
+				for range count {
+					_, err := s.Probe(ctx, c)
+					require.NoError(t, err)
+					m := n
+					if conf.Span(lv) > 0 {
+						m = conf.Requests(lv)
+					}
+					_, err = s.Measure(ctx, c, m)
+					require.NoError(t, err)
+				}
+			}
+		}
+		received := 0
+		for _, ep := range cfg.Endpoints {
+			received += len(s.Sim(ep.Name).Truth())
+		}
+		tot := p.Totals()
+		if tot.UpTo {
+			require.LessOrEqual(t, received, tot.Requests(), "an agent loop's count is an upper bound\n%s", yaml)
+		} else {
+			require.Equal(t, tot.Requests(), received, "plan (%d measured + %d other) vs what the simulators received, -count %d -n %d:\n%s",
+				tot.Measured, tot.Other, count, n, yaml)
+		}
+		s.Close()
+	}
+}
