@@ -40,9 +40,9 @@ type Level struct {
 	// Arms are the two endpoints of an interleaved A/B level (Endpoint is
 	// the base's), whose samples each carry their endpoint's name; nil
 	// for a level of one endpoint.
-	Arms []string
-	Label    sample.Level // concurrency=5, rate=2, search=capacity/rate=4, …
-	Shard    string       // "1/3" for a shard's share, "" alone
+	Arms  []string
+	Label sample.Level // concurrency=5, rate=2, search=capacity/rate=4, …
+	Shard string       // "1/3" for a shard's share, "" alone
 	// Probe marks go test's probe of a benchmark: one warm-up request,
 	// no measured one.
 	Probe bool
