@@ -312,32 +312,6 @@ func TestRunFlags(t *testing.T) {
 	}
 }
 
-// TestRetain: beyond -keep, the oldest runs go, each run's two files
-// together; latest.* and files bench did not name are kept.
-func TestRetain(t *testing.T) {
-	dir := t.TempDir()
-	var want []string
-	for i, stamp := range []string{"20261201T100000Z", "20261201T100100Z", "20261201T100200Z.shard0of2", "20261201T100300Z"} {
-		for _, ext := range []string{".txt", ".samples.jsonl", ".summary.json"} {
-			require.NoError(t, os.WriteFile(filepath.Join(dir, stamp+ext), nil, 0o644))
-			if i >= 2 {
-				want = append(want, stamp+ext)
-			}
-		}
-	}
-	for _, keep := range []string{"latest.txt", "latest.samples.jsonl", "latest.summary.json", "baseline.txt", "notes.txt"} {
-		require.NoError(t, os.WriteFile(filepath.Join(dir, keep), nil, 0o644))
-		want = append(want, keep)
-	}
-	require.NoError(t, retain(dir, 2))
-	var got []string
-	entries, _ := os.ReadDir(dir)
-	for _, e := range entries {
-		got = append(got, e.Name())
-	}
-	assert.ElementsMatch(t, want, got)
-}
-
 // TestShardsOfThePresetsRefusedEarly: the shipped presets cannot be split
 // over three shards (chat's concurrency 1): said before any request, with
 // the level and what to do — not after batch's requests went out.
