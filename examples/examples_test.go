@@ -314,3 +314,66 @@ func flagValue(run, cmd, flag string) string {
 	}
 	return ""
 }
+
+// TestWorkflowWithoutTheSecret runs the workflow's bench step with the
+// real llmsla as GitHub runs it when the endpoint's secret is unset (an
+// empty OPENAI_BASE_URL, the model variable set, a thresholds-only
+// sla.yaml): the step fails red with exit 2 naming the variable, and
+// records code=2, which the gate step's condition does not run on — never
+// a passing run of the built-in simulator that lets the deploy go.
+func TestWorkflowWithoutTheSecret(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds llmsla")
+	}
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "llmsla")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/llmsla")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	sla := filepath.Join(dir, "sla.yaml")
+	if err := os.WriteFile(sla, []byte("scenarios:\n  chat:\n    sla: {ttft_p95_ms: 600}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	steps := jobSteps(t, "github-actions.yml", "sla-gate")
+	var bench, gate workflowStep
+	for _, s := range steps {
+		switch {
+		case strings.Contains(s.Run, "bin/llmsla bench"):
+			bench = s
+		case strings.Contains(s.Run, "bin/llmsla gate"):
+			gate = s
+		}
+	}
+	script := strings.ReplaceAll(strings.ReplaceAll(bench.Run, "bin/llmsla", bin), "results/", dir+"/")
+	out := filepath.Join(dir, "github_output")
+	cmd := exec.Command("bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", script)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "GITHUB_OUTPUT="+out, "GITHUB_STEP_SUMMARY="+filepath.Join(dir, "summary.md"),
+		"CI=true", "GITHUB_ACTIONS=true", "LLMSLA_CONFIG="+sla,
+		"OPENAI_BASE_URL=", "OPENAI_API_KEY=", "LLMSLA_MODEL=gpt-4o-mini") // what GitHub gives for an unset secret
+	cmd.Env = slices.DeleteFunc(cmd.Env, func(kv string) bool { return strings.HasPrefix(kv, "LLMSLA_SIM=") })
+	output, err := cmd.CombinedOutput()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	}
+	if code != 2 || !strings.Contains(string(output), "OPENAI_BASE_URL is empty or unset") {
+		t.Fatalf("bench step: exit %d, want 2 naming OPENAI_BASE_URL:\n%s", code, output)
+	}
+	if strings.Contains(string(output), "built-in simulator") && strings.Contains(string(output), "All SLAs met") {
+		t.Errorf("the simulator was measured:\n%s", output)
+	}
+	recorded, _ := os.ReadFile(out)
+	if string(recorded) != "code=2\n" {
+		t.Errorf("recorded %q, want code=2", recorded)
+	}
+	if !strings.Contains(gate.If, "outputs.code == '0'") || strings.Contains(gate.If, "'2'") {
+		t.Errorf("gate step if %q: it must not run after a broken bench", gate.If)
+	}
+}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/llmsla/llmsla/harness/escape"
 	"github.com/llmsla/llmsla/harness/gate"
+	"github.com/llmsla/llmsla/harness/internal/ci"
 	"github.com/llmsla/llmsla/harness/internal/modroot"
 	"github.com/llmsla/llmsla/harness/objective"
 	"github.com/llmsla/llmsla/harness/report"
@@ -253,6 +254,15 @@ func LoadWithoutKeys() (*Config, error) {
 func fromEnvironment() (*Config, error) {
 	if os.Getenv("OPENAI_BASE_URL") != "" {
 		return fromEnv()
+	}
+	if model := os.Getenv(EnvModel); model != "" {
+		// What GitHub gives a step for an unset secret: an empty variable.
+		return nil, fmt.Errorf("environment: %s is set (%s) but OPENAI_BASE_URL is empty or unset, so there is no endpoint to measure it at (an unset CI secret is an empty variable): set OPENAI_BASE_URL, or unset %s to measure the built-in simulator",
+			EnvModel, model, EnvModel)
+	}
+	if _, asked := os.LookupEnv(EnvSim); !asked && ci.Under() {
+		return nil, fmt.Errorf("environment: under CI (CI or GITHUB_ACTIONS set) nothing names an endpoint — no endpoints: in an SLA file, OPENAI_BASE_URL empty or unset — and the built-in simulator is measured in CI only when asked: set %s (its spec; empty for the default) to measure it, or OPENAI_BASE_URL and %s to measure an endpoint",
+			EnvSim, EnvModel)
 	}
 	return simulated()
 }
