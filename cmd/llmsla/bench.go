@@ -85,6 +85,7 @@ func runBench(args []string, stdout, stderr io.Writer) (code int) {
 		return exitBroken
 	}
 	run = withBudget(run, cfg.Budget)
+	run.PerRun = o.g.N
 	if run.LatencyOnly {
 		cfg.LatencyOnly()
 	}

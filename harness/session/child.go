@@ -79,6 +79,11 @@ type Run struct {
 	// Rejudge asks the judge again about every answer, reading nothing
 	// from its cache (llmsla bench -rejudge); the new judgments are cached.
 	Rejudge bool `json:"rejudge,omitempty"`
+	// PerRun is the measured requests each benchmark run sends (go test's
+	// -benchtime Nx), which bounds a level's connection warm-up: it opens
+	// no more connections than its measured requests use at once. 0: the
+	// scenario's samples.
+	PerRun int `json:"per_run,omitempty"`
 }
 
 // Env is c as the child's environment entry, to append to os.Environ().

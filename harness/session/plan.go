@@ -54,6 +54,7 @@ const BreakdownRequests = 3
 func (s *Session) Plan(benched []Scenario, fixtures map[string]*load.Fixture, count, n int) (*Plan, error) {
 	p := &Plan{Count: count, N: n, Run: s.run}
 	sched := s.sched.clone()
+	sched.run.PerRun = n
 	for _, sc := range benched {
 		for _, ep := range s.cfg.Endpoints {
 			conf := s.cfg.Scenario(sc.Name, ep.Name)

@@ -55,6 +55,7 @@ scenarios:
     %s
 `, scenario.Name, strings.Join(settings, "\n    "))
 	count, n = 1+r.IntN(2), 2+r.IntN(5)
+	run.PerRun = n // as llmsla bench tells its child
 	if r.IntN(4) == 0 && scenario.Name != "conversation" {
 		run.Shard.I, run.Shard.N = 0, 1 // alone, through the shard's code
 	}
@@ -122,4 +123,36 @@ func TestPlanIsWhatIsSent(t *testing.T) {
 		}
 		s.Close()
 	}
+}
+
+// TestWarmupBounded: a level's connection warm-up opens the connections
+// its measured requests use at once and no more — concurrency 100000 over
+// runs of 2 requests warms 2, not 100,000 (which failed 72,439 of them
+// with "too many open files") — and the plan says what is sent.
+func TestWarmupBounded(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "sla.yaml")
+	require.NoError(t, os.WriteFile(path, []byte("endpoints:\n  a: {sim: \"ttft=200us,tpot=50us,jitter=0,tokens=4\"}\nscenarios:\n  chat:\n    concurrency: [100000]\n"), 0o644))
+	cfg, err := config.LoadFile(path)
+	require.NoError(t, err)
+	s, err := New(cfg, Run{PerRun: 2}, Options{})
+	require.NoError(t, err)
+	defer s.Close()
+	sc := shippedScenario("chat")
+	fix, err := s.Source(sc)
+	require.NoError(t, err)
+	p, err := s.Plan([]Scenario{sc}, map[string]*load.Fixture{"chat": fix}, 1, 2)
+	require.NoError(t, err)
+	tot := p.Totals()
+	// 2 measured; the cold request, 2 connections, the probe.
+	require.Equal(t, 2, tot.Measured)
+	require.Equal(t, 4, tot.Other)
+	ep := cfg.Endpoints[0]
+	c := Cell{Scenario: "chat", Endpoint: ep, Settings: cfg.Scenario("chat", ep.Name), Level: cfg.Scenario("chat", ep.Name).Levels()[0], Fixture: fix}
+	_, err = s.Probe(context.Background(), c)
+	require.NoError(t, err)
+	samples, err := s.Measure(context.Background(), c, 2)
+	require.NoError(t, err)
+	require.Len(t, samples, 2)
+	require.Len(t, s.Sim("a").Truth(), tot.Requests())
 }

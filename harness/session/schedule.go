@@ -67,8 +67,9 @@ func (s sends) total() int {
 // take is the send of n requests of cell c (a go test probe when probe):
 // its pacer (a shard's share of the level's load), its warm-up (the run's
 // first level warms up the endpoint; a closed-loop level's first run
-// opens as many connections as it has workers, so that no measured
-// request pays for a connect and TLS handshake; under cache: warm every
+// opens as many connections as its measured requests will use at once —
+// its workers, at most its runs' measured requests (Run.PerRun) — so
+// that no measured request pays for a connect and TLS handshake; under cache: warm every
 // run sends one, which puts the shared prefix in the server's cache),
 // whether the run's cold request is still to send, and its source: the
 // fixture from the position the scenario is at (which a measured request
@@ -104,7 +105,15 @@ func (sc *schedule) take(c Cell, n int, probe bool) (sends, error) {
 		s.warm = c.Settings.Warmup
 	}
 	if !filled {
-		s.warm = max(s.warm, pacer.Workers())
+		// The connections the level's measured requests use at once, and
+		// no more: concurrency 100000 over 2 requests opens 2.
+		need := n
+		if probe {
+			if need = sc.run.PerRun; need == 0 {
+				need = c.Settings.Requests(c.Level)
+			}
+		}
+		s.warm = max(s.warm, min(pacer.Workers(), max(need, 1)))
 	}
 	switch {
 	case s.sourced:
