@@ -70,6 +70,8 @@ func runAB(args []string, stdout, stderr io.Writer) int {
 		err = s.Close()
 	}
 	if err != nil {
+		err = why(ctx, err)
+		s.Close()
 		kept, _ := rec.MarkPartial()
 		return fail(fmt.Errorf("%v; %s holds the samples so far", err, kept.Samples()))
 	}

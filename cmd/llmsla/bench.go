@@ -189,6 +189,9 @@ func (o *benchOptions) measure(ctx context.Context, cfg *config.Config, b *sessi
 	}
 	testErr := o.g.Record(ctx, rec.Txt(), header.Bytes(), child, sec, o.verbose, testOut, testErrOut)
 	stopProgress()
+	if testErr != nil {
+		testErr = why(ctx, testErr)
+	}
 	if stop, err := session.ReadStop(child.Stop); err != nil || stop != nil {
 		testErr = stopped(stop, err)
 	}

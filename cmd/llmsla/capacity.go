@@ -126,6 +126,7 @@ func (c capacityRun) search(pkg string, stdout, stderr io.Writer) int {
 			err = ctx.Err()
 		}
 		if err != nil {
+			err = why(ctx, err)
 			s.Close()
 			kept, _ := rec.MarkPartial()
 			return fail(fmt.Errorf("%s endpoint=%s: %w; %s holds the steps so far (no limit is recorded)", c.scenario, name, err, kept.Samples()))

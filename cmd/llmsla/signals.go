@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"io"
 	"os"
 	"os/signal"
@@ -22,10 +23,51 @@ func terminalFile(w io.Writer) bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
-// interrupts is a context cancelled by SIGINT or SIGTERM: every command
-// that sends stops what it sends on either, the same way — what is in
-// flight is cancelled, what was recorded is kept whole, a message says
-// so, and it exits 2.
+// interrupts is a context cancelled by SIGINT or SIGTERM, its cause an
+// *interrupted naming the signal: every command that sends stops on
+// either the same way — what is in flight is cancelled, what was
+// recorded is kept whole (a partial run under its own name), a message
+// says so, and it exits 2. A signal a shell ignores for a background job
+// is caught too: `kill -INT` of one stops it.
 func interrupts() (context.Context, context.CancelFunc) {
-	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case s := <-sig:
+			cancel(&interrupted{s})
+		case <-done:
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(sig)
+		close(done)
+		cancel(nil)
+	}
+}
+
+// interrupted is the cause of a context a signal cancelled.
+type interrupted struct{ sig os.Signal }
+
+func (e *interrupted) Error() string { return "interrupted by " + signalName(e.sig) }
+
+func signalName(s os.Signal) string {
+	switch s {
+	case os.Interrupt:
+		return "SIGINT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	}
+	return s.String()
+}
+
+// why is a send's error, said as the signal when one stopped it.
+func why(ctx context.Context, err error) error {
+	var in *interrupted
+	if cause := context.Cause(ctx); errors.As(cause, &in) {
+		return in
+	}
+	return err
 }
