@@ -87,6 +87,9 @@ var current = sync.OnceValues(func() (*process, error) {
 	}
 	s, err := session.New(cfg, child.Run, child.Options())
 	quietStops.Store(child.Stop != "")
+	for _, k := range child.Skip {
+		skipped.Store(k, true)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -231,6 +234,11 @@ func failSend(t testing.TB, what string, err error) {
 	}
 	t.Fatalf("%s: %s", what, escape.Text(err.Error()))
 }
+
+// skipped holds scenario/endpoint of each scenario an endpoint cannot
+// serve (session.Child.Skip): llmsla bench found it before the run, and
+// says it under the verdicts.
+var skipped sync.Map
 
 // quietStops is set when llmsla bench started this test binary with a
 // stop file (session.Child.Stop): it says the stop.

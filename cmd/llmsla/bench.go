@@ -104,7 +104,11 @@ func runBench(args []string, stdout, stderr io.Writer) (code int) {
 		return code
 	}
 	if o.dryRun {
-		fmt.Fprintln(stdout, "dry run: nothing was sent")
+		if b.Probes == 0 {
+			fmt.Fprintln(stdout, "dry run: nothing was sent")
+		} else {
+			fmt.Fprintf(stdout, "dry run: nothing was measured (%s of one token asked the endpoints what the scenarios need)\n", plural(b.Probes, "capability probe", "capability probes"))
+		}
 		return exitOK
 	}
 	ctx, stop := interrupts()
@@ -142,6 +146,9 @@ func prepare(cfg *config.Config, run session.Run, o *benchOptions, stdout, stder
 	if b.Plan != nil {
 		writePlan(stdout, b.Plan)
 	}
+	for _, u := range b.Unserved {
+		fmt.Fprintln(stdout, "  "+u.String())
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "llmsla: %v\n", err)
 		return nil, exitBroken
@@ -173,7 +180,7 @@ func (o *benchOptions) measure(ctx context.Context, cfg *config.Config, b *sessi
 		fmt.Fprintf(stderr, "llmsla: samples file: %v\n", err)
 		return exitBroken
 	}
-	child := session.Child{Samples: rec.Samples(), Server: rec.Server(), Run: run,
+	child := session.Child{Samples: rec.Samples(), Server: rec.Server(), Run: run, Skip: b.Skip(),
 		Stop: filepath.Join(os.TempDir(), fmt.Sprintf("llmsla-stop-%s-%d.json", rec.Name, os.Getpid()))}
 	defer os.Remove(child.Stop)
 	if cfg.Judge != nil {
@@ -196,6 +203,9 @@ func (o *benchOptions) measure(ctx context.Context, cfg *config.Config, b *sessi
 		testErr = stopped(stop, err)
 	}
 	code := o.judge(cfg, run, rec, testErr, stdout, stderr)
+	for _, u := range b.Unserved {
+		fmt.Fprintln(stdout, u.String())
+	}
 	judgeLines(cfg, rec.Samples(), child.JudgeSamples, stdout)
 	return code
 }

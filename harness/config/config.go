@@ -169,6 +169,13 @@ func (c *Config) CheckScenarios(defined []string) error {
 	return joinErrors(errs)
 }
 
+// Names reports whether the SLA file configures scenario (a scenarios:
+// entry of its own): what it names, a run must measure.
+func (c *Config) Names(scenario string) bool {
+	_, ok := c.lines[scenario]
+	return ok
+}
+
 // CheckJudged refuses a scenario the file configures that a run does not
 // measure — neither among judged (the scenarios a bench measures, or its
 // samples hold) nor a preset: its objectives would judge nothing (a

@@ -2,8 +2,11 @@ package session
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/llmsla/llmsla/harness/config"
 	"github.com/llmsla/llmsla/harness/judge"
@@ -27,6 +30,21 @@ type Bench struct {
 	// the run measures beyond its figures. Unset in a dry run.
 	Preflight, PreflightWarn error
 	Provenance               sample.Provenance
+	// Unserved are the scenarios an endpoint cannot serve, found by
+	// asking it (a dry run too): not measured there, and said so.
+	Unserved []Unserved
+	// Probes is the capability probes sent (one token each).
+	Probes int
+}
+
+// Skip is what the bench's child skips: scenario/endpoint of each
+// unserved scenario (Child.Skip).
+func (b *Bench) Skip() []string {
+	var out []string
+	for _, u := range b.Unserved {
+		out = append(out, u.Scenario+"/"+u.Endpoint)
+	}
+	return out
 }
 
 // PrepareBench checks a bench of g on cfg before anything is sent, in the
@@ -34,11 +52,14 @@ type Bench struct {
 // the SLA file names, -bench selects something, every scenario the file
 // configures is one the bench measures, each benched scenario's fixture
 // loads and its levels split over the shards, the plan fits the budget;
-// then, unless dry, every endpoint (the preflight: a failure every
-// request would share is b.Preflight, an error unless keepGoing) and one
-// request of each row (the plan's expected
-// durations, checked against the budget), and what the run measures
-// (provenance). It returns what it found so far with its error.
+// then what each scenario needs of each endpoint (tool calls, structured
+// output: one request of one token each, a dry run too): a scenario an
+// endpoint refuses is not measured there and said so (b.Unserved), or,
+// when the SLA file names it, an error; then, unless dry, every endpoint
+// (the preflight: a failure every request would share is b.Preflight, an
+// error unless keepGoing) and one request of each row (the plan's
+// expected durations, checked against the budget), and what the run
+// measures (provenance). It returns what it found so far with its error.
 func PrepareBench(cfg *config.Config, run Run, g GoTest, dry, keepGoing bool) (*Bench, error) {
 	b := &Bench{}
 	var err error
@@ -78,10 +99,13 @@ func PrepareBench(cfg *config.Config, run Run, g GoTest, dry, keepGoing bool) (*
 	if b.Plan, err = s.Plan(b.Scenarios, fixtures, g.Count, g.N); err != nil {
 		return b, err
 	}
-	if err := b.Plan.Check(); err != nil || dry {
+	if err := b.Plan.Check(); err != nil {
 		return b, err
 	}
 	ctx := context.Background()
+	if err := b.serve(ctx, s, fixtures); err != nil || dry {
+		return b, err
+	}
 	b.PreflightWarn, b.Preflight = s.Preflight(ctx)
 	if b.Preflight != nil && !keepGoing {
 		return b, fmt.Errorf("preflight, before any measured request (-keep-going sends the run anyway):\n%w", b.Preflight)
@@ -91,6 +115,35 @@ func PrepareBench(cfg *config.Config, run Run, g GoTest, dry, keepGoing bool) (*
 	}
 	b.Provenance = s.Provenance(ctx, b.Scenarios)
 	return b, b.Plan.CheckDuration()
+}
+
+// capabilityTimeout bounds the capability probes: a dry run must not hang
+// on an endpoint that does not answer (the preflight of a real run says
+// why).
+const capabilityTimeout = 10 * time.Second
+
+// serve asks the endpoints for what the scenarios need, and takes the
+// scenarios an endpoint cannot serve out of the plan — or refuses the run
+// when the SLA file names one: what it asks would not be measured.
+func (b *Bench) serve(ctx context.Context, s *Session, fixtures map[string]*load.Fixture) error {
+	ctx, cancel := context.WithTimeout(ctx, capabilityTimeout)
+	defer cancel()
+	var errs []error
+	for _, u := range s.capabilities(ctx, b.Scenarios, fixtures) {
+		if s.cfg.Names(u.Scenario) {
+			errs = append(errs, fmt.Errorf("%s: scenarios.%s: endpoint %s %s (%s), and the SLA file names the scenario, so what it asks would not be measured: measure it on an endpoint that does, serve a model that does (for Ollama, fixtures/models/Modelfile.tools offers tools), or remove it from the file",
+				s.cfg.Source, u.Scenario, u.Endpoint, lacks[u.Lacks], u.Why))
+			continue
+		}
+		b.Unserved = append(b.Unserved, u)
+		b.Plan.Rows = slices.DeleteFunc(b.Plan.Rows, func(r PlanRow) bool {
+			return r.Cell.Scenario == u.Scenario && r.Cell.Endpoint.Name == u.Endpoint
+		})
+	}
+	for _, sc := range b.Scenarios {
+		b.Probes += len(needs(sc, fixtures[sc.Name])) * len(s.cfg.Endpoints)
+	}
+	return errors.Join(errs...)
 }
 
 // JudgeOn is a judge asking the endpoint named — the configuration's

@@ -43,6 +43,9 @@ type Child struct {
 	// benchmarks after the stop end quietly rather than each failing with
 	// it.
 	Stop string `json:"stop,omitempty"`
+	// Skip is scenario/endpoint of each scenario an endpoint cannot serve
+	// (Bench.Unserved): its benchmarks there are not run.
+	Skip []string `json:"skip,omitempty"`
 	Run
 }
 
