@@ -4,6 +4,7 @@
 package examples
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -375,5 +376,42 @@ func TestWorkflowWithoutTheSecret(t *testing.T) {
 	}
 	if !strings.Contains(gate.If, "outputs.code == '0'") || strings.Contains(gate.If, "'2'") {
 		t.Errorf("gate step if %q: it must not run after a broken bench", gate.If)
+	}
+}
+
+// TestGrafanaDashboard: the example dashboard is a Grafana dashboard
+// whose every query reads a metric harness/export sends, as Prometheus
+// names it behind an OpenTelemetry Collector.
+func TestGrafanaDashboard(t *testing.T) {
+	b, err := os.ReadFile("grafana-llmsla.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d struct {
+		Title  string `json:"title"`
+		Panels []struct {
+			Title   string `json:"title"`
+			Targets []struct {
+				Expr string `json:"expr"`
+			} `json:"targets"`
+		} `json:"panels"`
+	}
+	if err := json.Unmarshal(b, &d); err != nil {
+		t.Fatalf("grafana-llmsla.json: %v", err)
+	}
+	exported := []string{"llmsla_level_figure", "llmsla_objective_met", "llmsla_objective_margin", "llmsla_objective_value", "llmsla_objective_threshold",
+		"gen_ai_client_operation_time_to_first_chunk_seconds", "gen_ai_client_operation_duration_seconds", "gen_ai_client_token_usage"}
+	if len(d.Panels) == 0 {
+		t.Fatal("no panels")
+	}
+	for _, p := range d.Panels {
+		if len(p.Targets) == 0 {
+			t.Errorf("panel %q has no query", p.Title)
+		}
+		for _, tg := range p.Targets {
+			if !slices.ContainsFunc(exported, func(m string) bool { return strings.Contains(tg.Expr, m) }) {
+				t.Errorf("panel %q queries %q, which reads no metric llmsla exports", p.Title, tg.Expr)
+			}
+		}
 	}
 }

@@ -8,8 +8,10 @@ import (
 	"sync"
 
 	"github.com/llmsla/llmsla/harness/config"
+	"github.com/llmsla/llmsla/harness/export"
 	"github.com/llmsla/llmsla/harness/guard"
 	"github.com/llmsla/llmsla/harness/judge"
+	"github.com/llmsla/llmsla/harness/objective"
 	"github.com/llmsla/llmsla/harness/observe"
 	"github.com/llmsla/llmsla/harness/progress"
 	"github.com/llmsla/llmsla/harness/recording"
@@ -89,8 +91,9 @@ func New(cfg *config.Config, run Run, o Options) (*Session, error) {
 
 // open serves the simulators, makes the clients and registers the
 // observers, in the order they are told: the guard first (it stops what
-// follows), the recorders, the judge (an amender, told first at a level's
-// end anyway), the caller's.
+// follows), the recorders, the servers' readings, the judge (an amender,
+// told first at a level's end anyway), the OpenTelemetry export when the
+// environment asks for it (after the readings it exports), the caller's.
 func (s *Session) open(o Options) error {
 	if err := s.eps.serve(s.cfg, s.secrets); err != nil {
 		return err
@@ -121,6 +124,15 @@ func (s *Session) open(o Options) error {
 	s.obs.Add(s.concerns.Servers)
 	if err := s.openJudge(o); err != nil {
 		return err
+	}
+	exp, err := export.FromEnv(s.cfg.Endpoints, func(lv *observe.Level, samples []sample.Sample) objective.Verdict {
+		return objective.JudgeServer(samples, s.cfg.Objectives(lv.Scenario, lv.Endpoint), s.concerns.Servers.Of(samples))
+	})
+	if err != nil {
+		return err
+	}
+	if exp != nil {
+		s.obs.Add(exp)
 	}
 	for _, ob := range o.Observers {
 		s.obs.Add(ob)
