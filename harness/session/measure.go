@@ -62,7 +62,7 @@ func (s *Session) send(ctx context.Context, c Cell, n int, probe bool) ([]sample
 	if err != nil {
 		// The plan checks the configured levels, but not every level a
 		// capacity search may step to.
-		return nil, fmt.Errorf("shard %s: %s: %w", s.run.Shard, c.Level.Label(), err)
+		return nil, err
 	}
 	lv := level(c, sd, probe, s.run.Shard, s.eps.sims[c.Endpoint.Name], s.halt.stop)
 	parent := ctx

@@ -86,14 +86,17 @@ func (r *PlanRow) count(sched *schedule, count, n int) error {
 		for range count {
 			probe, err := sched.take(c, 1, true)
 			if err != nil {
-				return fmt.Errorf("shard %s: scenarios.%s (%s): %w", sched.run.Shard, c.Scenario, lv.Label(), err)
+				return err
 			}
 			r.Other += probe.total()
 			m := n
 			if span > 0 {
 				m = conf.Requests(lv)
 			}
-			sd, _ := sched.take(c, m, false)
+			sd, err := sched.take(c, m, false)
+			if err != nil {
+				return err
+			}
 			r.Other += sd.total() - sd.n*sd.steps
 			switch k, ok := lv.Pacer.Requests(span); {
 			case span > 0 && !ok: // a closed-loop soak: its time decides

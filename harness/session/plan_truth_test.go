@@ -55,6 +55,9 @@ scenarios:
     %s
 `, scenario.Name, strings.Join(settings, "\n    "))
 	count, n = 1+r.IntN(2), 2+r.IntN(5)
+	if scenario.Name == "conversation" {
+		n = 4 + r.IntN(14) // a few conversations' turns; fewer than the sessions is refused alike
+	}
 	run.PerRun = n // as llmsla bench tells its child
 	if r.IntN(4) == 0 && scenario.Name != "conversation" {
 		run.Shard.I, run.Shard.N = 0, 1 // alone, through the shard's code
@@ -75,12 +78,14 @@ func shippedScenario(name string) Scenario {
 // measured run — so that -dry-run, the budget and the progress line count
 // what the run sends, by the code that sends it.
 func TestPlanIsWhatIsSent(t *testing.T) {
-	configs := 200
+	configs := 240 // ≥ 200 compared, beside those the plan and the run refuse alike
 	if testing.Short() {
 		configs = 40
 	}
 	r := rand.New(rand.NewPCG(7, 11))
 	dir := t.TempDir()
+	refused := 0
+	defer func() { t.Logf("%d of %d configurations refused alike by the plan and the run", refused, configs) }()
 	for i := range configs {
 		yaml, sc, count, n, run := randomSLA(r)
 		path := filepath.Join(dir, fmt.Sprintf("sla%d.yaml", i))
@@ -91,24 +96,36 @@ func TestPlanIsWhatIsSent(t *testing.T) {
 		require.NoError(t, err)
 		fix, err := s.Source(sc)
 		require.NoError(t, err, yaml)
-		p, err := s.Plan([]Scenario{sc}, map[string]*load.Fixture{sc.Name: fix}, count, n)
-		require.NoError(t, err, yaml)
+		p, planErr := s.Plan([]Scenario{sc}, map[string]*load.Fixture{sc.Name: fix}, count, n)
 		ctx := context.Background()
+		var sendErr error
+	send:
 		for _, ep := range cfg.Endpoints {
 			conf := cfg.Scenario(sc.Name, ep.Name)
 			for _, lv := range conf.Levels() {
 				c := Cell{Scenario: sc.Name, Endpoint: ep, Settings: conf, Level: lv, Fixture: fix}
 				for range count {
-					_, err := s.Probe(ctx, c)
-					require.NoError(t, err)
+					if _, sendErr = s.Probe(ctx, c); sendErr != nil {
+						break send
+					}
 					m := n
 					if conf.Span(lv) > 0 {
 						m = conf.Requests(lv)
 					}
-					_, err = s.Measure(ctx, c, m)
-					require.NoError(t, err)
+					if _, sendErr = s.Measure(ctx, c, m); sendErr != nil {
+						break send
+					}
 				}
 			}
+		}
+		if planErr != nil || sendErr != nil {
+			// What the plan refuses, the run refuses, with the same words.
+			require.Error(t, planErr, "the run refused what the plan did not:\n%s", yaml)
+			require.Error(t, sendErr, "the plan refused what the run did not:\n%s", yaml)
+			require.Equal(t, planErr.Error(), sendErr.Error(), yaml)
+			refused++
+			s.Close()
+			continue
 		}
 		received := 0
 		for _, ep := range cfg.Endpoints {
@@ -155,4 +172,27 @@ func TestWarmupBounded(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, samples, 2)
 	require.Len(t, s.Sim("a").Truth(), tot.Requests())
+}
+
+// TestConversationLevelsHoldTheirSessions: a level of 4 conversations in
+// flight over runs of 4 requests would play one conversation, labelled 4:
+// the plan refuses it before anything is sent, naming the requests a run
+// needs (and the run refuses it alike: TestPlanIsWhatIsSent).
+func TestConversationLevelsHoldTheirSessions(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "sla.yaml")
+	require.NoError(t, os.WriteFile(path, []byte("endpoints:\n  a: {sim: \"ttft=200us,tpot=50us,jitter=0,tokens=4\"}\nscenarios:\n  conversation:\n    sessions: [4]\n"), 0o644))
+	cfg, err := config.LoadFile(path)
+	require.NoError(t, err)
+	s, err := New(cfg, Run{PerRun: 4}, Options{})
+	require.NoError(t, err)
+	defer s.Close()
+	sc := shippedScenario("conversation")
+	fix, err := s.Source(sc)
+	require.NoError(t, err)
+	_, err = s.Plan([]Scenario{sc}, map[string]*load.Fixture{sc.Name: fix}, 1, 4)
+	require.ErrorContains(t, err, "scenarios.conversation (sessions=4): runs of 4 measured requests play 1 of the fixture's conversations, fewer than the 4 the level keeps in flight")
+	require.ErrorContains(t, err, "give each run at least")
+	_, err = s.Plan([]Scenario{sc}, map[string]*load.Fixture{sc.Name: fix}, 1, 40)
+	require.NoError(t, err, "40 requests hold 4 conversations")
 }

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"fmt"
 	"maps"
 	"sync"
 	"time"
@@ -79,7 +80,7 @@ func (sc *schedule) take(c Cell, n int, probe bool) (sends, error) {
 	shard := sc.run.Shard
 	pacer, err := shard.Pacer(c.Level.Pacer)
 	if err != nil {
-		return sends{}, err
+		return sends{}, fmt.Errorf("shard %s: scenarios.%s (%s): %w", shard, c.Scenario, c.Level.Label(), err)
 	}
 	s := sends{pacer: pacer, n: n, steps: 1}
 	s.own, s.sourced = c.Level.Pacer.(load.Sourced)
@@ -97,6 +98,10 @@ func (sc *schedule) take(c Cell, n int, probe bool) (sends, error) {
 		moved := n
 		if load.PacesSessions(c.Level.Pacer) {
 			moved = fix.Conversations(at, n, shard)
+			if err := holdsSessions(c, fix, pacer, at, shard.Share(n)); err != nil {
+				sc.mu.Unlock()
+				return sends{}, err
+			}
 		}
 		sc.next[key] = (at + moved) % fix.Len()
 	}
@@ -194,4 +199,23 @@ func (sc *schedule) waitStart(probe bool) time.Duration {
 		return 0
 	}
 	return time.Since(slot)
+}
+
+// holdsSessions refuses a level of conversations whose runs of n measured
+// requests (this process's share) cannot keep its sessions in flight:
+// sessions: [4] over runs of 4 requests plays one conversation, and its
+// figures would be one user's, labelled four. It names the requests a run
+// needs from where the fixture is.
+func holdsSessions(c Cell, fix *load.Fixture, pacer load.Pacer, at, n int) error {
+	w := pacer.Workers()
+	played := fix.Conversations(at, n, load.Shard{})
+	if w <= 1 || played >= w {
+		return nil
+	}
+	need := n
+	for fix.Conversations(at, need, load.Shard{}) < w && need < n+100_000 {
+		need++
+	}
+	return fmt.Errorf("scenarios.%s (%s): runs of %d measured requests play %d of the fixture's conversations, fewer than the %d the level keeps in flight, so its figures would not be of that load: give each run at least %d requests (-n, or samples:), or fewer sessions",
+		c.Scenario, c.Level.Label(), n, played, w, need)
 }
