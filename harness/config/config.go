@@ -105,7 +105,11 @@ func Presets() map[string]Scenario {
 	}
 	batch := with(64, map[string]float64{"error_rate_max": 0.05})
 	batch.Samples, batch.Concurrency = 40, []int{16}
+	// An agent loop is several model calls: its latency is the loop's.
+	agent := with(256, map[string]float64{"agent_total_p95_ms": 30000, "error_rate_max": 0.01, "tool_valid_min": 0.99, "accuracy_min": 0.9})
+	agent.Concurrency = []int{1, 4}
 	return map[string]Scenario{
+		"agent":      agent,
 		"chat":       with(64, map[string]float64{"ttft_p95_ms": 600, "total_p95_ms": 8000, "error_rate_max": 0.01}),
 		"extraction": with(256, map[string]float64{"ttft_p95_ms": 1500, "total_p95_ms": 10000, "error_rate_max": 0.01}),
 		"summary":    with(256, map[string]float64{"ttft_p95_ms": 2000, "total_p95_ms": 30000, "error_rate_max": 0.01}),
