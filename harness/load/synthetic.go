@@ -23,6 +23,7 @@ type Synthetic struct {
 	tokens int
 	salt   uint64
 	drawn  atomic.Uint64
+	words  atomic.Int64 // words a prompt: tokens, or the endpoint's count of them (Calibrate)
 }
 
 // NewSynthetic returns a source of prompts of tokens tokens. seed makes a
@@ -31,8 +32,16 @@ func NewSynthetic(tokens int, seed uint64) *Synthetic {
 	if seed == 0 {
 		seed = rand.Uint64()
 	}
-	return &Synthetic{tokens: tokens, salt: seed ^ uint64(tokens)*0x9e3779b97f4a7c15}
+	s := &Synthetic{tokens: tokens, salt: seed ^ uint64(tokens)*0x9e3779b97f4a7c15}
+	s.words.Store(int64(tokens))
+	return s
 }
+
+// Calibrate sizes the prompts in the endpoint's tokens.
+func (s *Synthetic) Calibrate(t Tokens) { s.words.Store(int64(t.Words(s.tokens))) }
+
+// Words is how many words a prompt is: for a test, or a plan to say.
+func (s *Synthetic) Words() int { return int(s.words.Load()) }
 
 // instruction ends each prompt; its words count toward the length.
 const instruction = "Summarize the text above in one sentence."
@@ -40,7 +49,7 @@ const instruction = "Summarize the text above in one sentence."
 // Prompt is a new synthetic prompt (i is not used: no two calls repeat).
 func (s *Synthetic) Prompt(int) Prompt {
 	r := rand.New(rand.NewPCG(s.salt, s.drawn.Add(1)))
-	n := max(1, s.tokens-len(strings.Fields(instruction)))
+	n := max(1, int(s.words.Load())-len(strings.Fields(instruction)))
 	var b strings.Builder
 	b.Grow(n * 5)
 	for k := range n {

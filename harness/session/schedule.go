@@ -20,7 +20,7 @@ type schedule struct {
 	run Run
 
 	mu        sync.Mutex
-	started   map[string]bool // scenario/endpoint and scenario/endpoint/level → cold request and warm-up sent
+	started   map[string]bool // scenario/endpoint and scenario/endpoint/level → cold request and warm-up sent; endpoint → its tokens calibrated
 	next      map[string]int  // scenario/endpoint → the fixture position the next run starts at
 	slots     int             // measured runs given a slot so far (Run.LevelEvery)
 	synthRuns uint64          // synthetic-prompt runs so far, to seed each apart
@@ -54,13 +54,24 @@ type sends struct {
 	own      load.Sourced
 	judged   bool
 	duration time.Duration // a soak's: measured requests until then
+	// calibrate: the endpoint's count of words is to be measured before
+	// this send (its first of synthetic or trace prompts):
+	// calibrationRequests more, not recorded.
+	calibrate bool
 }
+
+// calibrationRequests is what measuring an endpoint's count of words
+// sends (Session.tokens).
+const calibrationRequests = 2
 
 // total is every request the send makes, at most.
 func (s sends) total() int {
 	t := s.n*s.steps + s.warm
 	if s.cold {
 		t++
+	}
+	if s.calibrate {
+		t += calibrationRequests
 	}
 	return t
 }
@@ -94,6 +105,10 @@ func (sc *schedule) take(c Cell, n int, probe bool) (sends, error) {
 	sc.started[levelKey] = true
 	at := sc.next[key]
 	synthetic := c.Level.PromptTokens > 0
+	if synthetic || s.sourced {
+		s.calibrate = !sc.started[c.Endpoint.Name]
+		sc.started[c.Endpoint.Name] = true
+	}
 	if !probe && !synthetic && !s.sourced {
 		moved := n
 		if load.PacesSessions(c.Level.Pacer) {

@@ -37,6 +37,7 @@ type Session struct {
 	concerns Concerns
 	halt     halt
 	bd       breakdowns
+	tokens   tokenCounts
 }
 
 // endpoints are a session's clients, one per endpoint (the judge's too),
