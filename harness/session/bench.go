@@ -129,7 +129,7 @@ func (b *Bench) serve(ctx context.Context, s *Session, fixtures map[string]*load
 	ctx, cancel := context.WithTimeout(ctx, capabilityTimeout)
 	defer cancel()
 	var errs []error
-	for _, u := range s.capabilities(ctx, b.Scenarios, fixtures) {
+	for _, u := range s.eps.capabilities(ctx, s.cfg, s.secrets, b.Scenarios, fixtures) {
 		if s.cfg.Names(u.Scenario) {
 			errs = append(errs, fmt.Errorf("%s: scenarios.%s: endpoint %s %s (%s), and the SLA file names the scenario, so what it asks would not be measured: measure it on an endpoint that does, serve a model that does (for Ollama, fixtures/models/Modelfile.tools offers tools), or remove it from the file",
 				s.cfg.Source, u.Scenario, u.Endpoint, lacks[u.Lacks], u.Why))

@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/llmsla/llmsla/harness/config"
 	"github.com/llmsla/llmsla/harness/load"
 	"github.com/llmsla/llmsla/harness/sample"
+	"github.com/llmsla/llmsla/harness/secret"
 )
 
 // Capability is what a scenario's requests need of an endpoint beyond a
@@ -56,16 +58,16 @@ func needs(sc Scenario, fix *load.Fixture) map[Capability]load.Prompt {
 // endpoint refused one of as the client's error (Ollama answers HTTP 400
 // "does not support tools" for a model whose template offers none). Any
 // other failure is the preflight's and the plan's probe's to say.
-func (s *Session) capabilities(ctx context.Context, scenarios []Scenario, fixtures map[string]*load.Fixture) []Unserved {
+func (e *endpoints) capabilities(ctx context.Context, cfg *config.Config, secrets *secret.Set, scenarios []Scenario, fixtures map[string]*load.Fixture) []Unserved {
 	var out []Unserved
 	for _, sc := range scenarios {
 		for cap, p := range needs(sc, fixtures[sc.Name]) {
-			for _, ep := range s.cfg.Endpoints {
+			for _, ep := range cfg.Endpoints {
 				req := p.Request
 				req.MaxTokens = 1
-				smp := s.eps.clients[ep.Name].Do(ctx, req)
+				smp := e.clients[ep.Name].Do(ctx, req)
 				if smp.ErrKind == sample.KindClientError {
-					out = append(out, Unserved{Scenario: sc.Name, Endpoint: ep.Name, Lacks: cap, Why: s.secrets.Redact(smp.Err)})
+					out = append(out, Unserved{Scenario: sc.Name, Endpoint: ep.Name, Lacks: cap, Why: secrets.Redact(smp.Err)})
 				}
 			}
 		}

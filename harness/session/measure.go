@@ -64,7 +64,7 @@ func (s *Session) send(ctx context.Context, c Cell, n int, probe bool) ([]sample
 		// capacity search may step to.
 		return nil, err
 	}
-	s.size(ctx, c, sd)
+	s.tokens.size(ctx, s.eps.clients[c.Endpoint.Name], c, sd)
 	lv := level(c, sd, probe, s.run.Shard, s.eps.sims[c.Endpoint.Name], s.halt.stop)
 	parent := ctx
 	ctx, stop := s.halt.watch(ctx)

@@ -58,11 +58,12 @@ type sends struct {
 	// this send (its first of synthetic or trace prompts):
 	// calibrationRequests more, not recorded.
 	calibrate bool
+	sized     load.Calibrated // the prompts sized in tokens (a synthetic source, a trace's rows), nil for a fixture's
 }
 
 // calibrationRequests is what measuring an endpoint's count of words
 // sends (Session.tokens).
-const calibrationRequests = 2
+var calibrationRequests = len(load.CalibrationPrompts())
 
 // total is every request the send makes, at most.
 func (s sends) total() int {
@@ -138,8 +139,10 @@ func (sc *schedule) take(c Cell, n int, probe bool) (sends, error) {
 	switch {
 	case s.sourced:
 		s.src = s.own.Source()
+		s.sized, _ = s.own.(load.Calibrated)
 	case synthetic:
-		s.src = load.NewSynthetic(c.Level.PromptTokens, sc.synthSeed(c.Settings.Seed))
+		syn := load.NewSynthetic(c.Level.PromptTokens, sc.synthSeed(c.Settings.Seed))
+		s.src, s.sized = syn, syn
 	default:
 		s.src, s.cases = shard.Source(load.Shift(fix, at)), fix.Len()
 		if !probe {

@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/llmsla/llmsla/harness/load"
+	"github.com/llmsla/llmsla/harness/stream"
 )
 
 // tokenCounts are the endpoints' counts of the words synthetic and trace
@@ -14,20 +15,16 @@ type tokenCounts struct {
 	of map[string]load.Tokens
 }
 
-// calibrationWords are the two prompts' lengths the count is fitted from.
-var calibrationWords = [2]int{32, 288}
-
 // size sizes a send's synthetic or trace prompts in its endpoint's
 // tokens: measured by the send that is its first of them (the schedule
 // says so, and the plan counts the two requests), known after.
-func (s *Session) size(ctx context.Context, c Cell, sd sends) {
-	if !sd.calibrate && sd.own == nil && c.Level.PromptTokens == 0 {
+func (tc *tokenCounts) size(ctx context.Context, client *stream.Client, c Cell, sd sends) {
+	if sd.sized == nil {
 		return
 	}
 	name := c.Endpoint.Name
-	tc := &s.tokens
 	if sd.calibrate {
-		tok := measureTokens(ctx, s, c)
+		tok := measureTokens(ctx, client)
 		tc.mu.Lock()
 		if tc.of == nil {
 			tc.of = map[string]load.Tokens{}
@@ -41,29 +38,22 @@ func (s *Session) size(ctx context.Context, c Cell, sd sends) {
 	if !ok {
 		return
 	}
-	if cal, ok := sd.src.(load.Calibrated); ok {
-		cal.Calibrate(tok)
-	}
-	if cal, ok := sd.own.(load.Calibrated); ok {
-		cal.Calibrate(tok)
-	}
+	sd.sized.Calibrate(tok)
 }
 
-// measureTokens asks the endpoint how many prompt tokens two synthetic
-// prompts of known words are (one token of answer each, not recorded):
-// the zero Tokens (a word a token) when it does not say.
-func measureTokens(ctx context.Context, s *Session, c Cell) load.Tokens {
-	var counted [2]int
-	for i, w := range calibrationWords {
-		p := load.NewSynthetic(w, 0).Prompt(0)
-		p.Request.MaxTokens = 1
-		smp := s.eps.clients[c.Endpoint.Name].Do(ctx, p.Request)
+// measureTokens asks the endpoint how many prompt tokens the calibration
+// prompts are (load.CalibrationPrompts, one token of answer each, not
+// recorded): the zero Tokens (a word a token) when it does not say.
+func measureTokens(ctx context.Context, client *stream.Client) load.Tokens {
+	var counted [3]int
+	for i, p := range load.CalibrationPrompts() {
+		smp := client.Do(ctx, p.Request)
 		if !smp.OK() {
 			return load.Tokens{}
 		}
 		counted[i] = smp.PromptTokens
 	}
-	tok, ok := load.Fit(calibrationWords[0], counted[0], calibrationWords[1], counted[1])
+	tok, ok := load.FitTokens(counted)
 	if !ok {
 		return load.Tokens{}
 	}
