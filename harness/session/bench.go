@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/llmsla/llmsla/harness/judge"
 	"github.com/llmsla/llmsla/harness/load"
 	"github.com/llmsla/llmsla/harness/sample"
+	"github.com/llmsla/llmsla/harness/trace"
 )
 
 // Bench is a bench (go test's benchmarks of the suites, run by a
@@ -114,7 +116,43 @@ func PrepareBench(cfg *config.Config, run Run, g GoTest, dry, keepGoing bool) (*
 		return b, err
 	}
 	b.Provenance = s.Provenance(ctx, b.Scenarios)
+	b.Notes = append(b.Notes, longRows(b.Plan, b.Provenance)...)
 	return b, b.Plan.CheckDuration()
+}
+
+// longRows says, for each trace level of the plan, how many of its rows
+// ask a longer prompt than the endpoint's model holds (its context length,
+// as its server said: provenance model.context_length): before the run,
+// so that a replay whose rows the server refuses or cuts is not read as
+// the trace's load. The rows are sent all the same, and their errors are
+// counted as any request's.
+func longRows(p *Plan, prov sample.Provenance) []string {
+	var notes []string
+	for _, r := range p.Rows {
+		ctxLen, err := strconv.Atoi(prov["endpoint."+sample.NameValue(r.Cell.Endpoint.Name)+".model.context_length"])
+		if err != nil || ctxLen <= 0 {
+			continue
+		}
+		for _, lv := range r.Levels {
+			tr, ok := lv.Pacer.(load.Trace)
+			if !ok {
+				continue
+			}
+			long, rows := 0, 0
+			trace.Each(tr.Spec, func(row trace.Row, _ time.Duration) error {
+				rows++
+				if row.Input > ctxLen {
+					long++
+				}
+				return nil
+			})
+			if long > 0 {
+				notes = append(notes, fmt.Sprintf("%s endpoint=%s %s: %d of the trace's %d rows ask more prompt tokens than the model's context of %d (model.context_length): the server will refuse or cut them, and they count as what it does",
+					r.Cell.Scenario, r.Cell.Endpoint.Name, lv.Label(), long, rows, ctxLen))
+			}
+		}
+	}
+	return notes
 }
 
 // capabilityTimeout bounds the capability probes: a dry run must not hang

@@ -196,3 +196,31 @@ func TestConversationLevelsHoldTheirSessions(t *testing.T) {
 	_, err = s.Plan([]Scenario{sc}, map[string]*load.Fixture{sc.Name: fix}, 1, 40)
 	require.NoError(t, err, "40 requests hold 4 conversations")
 }
+
+// TestLongTraceRowsNamed: trace rows asking more prompt tokens than the
+// endpoint's model holds (its server's context length, from provenance)
+// are named and counted before the run, per level.
+func TestLongTraceRowsNamed(t *testing.T) {
+	dir := t.TempDir()
+	tracePath := filepath.Join(dir, "prod.jsonl")
+	require.NoError(t, os.WriteFile(tracePath, []byte(`{"timestamp": 0, "input_length": 6700, "output_length": 4}
+{"timestamp": 10, "input_length": 100, "output_length": 4}
+{"timestamp": 20, "input_length": 27000, "output_length": 4}
+`), 0o644))
+	path := filepath.Join(dir, "sla.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(fmt.Sprintf("endpoints:\n  a: {sim: \"ttft=200us,tpot=50us,jitter=0,tokens=4\"}\nscenarios:\n  chat:\n    trace: {file: %q, format: jsonl}\n", tracePath)), 0o644))
+	cfg, err := config.LoadFile(path)
+	require.NoError(t, err)
+	s, err := New(cfg, Run{}, Options{})
+	require.NoError(t, err)
+	defer s.Close()
+	sc := shippedScenario("chat")
+	fix, err := s.Source(sc)
+	require.NoError(t, err)
+	p, err := s.Plan([]Scenario{sc}, map[string]*load.Fixture{"chat": fix}, 1, 2)
+	require.NoError(t, err)
+	notes := longRows(p, map[string]string{"endpoint.a.model.context_length": "4096"})
+	require.Len(t, notes, 1)
+	require.Contains(t, notes[0], "chat endpoint=a trace=prod/speedup=1: 2 of the trace's 3 rows ask more prompt tokens than the model's context of 4096")
+	require.Empty(t, longRows(p, map[string]string{}), "no context length known: nothing said")
+}
