@@ -35,7 +35,7 @@ var depRules = []depRule{
 // configImporters may import harness/config: it is the top of the
 // pipeline, naming what it configures in every stage, so nothing below may
 // depend on it.
-var configImporters = []string{"harness", "harness/session", "cmd/llmsla"}
+var configImporters = []string{"harness", "harness/session", "harness/verdict", "cmd/llmsla"}
 
 // TestDependencyRule checks depRules and configImporters over the real
 // graph (go list -deps), transitively, naming the chain of imports that
