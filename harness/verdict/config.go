@@ -1,6 +1,7 @@
 package verdict
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -33,26 +34,27 @@ func Against(file string, shell func() (*config.Config, error), paths ...string)
 		cfg, err = config.LoadFile(file)
 		return cfg, "", err
 	}
-	rec, err := recordedConfig(paths)
+	rec, ok, err := recordedConfig(paths)
 	switch {
 	case err != nil:
 		return nil, "", err
-	case rec[config.KeyFile] != "":
-		return recordedFile(rec[config.KeyFile], rec[config.KeyDigest])
-	case rec[config.KeySource] == "":
+	case ok && rec.keys[config.KeyFile] != "":
+		return recordedFile(rec.paths, rec.keys[config.KeyDigest])
+	case !ok || rec.keys[config.KeySource] == "":
 		cfg, err = shell()
 		return cfg, "", err
 	}
+	source := rec.keys[config.KeySource]
 	// The presets: those of the shell's environment (its secrets with
 	// them), unless the shell has an SLA file, which the run did not read.
 	if cfg, err = shell(); err == nil {
 		if f, _ := cfg.File(); f == "" {
-			cfg.Source = rec[config.KeySource]
+			cfg.Source = source
 			return cfg, "", nil
 		}
 		note = fmt.Sprintf("judged against the presets, as the run was measured without an SLA file; %s is not read (-config %s judges against it)", cfg.Source, cfg.Source)
 	}
-	return &config.Config{Source: rec[config.KeySource] + " (as the run recorded: the presets)", Scenarios: config.Presets()}, note, nil
+	return &config.Config{Source: source + " (as the run recorded: the presets)", Scenarios: config.Presets()}, note, nil
 }
 
 // SLAFile is the configuration of the shell that the gate reads: the SLA
@@ -67,17 +69,27 @@ func SLAFile() (*config.Config, error) {
 	return &config.Config{Source: "the presets", Scenarios: config.Presets()}, nil
 }
 
-// recordedFile loads the SLA file a run recorded, as it was then.
-func recordedFile(path, digest string) (*config.Config, string, error) {
-	resolved := path
-	if root, err := config.ModuleRoot(); err == nil && !filepath.IsAbs(path) {
-		resolved = filepath.Join(root, path)
+// recordedFile loads the SLA file a run recorded, as it was then: the
+// first of the paths it was recorded under that is there.
+func recordedFile(paths []string, digest string) (*config.Config, string, error) {
+	path, resolved := "", ""
+	var missing error
+	for _, p := range paths {
+		r := p
+		if root, err := config.ModuleRoot(); err == nil && !filepath.IsAbs(p) {
+			r = filepath.Join(root, p)
+		}
+		if ext := filepath.Ext(r); ext != ".yaml" && ext != ".yml" {
+			return nil, "", fmt.Errorf("the run records %s as its SLA file, which is no .yaml file: judge it against one with -config FILE", p)
+		}
+		if _, err := os.Stat(r); err != nil {
+			missing = errors.Join(missing, err)
+		} else if resolved == "" {
+			path, resolved = p, r
+		}
 	}
-	if ext := filepath.Ext(resolved); ext != ".yaml" && ext != ".yml" {
-		return nil, "", fmt.Errorf("the run records %s as its SLA file, which is no .yaml file: judge it against one with -config FILE", path)
-	}
-	if _, err := os.Stat(resolved); err != nil {
-		return nil, "", fmt.Errorf("the run was measured under %s, which cannot be read (%v): judge it against another SLA file with -config FILE", path, err)
+	if resolved == "" {
+		return nil, "", fmt.Errorf("the run was measured under %s, which cannot be read (%v): judge it against another SLA file with -config FILE", strings.Join(paths, " or "), missing)
 	}
 	cfg, err := config.LoadFile(resolved)
 	if err != nil {
@@ -100,38 +112,59 @@ func sameFile(a, b string) bool {
 	return errA == nil && errB == nil && os.SameFile(sa, sb)
 }
 
+// runConfig is a configuration runs recorded: its keys (config.Key*), the
+// paths its file was recorded under (shards on several machines may
+// name one file's copies differently), and the first file that says so.
+type runConfig struct {
+	keys  sample.Provenance
+	paths []string
+	where string
+}
+
+// same reports whether c is the configuration r is: the same file's
+// content (its digest), or the same source.
+func (r runConfig) same(c sample.Provenance) bool {
+	if d := c[config.KeyDigest]; d != "" {
+		return r.keys[config.KeyDigest] == d
+	}
+	return maps.Equal(r.keys, c)
+}
+
 // recordedConfig is the configuration the runs of paths recorded (the
-// config.Key* of their provenance): nil when none recorded one, an error
-// when they recorded different ones.
-func recordedConfig(paths []string) (sample.Provenance, error) {
-	var found []sample.Provenance
-	var where []string
+// config.Key* of their provenance): ok false when none recorded one, an
+// error when they recorded different ones.
+func recordedConfig(paths []string) (rec runConfig, ok bool, err error) {
+	var found []runConfig
 	for _, p := range paths {
 		recs := records(p)
 		for _, file := range slices.Sorted(maps.Keys(recs)) {
-			prov := recs[file]
 			c := sample.Provenance{}
 			for _, k := range []string{config.KeyFile, config.KeyDigest, config.KeySource} {
-				if v := prov[k]; v != "" {
+				if v := recs[file][k]; v != "" {
 					c[k] = v
 				}
 			}
-			if len(c) > 0 && !slices.ContainsFunc(found, func(f sample.Provenance) bool { return maps.Equal(f, c) }) {
-				found, where = append(found, c), append(where, file)
+			i := slices.IndexFunc(found, func(r runConfig) bool { return r.same(c) })
+			switch {
+			case len(c) == 0:
+			case i < 0:
+				found = append(found, runConfig{keys: c, paths: []string{c[config.KeyFile]}, where: file})
+			case !slices.Contains(found[i].paths, c[config.KeyFile]):
+				found[i].paths = append(found[i].paths, c[config.KeyFile])
 			}
 		}
 	}
 	if len(found) > 1 {
 		var runs []string
-		for i, c := range found {
-			runs = append(runs, fmt.Sprintf("%s: %s", where[i], strings.TrimSpace(c.Lines())))
+		for _, r := range found {
+			runs = append(runs, fmt.Sprintf("%s: %s", r.where, strings.ReplaceAll(strings.TrimSpace(r.keys.Lines()), "\n", ", ")))
 		}
-		return nil, fmt.Errorf("the runs were measured under different configurations (%s): judge them against one with -config FILE", strings.Join(runs, "; "))
+		return rec, false, fmt.Errorf("the runs were measured under different configurations (%s): judge them against one with -config FILE", strings.Join(runs, "; "))
 	}
 	if len(found) == 0 {
-		return nil, nil
+		return rec, false, nil
 	}
-	return found[0], nil
+	return found[0], true, nil
 }
 
 // records are the provenance records of the run p stands for, by file: a

@@ -122,6 +122,16 @@ func TestAgainst(t *testing.T) {
 		_, _, err := Against("", config.LoadWithoutKeys, forged)
 		assert.ErrorContains(t, err, "the run records /etc/passwd as its SLA file, which is no .yaml file")
 	})
+	t.Run("one file's copies", func(t *testing.T) {
+		// Shards on two machines: the same content under two paths.
+		cp := filepath.Join(t.TempDir(), "selection.yaml")
+		require.NoError(t, os.WriteFile(cp, []byte(selection), 0o644))
+		shard := recordRun(t, t.TempDir(), recordedUnder(t, cp))
+		require.NoError(t, os.Rename(cp, cp+".gone.yaml"))
+		cfg, _, err := Against("", config.LoadWithoutKeys, shard, samples)
+		require.NoError(t, err)
+		assert.Equal(t, run, cfg.Source, "the copy that is there")
+	})
 	t.Run("two configurations pooled", func(t *testing.T) {
 		sim := recordRun(t, t.TempDir(), sample.Provenance{config.KeySource: "built-in simulator"})
 		_, _, err := Against("", config.LoadWithoutKeys, samples, sim)
