@@ -117,13 +117,17 @@ func (r *Run) Verdicts(cfg *config.Config) []objective.Verdict {
 
 // Info is what the run was: its commit and each endpoint's host, as the
 // results files beside its samples recorded them (the configuration may
-// have changed since), the configuration judged against, each endpoint's
+// have changed since; the commit, else, as the samples' provenance
+// records the client), the configuration judged against, each endpoint's
 // models.
 func (r *Run) Info(cfg *config.Config) report.RunInfo {
 	headers := recording.Headers(r.Paths)
 	host := func(name string) string { return headers["endpoint."+sample.NameValue(name)+".host"] }
 	info := report.NewRunInfo(r.Samples, host)
 	info.Commit, info.Config = headers["commit"], cfg.Source
+	if info.Commit == "" { // a run stopped before its first benchmark line
+		info.Commit = r.Provenance["client.llmsla"]
+	}
 	return info
 }
 
