@@ -30,12 +30,14 @@ var depRules = []depRule{
 	{"harness/gate", []string{"harness/load", "harness/stream", "harness/sim", "harness/config", "harness/session"}, "the gate compares recorded runs; it sends nothing"},
 	{"harness/session", []string{"testing", "net/http/httptest"}, "the orchestrator runs under a command as under go test"},
 	{"harness/stats", []string{"harness/quality"}, "the figures of a run are counted from samples; the checks that made them (and JSON Schema) are quality's"},
+	{"harness/gate/gateci", []string{"harness/config", "harness/session", "harness/load", "harness/stream", "harness/sim"}, "what CI shows of a verdict or a gate is given what was judged: strings, verdicts, reports and secrets, never the configuration"},
+	{"harness/verdict", []string{"harness/session", "testing", "net/http/httptest"}, "judging what was recorded sends nothing: no session, no test glue"},
 }
 
 // configImporters may import harness/config: it is the top of the
 // pipeline, naming what it configures in every stage, so nothing below may
 // depend on it.
-var configImporters = []string{"harness", "harness/session", "cmd/llmsla"}
+var configImporters = []string{"harness", "harness/session", "harness/verdict", "cmd/llmsla"}
 
 // TestDependencyRule checks depRules and configImporters over the real
 // graph (go list -deps), transitively, naming the chain of imports that

@@ -32,8 +32,7 @@ func runAB(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "llmsla ab: %v\n", err)
 		return exitBroken
 	}
-	f.configure(cfg.Gate) // the SLA file's gate: section, read once with the rest
-	f.opts.Objective = boundBy(cfg)
+	f.configure(cfg) // the SLA file's gate: section and objectives, read once with the rest
 	stdout, stderr, sec, done := redacting(cfg, stdout, stderr)
 	defer done()
 	fail := func(err error) int {
@@ -87,7 +86,7 @@ func runAB(args []string, stdout, stderr io.Writer) int {
 // abRun is what the flags of llmsla ab ask for.
 type abRun struct {
 	opts                   gate.Options
-	configure              func(config.Gate)
+	configure              func(*config.Config)
 	scenario, pkg, out     string
 	levels                 string
 	n, count, warmup, maxT int
@@ -128,13 +127,14 @@ func parseAB(args []string, stderr io.Writer) (*abRun, int) {
 	fs.StringVar(&f.levels, "concurrency", "1,4", "closed-loop levels, comma-separated; each sends both endpoints' requests")
 	fs.IntVar(&f.warmup, "warmup", 2, "requests to each endpoint before a level's first run, not measured")
 	fs.IntVar(&f.maxT, "max-tokens", 0, "cap on each answer (default: the scenario's max_tokens on the base endpoint)")
-	fs.StringVar(&f.out, "out", "results", "directory the samples are written to (ab-<UTC timestamp>.samples.jsonl)")
+	fs.StringVar(&f.out, "out", "results", "the `directory` the samples are written to (ab-<UTC timestamp>.samples.jsonl)")
+	misnamed(fs, "o", useOut)
 	fs.Uint64Var(&f.seed, "seed", uint64(time.Now().UnixNano()), "seed of the order within each pair")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), abUsage)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parse(fs, args); err != nil {
 		return nil, parseFailed(err)
 	}
 	var err error

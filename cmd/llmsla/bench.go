@@ -10,11 +10,14 @@ import (
 	"time"
 
 	"github.com/llmsla/llmsla/harness/config"
+	"github.com/llmsla/llmsla/harness/gate/gateci"
 	"github.com/llmsla/llmsla/harness/progress"
 	"github.com/llmsla/llmsla/harness/recording"
+	"github.com/llmsla/llmsla/harness/report"
 	"github.com/llmsla/llmsla/harness/sample"
 	"github.com/llmsla/llmsla/harness/secret"
 	"github.com/llmsla/llmsla/harness/session"
+	"github.com/llmsla/llmsla/harness/verdict"
 )
 
 // benchOptions are llmsla bench's flags.
@@ -26,7 +29,7 @@ type benchOptions struct {
 	verbose bool
 	dryRun  bool
 	keep    int
-	ci      *ciOutputs
+	ci      *gateci.Outputs
 	runFlags
 }
 
@@ -43,7 +46,8 @@ func benchFlags(stderr io.Writer) (*flag.FlagSet, *benchOptions) {
 	fs.IntVar(&o.g.N, "n", 20, "requests per benchmark run (go test -benchtime Nx)")
 	fs.StringVar(&o.g.Bench, "bench", ".", "benchmarks to run (go test -bench)")
 	fs.StringVar(&o.g.Pkg, "pkg", "./suites/...", "package of the scenarios")
-	fs.StringVar(&o.out, "out", "results", "directory of recorded runs")
+	fs.StringVar(&o.out, "out", "results", "the `directory` of recorded runs")
+	misnamed(fs, "o", useOut)
 	fs.BoolVar(&o.latest, "latest", true, "make this run results/latest.* (what make gate and make baseline read)")
 	fs.IntVar(&o.keep, "keep", 20, "recorded runs kept in -out (oldest removed first; latest.* and baselines are never touched; 0 keeps all)")
 	fs.BoolVar(&o.quiet, "q", false, "no progress lines on stderr")
@@ -62,11 +66,11 @@ func benchFlags(stderr io.Writer) (*flag.FlagSet, *benchOptions) {
 // (preflight) and prints the plan: cells, requests, expected duration.
 func runBench(args []string, stdout, stderr io.Writer) (code int) {
 	fs, o := benchFlags(stderr)
-	if err := fs.Parse(args); err != nil {
+	if err := parse(fs, args); err != nil {
 		return parseFailed(err)
 	}
-	stderr = o.ci.start("bench", stdout, stderr)
-	defer func() { code = o.ci.finish(code) }()
+	stderr = o.ci.Start("bench", stdout, stderr)
+	defer func() { code = o.ci.Finish(code) }()
 	if o.g.Count < 1 || o.g.N < 2 || fs.NArg() > 0 || o.keep < 0 {
 		// -n 1 would measure nothing: go test's first call of a benchmark,
 		// b.N = 1, is its probe, which the harness counts as warm-up.
@@ -107,7 +111,7 @@ func runBench(args []string, stdout, stderr io.Writer) (code int) {
 		if b.Probes == 0 {
 			fmt.Fprintln(stdout, "dry run: nothing was sent")
 		} else {
-			fmt.Fprintf(stdout, "dry run: nothing was measured (%s of one token asked the endpoints what the scenarios need)\n", plural(b.Probes, "capability probe", "capability probes"))
+			fmt.Fprintf(stdout, "dry run: nothing was measured (%s of one token asked the endpoints what the scenarios need)\n", report.Plural(b.Probes, "capability probe", "capability probes"))
 		}
 		return exitOK
 	}
@@ -233,7 +237,7 @@ func (o *benchOptions) judge(cfg *config.Config, run session.Run, rec recording.
 	if testErr == nil {
 		fmt.Fprintf(stdout, "\nrecorded %s and %s\n\n", rec.Txt(), rec.Samples())
 	}
-	code := judgeRun(cfg, rec.Samples(), stdout, stderr, verdictOptions{shard: run.Shard, partial: testErr != nil, unfinished: testErr != nil, summary: rec.Summary(), ci: o.ci})
+	code := judgeRun(cfg, rec.Samples(), stdout, stderr, verdictOptions{Options: verdict.Options{Shard: run.Shard, Partial: testErr != nil}, unfinished: testErr != nil, summary: rec.Summary(), ci: o.ci})
 	breakdownLines(stdout, rec.Txt())
 	// latest.* are what `make gate` and `make baseline` read: a run missing
 	// benchmarks, or one that cannot be judged, must not become them, or

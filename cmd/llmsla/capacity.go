@@ -39,7 +39,8 @@ func runCapacity(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	scenario := fs.String("scenario", "chat", "the scenario to search (one the suites define)")
 	endpoint := fs.String("endpoint", "", "the endpoint to search (default: every selected one)")
-	out := fs.String("out", "results", "directory of recorded runs")
+	out := fs.String("out", "results", "the `directory` of recorded runs")
+	misnamed(fs, "o", useOut)
 	pkg := fs.String("pkg", "./suites/...", "package of the scenarios")
 	var set []string
 	for _, k := range []struct{ name, usage string }{
@@ -65,7 +66,7 @@ could not.
 `)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parse(fs, args); err != nil {
 		return parseFailed(err)
 	}
 	if fs.NArg() > 0 {

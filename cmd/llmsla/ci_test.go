@@ -56,7 +56,7 @@ func recordChat(t *testing.T, failed int, model string) string {
 	if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "20260506T070809Z.txt"), []byte("commit: abc123\ndate: x\nUnit ttft-p50-ms better=lower\nendpoint.sim.model: sim\nendpoint.sim.host: built-in simulator\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "20260506T070809Z.txt"), []byte("commit: abc123\ndate: x\nUnit ttft-p50-ms better=lower\nendpoint.sim.model: sim\nendpoint.sim.host: built-in simulator\nBenchmarkChat/endpoint=sim/concurrency=1-2\t20\t20 ttft-p50-ms\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return p
@@ -93,12 +93,12 @@ func TestVerdictCIOutputs(t *testing.T) {
 			t.Errorf("the %s holds the API key", name)
 		}
 	}
-	contains(t, "step summary", string(md), []string{"### llmsla verdict: exit 1, 1 objectives violated in 1 of 1 levels",
+	contains(t, "step summary", string(md), []string{"### llmsla verdict: exit 1, 1 objective violated in 1 of 1 level",
 		"commit abc123", "sim: model tiny-[redacted] at built-in simulator", "| chat | sim |", "**FAIL (1)**",
 		"- chat endpoint=sim concurrency=1: error rate 10% > 1% (n=20; rate\\_limited=2)"})
 	contains(t, "stdout", out.String(), []string{
 		"::error title=SLA violated::chat endpoint=sim concurrency=1: error rate 10%25 > 1%25 (n=20; rate_limited=2)\n",
-		"::notice title=llmsla verdict::llmsla verdict: exit 1, 1 objectives violated in 1 of 1 levels\n"})
+		"::notice title=llmsla verdict::llmsla verdict: exit 1, 1 objective violated in 1 of 1 level\n"})
 	if i, j := strings.Index(out.String(), "SLA violated."), strings.Index(out.String(), "::error"); i < 0 || j < i {
 		t.Errorf("the annotations do not follow the verdict:\n%s", &out)
 	}
@@ -217,25 +217,6 @@ func TestGateCIOutputs(t *testing.T) {
 			t.Errorf("cases %+v, want one error naming the missing file", c)
 		}
 	})
-}
-
-// TestErrTail: the kept lines are the command's, not its progress, and
-// bounded.
-func TestErrTail(t *testing.T) {
-	var tl errTail
-	for i := range 30 {
-		tl.Write([]byte("go test: line " + string(rune('a'+i%26)) + "\n"))
-	}
-	tl.Write([]byte("progress: chat 3/20 requests\n\r\x1b[Kchat 4/20\n"))
-	tl.Write([]byte("llmsla: preflight: connection refused\n  sim: dial tcp\n"))
-	tl.Write([]byte(strings.Repeat("x", 5000)))
-	if got := tl.last(); got != "llmsla: preflight: connection refused" {
-		t.Errorf("last = %q", got)
-	}
-	text := tl.text()
-	if strings.Contains(text, "progress") || strings.Contains(text, "\x1b") || len(tl.lines) != tailLines || len(tl.partial) > 4*tailLineMax {
-		t.Errorf("kept %d lines, %d bytes pending:\n%s", len(tl.lines), len(tl.partial), text)
-	}
 }
 
 // TestBenchJUnit: llmsla bench -junit writes a case per level it

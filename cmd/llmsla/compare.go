@@ -4,10 +4,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/llmsla/llmsla/harness/compare"
 	"github.com/llmsla/llmsla/harness/gate"
 	"github.com/llmsla/llmsla/harness/recording"
+	"github.com/llmsla/llmsla/harness/verdict"
 )
 
 // runCompare prints a benchstat-style table of recorded runs. It is
@@ -24,31 +26,31 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(fs.Output(), compareUsage)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parse(fs, args); err != nil {
 		return parseFailed(err)
 	}
 	if fs.NArg() == 0 {
 		fs.Usage()
-		return 2
+		return exitBroken
 	}
 	if fs.NArg() == 2 && (isDir(fs.Arg(0)) || isDir(fs.Arg(1))) {
 		// A run sent by shards is compared as one, on its pooled
 		// requests: the gate's report, without the gate's exit code.
-		rep, err := gateShards(fs.Arg(0), fs.Arg(1), gate.Options{})
+		rep, err := verdict.GateShards(fs.Arg(0), fs.Arg(1), gate.Options{})
 		if err == nil {
 			err = rep.WriteText(stdout)
 		}
 		if err != nil {
 			fmt.Fprintf(stderr, "llmsla compare: %v\n", err)
-			return 2
+			return exitBroken
 		}
-		return 0
+		return exitOK
 	}
 	var srcs []recording.Source
 	for _, p := range fs.Args() {
 		if isDir(p) {
 			fmt.Fprintf(stderr, "llmsla compare: %s is a directory: compare a run of shards with one other run (compare A DIR), or give .txt files\n", p)
-			return 2
+			return exitBroken
 		}
 		srcs = append(srcs, recording.File(p))
 	}
@@ -58,9 +60,9 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	}
 	if err := describe(stdout, opts, srcs...); err != nil {
 		fmt.Fprintf(stderr, "llmsla compare: %v\n", err)
-		return 2
+		return exitBroken
 	}
-	return 0
+	return exitOK
 }
 
 const compareUsage = `usage: llmsla compare [flags] FILE...
@@ -75,3 +77,8 @@ shows the gate's per-request comparison of their pooled samples.
 Descriptive: it always exits 0 on readable input; llmsla gate decides.
 
 `
+
+func isDir(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
+}

@@ -59,7 +59,7 @@ func runJudge(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&f.rejudge, "rejudge", false, "ask the judges about every answer again, reading nothing from the cache")
 	fs.Float64Var(&f.agreementMin, "agreement-min", math.NaN(), "the least kappa with the labels (default: the SLA file's judge_agreement_min, else none)")
 	fs.Usage = func() { fmt.Fprint(fs.Output(), judgeUsage); fs.PrintDefaults() }
-	if err := fs.Parse(args[1:]); err != nil {
+	if err := parse(fs, args[1:]); err != nil {
 		return parseFailed(err)
 	}
 	if f.labels == "" || f.rubric == "" || fs.NArg() > 0 || (!math.IsNaN(f.agreementMin) && (f.agreementMin < -1 || f.agreementMin > 1)) {

@@ -9,6 +9,7 @@ import (
 	"github.com/llmsla/llmsla/harness/load"
 	"github.com/llmsla/llmsla/harness/metric"
 	"github.com/llmsla/llmsla/harness/progress"
+	"github.com/llmsla/llmsla/harness/report"
 	"github.com/llmsla/llmsla/harness/session"
 )
 
@@ -16,8 +17,8 @@ import (
 // endpoint and a total.
 func writePlan(w io.Writer, p *session.Plan) {
 	t := p.Totals()
-	fmt.Fprintf(w, "plan: %s (scenario × endpoint × level), -count %d runs of each, -n %d requests a run%s\n",
-		plural(t.Cells, "cell", "cells"), p.Count, p.N, shardNote(p.Run.Shard))
+	fmt.Fprintf(w, "plan: %s (scenario × endpoint × level), -count %s of each, -n %d requests a run%s\n",
+		report.Plural(t.Cells, "cell", "cells"), report.Plural(p.Count, "run", "runs"), p.N, shardNote(p.Run.Shard))
 	for _, r := range p.Rows {
 		fmt.Fprintf(w, "  %-12s %-10s %-28s %s\n", r.Cell.Scenario, r.Cell.Endpoint.Name, levelList(r.Levels), describe(r))
 	}

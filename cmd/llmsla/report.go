@@ -14,7 +14,7 @@ import (
 	"github.com/llmsla/llmsla/harness/escape"
 	"github.com/llmsla/llmsla/harness/report"
 	"github.com/llmsla/llmsla/harness/report/html"
-	"github.com/llmsla/llmsla/harness/sample"
+	"github.com/llmsla/llmsla/harness/verdict"
 )
 
 // defaultSamples is the file `llmsla report` reads when given none: the
@@ -30,71 +30,71 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	format := fs.String("format", "text", "text, markdown, json, csv or html")
 	prefer := fs.String("prefer", "cost", "what the recommendation minimises among endpoints meeting every objective: cost or latency")
-	out := fs.String("o", "", "write to this file instead of standard output")
+	out := fs.String("o", "", "write the report to this `file` instead of standard output")
+	misnamed(fs, "out", useO)
 	qual := fs.String("quality", "accuracy", "the quality axis: "+strings.Join(report.QualityAxes(), ", ")+" (judge_pass: the judge's verdicts)")
+	file := configFlag(fs)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: llmsla report [-format text|markdown|json|csv|html] [-prefer cost|latency] [-quality accuracy|judge_pass|…] [-o FILE] [SAMPLES.jsonl|DIR …]\n"+
-			"  (default %s; several files, or the results/ of several shards, pool their samples)\n", defaultSamples)
+		fmt.Fprintf(stderr, "usage: llmsla report [-format text|markdown|json|csv|html] [-prefer cost|latency] [-quality accuracy|judge_pass|…] [-o FILE] [-config FILE] [SAMPLES.jsonl|DIR …]\n"+
+			"  (default %s; several files, or the results/ of several shards, pool their samples; endpoints, prices and objectives are those of the SLA file the run was measured under)\n", defaultSamples)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parse(fs, args); err != nil {
 		return parseFailed(err)
 	}
 	if *prefer != string(report.PreferCost) && *prefer != string(report.PreferLatency) {
 		fmt.Fprintf(stderr, "llmsla report: -prefer %q: want cost or latency\n", *prefer)
-		return 2
+		return exitBroken
 	}
 	if !slices.Contains(report.QualityAxes(), *qual) {
 		fmt.Fprintf(stderr, "llmsla report: -quality %q: want one of %s\n", *qual, strings.Join(report.QualityAxes(), ", "))
-		return 2
+		return exitBroken
 	}
 	write, ok := formats[*format]
 	if !ok {
 		fmt.Fprintf(stderr, "llmsla report: -format %q: want text, markdown, json, csv or html\n", *format)
-		return 2
+		return exitBroken
 	}
 	paths := fs.Args()
 	if len(paths) == 0 {
 		paths = []string{defaultSamples}
 	}
-	cfg, err := config.LoadWithoutKeys() // a report sends nothing
+	cfg, note, err := verdict.Against(*file, config.LoadWithoutKeys, paths...) // a report sends nothing
 	if err != nil {
 		fmt.Fprintf(stderr, "llmsla: %v\n", err)
-		return 2
+		return exitBroken
 	}
 	stdout, stderr, sec, done := redacting(cfg, stdout, stderr)
 	defer done()
+	if note != "" {
+		fmt.Fprintf(stderr, "llmsla: note: %s\n", note)
+	}
 	// As llmsla verdict reads them: a file given twice, a sharded run
 	// missing a shard or a misspelt scenario is an error, not a quietly
 	// different board.
-	samples, _, err := loadSamples(cfg, paths, verdictOptions{})
+	r, err := verdict.Load(cfg, paths, verdict.Options{})
 	if err != nil {
 		fmt.Fprintf(stderr, "llmsla: %v\n", err)
-		return 2
+		return exitBroken
 	}
-	servers, err := loadServers(paths, false)
-	if err != nil {
-		fmt.Fprintf(stderr, "llmsla: %v\n", err)
-		return 2
-	}
-	b := report.NewBoard(samples, boardOptions(cfg, servers, report.Prefer(*prefer), *qual))
+	b := r.Board(cfg, report.Prefer(*prefer), *qual)
 	if *format == "html" { // the page's header names the run
-		write = func(w io.Writer, b *report.Board) error { return html.WriteRun(w, b, runInfo(cfg, paths, samples)) }
+		write = func(w io.Writer, b *report.Board) error { return html.WriteRun(w, b, r.Info(cfg)) }
 	}
 	var buf bytes.Buffer
 	switch *format { // the run's provenance at the top of what people read
 	case "text":
-		report.Provenance(&buf, runProvenance(paths, samples))
+		report.Provenance(&buf, r.Provenance)
 		buf.WriteString("\n")
 	case "markdown":
-		for _, l := range report.ProvenanceLines(runProvenance(paths, samples)) {
+		for _, l := range report.ProvenanceLines(r.Provenance) {
 			buf.WriteString(escape.Markdown(l) + "  \n")
 		}
 		buf.WriteString("\n")
 	}
 	if err := write(&buf, b); err != nil {
 		fmt.Fprintf(stderr, "llmsla report: %v\n", err)
-		return 2
+		return exitBroken
 	}
 	if *out == "" {
 		_, err = stdout.Write(buf.Bytes())
@@ -103,12 +103,12 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "llmsla report: %v\n", err)
-		return 2
+		return exitBroken
 	}
 	if *out != "" {
 		fmt.Fprintf(stderr, "wrote %s\n", *out)
 	}
-	return 0
+	return exitOK
 }
 
 var formats = map[string]func(io.Writer, *report.Board) error{
@@ -117,32 +117,4 @@ var formats = map[string]func(io.Writer, *report.Board) error{
 	"json":     func(w io.Writer, b *report.Board) error { return b.JSON(w) },
 	"csv":      func(w io.Writer, b *report.Board) error { return b.CSV(w) },
 	"html":     func(w io.Writer, b *report.Board) error { return html.Write(w, b) },
-}
-
-// newBoard judges samples against the configuration's objectives, as
-// `llmsla verdict` does, and prices them at its endpoints' prices.
-func newBoard(cfg *config.Config, samples []sample.Sample, servers serverRecord, prefer report.Prefer) *report.Board {
-	return report.NewBoard(samples, boardOptions(cfg, servers, prefer, ""))
-}
-
-// boardOptions are the board's options from the configuration, the
-// servers' readings, the preference and the quality axis ("": accuracy).
-func boardOptions(cfg *config.Config, servers serverRecord, prefer report.Prefer, quality string) report.Options {
-	return report.Options{Objectives: cfg.Objectives, Prices: cfg.Prices, Alpha: cfg.Gate.Alpha, Prefer: prefer, Quality: quality,
-		Servers: servers.figures, Timelines: servers.timelines}
-}
-
-// leaderboard prints the short board after bench's verdict table when the
-// run measured two or more endpoints: the one thing a model selection
-// needs to read first. samples are those the verdicts judged, read from
-// path.
-func leaderboard(cfg *config.Config, samples []sample.Sample, path string, stdout io.Writer) {
-	servers, _ := loadServers([]string{path}, true) // judged above: what it read, the board reads
-	b := newBoard(cfg, samples, servers, report.PreferCost)
-	if len(b.Endpoints) < 2 {
-		return
-	}
-	fmt.Fprintln(stdout)
-	b.Text(stdout, true)
-	fmt.Fprintf(stdout, "(per scenario, rankings and plots: llmsla report %s; -format markdown, json, csv, or html -o report.html)\n", path)
 }

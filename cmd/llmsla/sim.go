@@ -16,7 +16,7 @@ func runSim(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on")
 	spec := fs.String("spec", "", `latency model and faults, e.g. "ttft=50ms,tpot=5ms,tokens=64,fault=rate_limited:0.05"`)
-	if err := fs.Parse(args); err != nil {
+	if err := parse(fs, args); err != nil {
 		return parseFailed(err)
 	}
 	cfg := sim.Default()

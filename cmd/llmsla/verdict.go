@@ -1,18 +1,17 @@
 package main
 
 import (
-	"bytes"
 	"flag"
 	"fmt"
 	"io"
-	"slices"
 
-	"github.com/llmsla/llmsla/harness/atomicfile"
 	"github.com/llmsla/llmsla/harness/config"
-	"github.com/llmsla/llmsla/harness/load"
+	"github.com/llmsla/llmsla/harness/gate/gateci"
+	"github.com/llmsla/llmsla/harness/metric"
 	"github.com/llmsla/llmsla/harness/objective"
 	"github.com/llmsla/llmsla/harness/report"
-	"github.com/llmsla/llmsla/harness/sample"
+	"github.com/llmsla/llmsla/harness/secret"
+	"github.com/llmsla/llmsla/harness/verdict"
 )
 
 // runVerdict prints the SLA verdicts of recorded samples files.
@@ -21,148 +20,127 @@ func runVerdict(args []string, stdout, stderr io.Writer) (code int) {
 	fs.SetOutput(stderr)
 	var opts verdictOptions
 	opts.ci = ciFlags(fs)
-	fs.BoolVar(&opts.partial, "partial", false, "judge files cut short (an interrupted run) on what finished, saying so, instead of refusing them")
+	fs.BoolVar(&opts.Partial, "partial", false, "judge files cut short (an interrupted run) on what finished, saying so, instead of refusing them")
 	logs := fs.Bool("log", false, "the FILEs are production's request logs, one JSON object a request (the SLA file's logs: fields, by default the structlog names), judged per -window")
 	window := fs.Duration("window", 0, "with -log, the `length` of each window judged (default logs.window of the SLA file, else 1h)")
+	file := configFlag(fs)
 	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), `usage: llmsla verdict SAMPLES.jsonl|DIR [MORE …]
+		fmt.Fprint(fs.Output(), `usage: llmsla verdict [flags] SAMPLES.jsonl|DIR [MORE …]
        llmsla verdict -log [-window 1h] LOG.jsonl [MORE …]
 
 Prints the SLA verdict table of recorded samples (e.g.
 results/latest.samples.jsonl) against the objectives of the configuration
-(sla.yaml, $LLMSLA_CONFIG, or the presets). The files of several shards or
-runs are pooled into one verdict; a directory stands for the
-*.samples.jsonl files in and below it, and a sharded run missing a shard is
-an error, as is a file cut short (unless -partial), a line holding what no
-request can measure (file:line names it), samples that measured nothing
-(warm-up or capacity-search steps only) and a scenario the SLA file names
-that the files do not hold. Exit 0 when every objective is met, 1 when
-one is not, 2 when the files cannot be judged.
+the run was measured under (the SLA file its samples recorded; -config
+another), or for files that recorded none of $LLMSLA_CONFIG, sla.yaml or
+the presets. The files of several shards or runs are pooled into one
+verdict; a directory stands for the *.samples.jsonl files in and below it,
+and a sharded run missing a shard is an error, as is a file cut short
+(unless -partial), a line holding what no request can measure (file:line
+names it), samples that measured nothing (warm-up or capacity-search steps
+only) and a scenario the SLA file names that the files do not hold. Flags
+may come before or after the files. Exit 0 when every objective is met, 1
+when one is not, 2 when the files cannot be judged.
 
 `)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parse(fs, args); err != nil {
 		return parseFailed(err)
 	}
 	if fs.NArg() == 0 {
 		fs.Usage()
-		return 2
+		return exitBroken
 	}
-	stderr = opts.ci.start("verdict", stdout, stderr)
-	defer func() { code = opts.ci.finish(code) }()
-	cfg, err := config.LoadWithoutKeys()
+	stderr = opts.ci.Start("verdict", stdout, stderr)
+	defer func() { code = opts.ci.Finish(code) }()
+	var cfg *config.Config
+	var note string
+	var err error
+	if *logs { // a log is no recorded run: the SLA file of the shell, or -config
+		cfg, _, err = verdict.Against(*file, config.LoadWithoutKeys)
+	} else {
+		cfg, note, err = verdict.Against(*file, config.LoadWithoutKeys, fs.Args()...)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "llmsla: %v\n", err)
-		return 2
+		return exitBroken
 	}
 	// Samples come redacted; this is the second line for what they hold of
 	// keys set in this environment.
 	stdout, stderr, _, done := redacting(cfg, stdout, stderr)
 	defer done()
-	if *logs {
-		return logVerdicts(cfg, fs.Args(), *window, stdout, stderr, opts)
+	if note != "" {
+		fmt.Fprintf(stderr, "llmsla: note: %s\n", note)
 	}
-	return verdicts(cfg, fs.Args(), stdout, stderr, opts)
+	if !*logs {
+		code, _ = judgeFiles(cfg, fs.Args(), stdout, stderr, opts)
+		return code
+	}
+	w, err := verdict.Window(cfg, *window, isSet(fs, "window"))
+	var r *verdict.Run
+	if err == nil {
+		r, err = verdict.LogRun(cfg, fs.Args(), w)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "llmsla: %v\n", err)
+		return exitBroken
+	}
+	return printVerdicts(cfg, r, stdout, stderr, opts)
 }
 
-// verdictOptions say what a verdict may take.
+// verdictOptions say what a verdict may take, and what it writes.
 type verdictOptions struct {
-	// shard: a shard's own bench judges its share only, to show it: the run
-	// is judged when every shard's files are merged, so an objective its
-	// share misses is not a failure of the shard.
-	shard load.Shard
-	// partial: files cut short are judged on what finished, with a warning.
-	partial bool
+	verdict.Options
 	// unfinished: the run was interrupted or go test failed: what finished
 	// is shown, and a verdict that would pass is not one.
 	unfinished bool
 	// summary, when set, is the file the verdicts are written to as JSON
 	// (report.Summary).
 	summary string
-	// steps: capacity-search steps are what the run measured (the bench
-	// of llmsla capacity), shown as held or over; elsewhere samples of
-	// search steps alone are nothing an objective judges.
-	steps bool
 	// ci is told what was judged, for the JUnit file, step summary and
 	// annotations (nil: none).
-	ci *ciOutputs
-}
-
-// loadSamples reads what verdict, report and bench's leaderboard judge,
-// with one set of checks: samples files and directories pooled (a file
-// given twice is an error), every line bounded and checked against what a
-// request can measure (sample.Read), a file cut short refused unless
-// opts.partial (the cuts are returned), a sharded run missing a shard
-// refused (but in a shard's own bench, which holds its share only), a
-// scenario the SLA file names that the files do not hold refused (a
-// misspelling whose objectives would judge nothing), and samples that
-// measured nothing (warm-up, cold first requests, search steps but in
-// opts.steps) refused: an empty table is not a pass.
-func loadSamples(cfg *config.Config, paths []string, opts verdictOptions) (samples []sample.Sample, cut []error, err error) {
-	samples, cut, err = sample.ReadAll(paths, opts.partial)
-	if err == nil && !opts.shard.On() {
-		err = sample.CheckShards(samples)
-	}
-	if err == nil {
-		err = cfg.CheckScenarios(recorded(samples))
-	}
-	if err == nil && !(opts.steps && searched(samples)) {
-		err = sample.CheckMeasured(samples)
-	}
-	if err != nil {
-		return nil, nil, err
-	}
-	return samples, cut, nil
-}
-
-// searched reports whether samples hold a measured capacity-search step.
-func searched(samples []sample.Sample) bool {
-	return slices.ContainsFunc(samples, func(s sample.Sample) bool {
-		_, step := s.Level.Get("search")
-		return step && s.Measured()
-	})
+	ci *gateci.Outputs
 }
 
 // verdicts prints the SLA table of samples files and directories (shards
 // of one run merge: their samples are pooled; a missing shard is an error):
 // 0 all met, 1 not, 2 unusable.
 func verdicts(cfg *config.Config, paths []string, stdout, stderr io.Writer, opts verdictOptions) int {
-	code, _ := judgeSamples(cfg, paths, stdout, stderr, opts)
+	code, _ := judgeFiles(cfg, paths, stdout, stderr, opts)
 	return code
 }
 
-// judgeSamples is verdicts, returning also the samples it judged.
-func judgeSamples(cfg *config.Config, paths []string, stdout, stderr io.Writer, opts verdictOptions) (int, []sample.Sample) {
-	samples, cut, err := loadSamples(cfg, paths, opts)
+// judgeFiles is verdicts, returning also the run it judged (nil when it
+// could not be read).
+func judgeFiles(cfg *config.Config, paths []string, stdout, stderr io.Writer, opts verdictOptions) (int, *verdict.Run) {
+	r, err := verdict.Load(cfg, paths, opts.Options)
 	if err != nil {
 		fmt.Fprintf(stderr, "llmsla: %v\n", err)
-		return 2, nil
+		return exitBroken, nil
 	}
-	servers, err := loadServers(paths, opts.partial)
-	if err != nil {
-		fmt.Fprintf(stderr, "llmsla: %v\n", err)
-		return 2, nil
-	}
-	return judgeVerdicts(cfg, paths, samples, servers, cut, stdout, stderr, opts), samples
+	return printVerdicts(cfg, r, stdout, stderr, opts), r
 }
 
-// judgeVerdicts prints the SLA table of samples read from paths (cut: the files
-// cut short), with the servers' readings beside them, writes the run's
-// summary when opts ask for one, and returns the verdict's exit code.
-func judgeVerdicts(cfg *config.Config, paths []string, samples []sample.Sample, servers serverRecord, cut []error, stdout, stderr io.Writer, opts verdictOptions) int {
-	for _, c := range append(cut, servers.cut...) {
+// printVerdicts prints the run's SLA table, with warnings of what was cut
+// short and its provenance above, writes its summary when opts ask for
+// one, and returns the verdict's exit code.
+func printVerdicts(cfg *config.Config, r *verdict.Run, stdout, stderr io.Writer, opts verdictOptions) int {
+	for _, c := range append(r.Cut, r.Servers.Cut...) {
 		fmt.Fprintf(stdout, "WARNING: %v: judged on the requests that finished\n", c)
 	}
-	vs := objective.EvaluateServer(samples, cfg.Objectives, servers.figures)
-	opts.ci.judged(cfg, paths, samples, vs, opts)
-	report.Provenance(stdout, runProvenance(paths, samples))
+	vs, info := r.Verdicts(cfg), r.Info(cfg)
+	share := ""
+	if opts.Shard.On() {
+		share = opts.Shard.String()
+	}
+	opts.ci.Judged(info, vs, share, secret.New(cfg.Secrets()...))
+	report.Provenance(stdout, r.Provenance)
 	report.Verdicts(stdout, vs)
 	code := conclude(vs, opts, stdout)
 	if opts.summary != "" {
-		if err := writeSummary(opts.summary, vs, runInfo(cfg, paths, samples), code); err != nil {
+		if err := verdict.WriteSummary(opts.summary, vs, info, code); err != nil {
 			fmt.Fprintf(stderr, "llmsla: the run's summary: %v\n", err)
-			return 2
+			return exitBroken
 		}
 	}
 	return code
@@ -171,76 +149,55 @@ func judgeVerdicts(cfg *config.Config, paths []string, samples []sample.Sample, 
 // conclude says, under the table, what the verdicts come to, and returns
 // the exit code.
 func conclude(vs []objective.Verdict, opts verdictOptions, stdout io.Writer) int {
-	if opts.shard.On() {
-		fmt.Fprintf(stdout, "\nShard %s: its share of the run only. Judge the run with every shard's files: llmsla verdict DIR…\n", opts.shard)
-		return 0
+	if opts.Shard.On() {
+		fmt.Fprintf(stdout, "\nShard %s: its share of the run only. Judge the run with every shard's files: llmsla verdict DIR…\n", opts.Shard)
+		return exitOK
 	}
 	if opts.unfinished {
 		fmt.Fprintln(stdout, "\nThe run did not finish: the table shows what it measured, which is not judged.")
-		return 2
+		return exitBroken
 	}
 	if objective.Failed(vs) {
 		fmt.Fprintln(stdout, "\nSLA violated.")
-		return 1
+		return exitViolated
 	}
 	for _, v := range vs {
 		if v.Search() == "" {
 			fmt.Fprintln(stdout, "\nAll SLAs met.")
-			return 0
+			return exitOK
 		}
 	}
 	fmt.Fprintln(stdout, "\nOnly search steps: held = every objective met at that level, over = not.")
-	return 0
-}
-
-// writeSummary writes the verdicts as JSON to path, whole or not at all.
-func writeSummary(path string, vs []objective.Verdict, run report.RunInfo, code int) error {
-	var b bytes.Buffer
-	if err := report.WriteSummary(&b, vs, run, code); err != nil {
-		return err
-	}
-	return atomicfile.Write(path, b.Bytes())
+	return exitOK
 }
 
 // judgeRun prints what bench prints of the run's samples file: the
 // verdicts and, unless this is a shard (its figures are its share of the
 // run only), the leaderboard of the same samples — also when the file was
-// cut short by an interrupt and judged on what finished.
+// cut short by an interrupt and judged on what finished — when the run
+// measured two or more endpoints: the one thing a model selection needs
+// to read first.
 func judgeRun(cfg *config.Config, path string, stdout, stderr io.Writer, opts verdictOptions) int {
-	opts.steps = true // llmsla capacity's bench measures search steps
-	code, samples := judgeSamples(cfg, []string{path}, stdout, stderr, opts)
-	if code != 2 && !opts.shard.On() {
-		leaderboard(cfg, samples, path, stdout)
+	opts.Steps = true // llmsla capacity's bench measures search steps
+	code, r := judgeFiles(cfg, []string{path}, stdout, stderr, opts)
+	if code == exitBroken || opts.Shard.On() {
+		return code
+	}
+	if b := r.Board(cfg, report.PreferCost, ""); len(b.Endpoints) >= 2 {
+		fmt.Fprintln(stdout)
+		b.Text(stdout, true)
+		fmt.Fprintf(stdout, "(per scenario, rankings and plots: llmsla report %s; -format markdown, json, csv, or html -o report.html)\n", path)
 	}
 	return code
 }
 
-// recorded lists the scenarios the samples hold, and the presets: an SLA
-// file may set a preset the files did not run, but a name that is neither
-// is a misspelling that would judge nothing.
-func recorded(samples []sample.Sample) []string {
-	seen := map[string]bool{}
-	for name := range config.Presets() {
-		seen[name] = true
+// breakdownLines writes, under the verdict table, where the TTFT of each
+// Ollama benchmark of the results file went (verdict.Breakdowns).
+// Nothing when the run has none.
+func breakdownLines(w io.Writer, results string) {
+	for _, b := range verdict.Breakdowns(results) {
+		m := b.Median
+		fmt.Fprintf(w, "breakdown (%s, median of %s): ttft = network+queue %s ms + load %s ms + prefill %s ms; server decode %s tok/s\n",
+			b.Label, report.Plural(b.Runs, "run", "runs"), metric.Num(m["netq"]), metric.Num(m["load"]), metric.Num(m["prefill"]), metric.Num(m["server_tok"]))
 	}
-	for i := range samples {
-		seen[samples[i].Scenario] = true
-	}
-	names := make([]string, 0, len(seen))
-	for n := range seen {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names
-}
-
-// runProvenance is what the samples files say was measured: their
-// provenance records, pooled, and the models that answered. A record
-// that cannot be read was refused with the samples already.
-func runProvenance(paths []string, samples []sample.Sample) sample.Provenance {
-	p, _ := sample.ReadProvenance(paths)
-	if p == nil {
-		return nil
-	}
-	return sample.Merge(p, sample.Observe(samples))
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/llmsla/llmsla/harness/config"
 	"github.com/llmsla/llmsla/harness/sample"
+	"github.com/llmsla/llmsla/harness/verdict"
 )
 
 // TestVerdictMergesShards: two shards' sample files give one verdict over
@@ -133,7 +134,7 @@ func TestBenchLeaderboardOfCutRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out, errOut bytes.Buffer
-	code := judgeRun(cfg, cut, &out, &errOut, verdictOptions{partial: true})
+	code := judgeRun(cfg, cut, &out, &errOut, verdictOptions{Options: verdict.Options{Partial: true}})
 	if code != 0 || !strings.Contains(out.String(), "judged on the requests that finished") {
 		t.Errorf("exit %d, want 0 with a warning of the cut\n%s%s", code, &out, &errOut)
 	}

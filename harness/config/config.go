@@ -58,6 +58,9 @@ type Config struct {
 	Logs Logs
 	// latencyOnly: every scenario is QualityOff (LatencyOnly).
 	latencyOnly bool
+	// file and digest are the SLA file read and the digest of the bytes
+	// parsed (File), "" for a configuration from the environment.
+	file, digest string
 	// keyEnvs names every api_key_env of the file, selected or not.
 	keyEnvs []string
 	// lines holds the line of each scenario named in the file, for errors

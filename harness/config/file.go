@@ -2,6 +2,8 @@ package config
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"math"
@@ -93,6 +95,18 @@ func (p *configParser) count(n *yaml.Node, key string, min, max int) int {
 	return v
 }
 
+// File is the SLA file the configuration was read from and the digest of
+// the bytes parsed (Digest): what a run records, so that its verdicts and
+// reports are judged against the file it ran under. "", "" for a
+// configuration from the environment or the built-in simulator.
+func (c *Config) File() (path, digest string) { return c.file, c.digest }
+
+// Digest is "sha256:<hex>" of an SLA file's bytes.
+func Digest(b []byte) string {
+	sum := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
 // LoadFile reads and validates an SLA file.
 func LoadFile(path string) (*Config, error) {
 	cfg, err := loadFile(path)
@@ -109,7 +123,7 @@ func loadFile(path string) (*Config, error) {
 		return nil, err
 	}
 	cfg := &Config{Source: path, Scenarios: Presets(), PerEndpoint: map[string]map[string]Scenario{},
-		SimSpecs: map[string]string{}, Prices: map[string]report.Price{}, lines: map[string]int{}}
+		SimSpecs: map[string]string{}, Prices: map[string]report.Price{}, lines: map[string]int{}, file: path, digest: Digest(b)}
 	p := &configParser{file: path}
 	p.expand(doc.Content[0], "")
 	type override struct {

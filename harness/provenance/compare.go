@@ -67,7 +67,8 @@ var schemaKind = provKind{"schema", "scenario.", ".sha256", adviceFixture}
 
 // ignoredKeys are configuration lines that say when and how a run was
 // recorded, not what it measured, or repeat a client.* key (go test's
-// own goos, goarch, cpu, pkg).
+// own goos, goarch, cpu, pkg); so are the config.* keys (the SLA file and
+// its digest: what the run is judged against, config.Config.Record).
 var ignoredKeys = []string{"date", "count", "config", "shard", "commit", "pkg", "goos", "goarch", "cpu"}
 
 // kindOf is the defining kind of key, nil for a key that describes.
@@ -160,7 +161,7 @@ func Compare(baseName, newName string, base, new sample.Provenance, allow []stri
 	}
 	var refused []string
 	for _, key := range unionKeys(base, new) {
-		if slices.Contains(ignoredKeys, key) {
+		if slices.Contains(ignoredKeys, key) || strings.HasPrefix(key, "config.") {
 			continue
 		}
 		b, n := base[key], new[key]

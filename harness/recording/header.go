@@ -104,6 +104,30 @@ func ReadHeader(path string) sample.Provenance {
 	return nil
 }
 
+// Headers are the configurations (ReadHeader) of the benchmark files
+// paths stand for — a .txt itself, the one beside a samples file, those
+// beside the samples files of a directory (sample.Files) — merged as
+// pooled runs are (sample.Merge): nil when none has one.
+func Headers(paths []string) sample.Provenance {
+	var hs []sample.Provenance
+	for _, p := range paths {
+		txts := []string{p}
+		if !strings.HasSuffix(p, ".txt") {
+			files, _ := sample.Files([]string{p}) // the samples' reading says what is wrong
+			txts = txts[:0]
+			for _, f := range files {
+				txts = append(txts, TxtBeside(f))
+			}
+		}
+		for _, t := range txts {
+			if h := ReadHeader(t); h != nil {
+				hs = append(hs, h)
+			}
+		}
+	}
+	return sample.Merge(hs...)
+}
+
 // Count is a header's count, 0 when it has none.
 func Count(p sample.Provenance) int {
 	n, _ := strconv.Atoi(p["count"])

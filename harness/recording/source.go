@@ -51,6 +51,12 @@ func SamplesBeside(path string) string {
 	return strings.TrimSuffix(path, ".txt") + ".samples.jsonl"
 }
 
+// TxtBeside is the benchfmt file beside a samples file: SamplesBeside
+// read the other way.
+func TxtBeside(samples string) string {
+	return strings.TrimSuffix(samples, ".samples.jsonl") + ".txt"
+}
+
 // SamplesName labels the source's samples in messages: the samples file
 // (also once its samples were read into Samples), or the source's name
 // when they were given.

@@ -221,9 +221,4 @@ func (b *Board) Summary() string {
 	return s
 }
 
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}
+func plural(n int, noun string) string { return Plural(n, noun, noun+"s") }

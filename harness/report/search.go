@@ -16,8 +16,8 @@ func CapacityLine(scenario, endpoint, by string, resolution float64, r capacity.
 	if unit == "" {
 		unit = " req/s"
 	}
-	head := fmt.Sprintf("capacity (%s endpoint=%s, by %s, resolution %s, %d steps): ", scenario, endpoint, by,
-		metric.Pct(resolution), len(r.Steps))
+	head := fmt.Sprintf("capacity (%s endpoint=%s, by %s, resolution %s, %s): ", scenario, endpoint, by,
+		metric.Pct(resolution), Plural(len(r.Steps), "step", "steps"))
 	switch {
 	case r.Limit == 0:
 		return head + fmt.Sprintf("no level held, not even %s%s: %s", metric.Num(r.Beyond), unit, r.Why)
@@ -30,7 +30,7 @@ func CapacityLine(scenario, endpoint, by string, resolution float64, r capacity.
 // SweepLine says what a sweep found, for people: the ends, then the
 // highest rate that held, as the capacity line says it.
 func SweepLine(scenario, endpoint string, r capacity.SweepResult) string {
-	head := fmt.Sprintf("sweep (%s endpoint=%s, %d steps", scenario, endpoint, len(r.Steps))
+	head := fmt.Sprintf("sweep (%s endpoint=%s, %s", scenario, endpoint, Plural(len(r.Steps), "step", "steps"))
 	if r.Stream > 0 {
 		head += fmt.Sprintf("; one stream %s req/s", metric.Num(r.Stream))
 	}

@@ -57,7 +57,7 @@ func ServerLine(st *stats.Stats) string {
 	if v := s.Foreign(); !math.IsNaN(v) {
 		add("foreign %s", metric.Signed(v))
 	}
-	readings := fmt.Sprintf("%d readings", s.Readings)
+	readings := Plural(s.Readings, "reading", "readings")
 	if s.Failed > 0 {
 		readings += fmt.Sprintf(", %d failed: %s", s.Failed, strings.Join(s.Errors, "; "))
 	}

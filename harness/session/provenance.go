@@ -34,7 +34,8 @@ const probeLimit = 1 << 20
 // (sample.Provenance): per endpoint what the server says of the model and
 // of itself (probed, beside the preflight, once per run), per scenario its
 // fixture's and schemas' content hashes and its requests' parameters, the
-// requests' stream options and the client. A probe a server does not
+// requests' stream options, the configuration (config.Config.Record) and
+// the client. A probe a server does not
 // answer — no such path, an error, no answer within ProbeTimeout —
 // leaves its keys out: unknown, never an error, and never a delay of the
 // run beyond ProbeTimeout.
@@ -62,6 +63,7 @@ func (s *Session) Provenance(ctx context.Context, scenarios []Scenario) sample.P
 	}
 	p.Set(`{"include_usage":true}`, "request", "stream_options")
 	p.Set("true", "request", "stream")
+	s.cfg.Record(p) // what the run's verdicts are judged against
 	clientProvenance(p)
 	return p
 }

@@ -123,6 +123,7 @@ func TestProvenanceOfOllama(t *testing.T) {
 		"scenario.chat.endpoint.local_gpu.max_tokens": "64",
 		"scenario.chat.temperature":                   notSent,
 		"request.stream_options":                      `{"include_usage":true}`,
+		"config.source":                               "test", // what its verdicts are judged against
 	} {
 		assert.Equal(t, want, p[k], k)
 	}

@@ -15,11 +15,11 @@ type Rescale struct {
 	// InputScale and OutputScale multiply the lengths (each at least 1
 	// token after).
 	InputScale, OutputScale float64
-	// Keep is the share of rows kept (0 < Keep ≤ 1), drawn from Seed, so
-	// that a week of production can become a short CI replay at the same
-	// mix.
-	Keep float64
-	Seed uint64
+	// Subsample is the share of rows kept (0 < Subsample ≤ 1), drawn
+	// from Seed, so that a week of production can become a short CI
+	// replay at the same mix.
+	Subsample float64
+	Seed      uint64
 }
 
 // Validate reports a rescaling that cannot be done.
@@ -32,8 +32,8 @@ func (o Rescale) Validate() error {
 			return fmt.Errorf("%s %v: want a factor > 0", f.name, f.v)
 		}
 	}
-	if !(o.Keep > 0 && o.Keep <= 1) {
-		return fmt.Errorf("keep %v: want a share of rows > 0 and ≤ 1", o.Keep)
+	if !(o.Subsample > 0 && o.Subsample <= 1) {
+		return fmt.Errorf("subsample %v: want a share of rows > 0 and ≤ 1", o.Subsample)
 	}
 	return nil
 }
@@ -50,7 +50,7 @@ func Synth(spec Spec, o Rescale, w io.Writer) (int, error) {
 	n := 0
 	scale := func(x int, by float64) int { return min(MaxTokens, max(1, int(math.Round(float64(x)*by)))) }
 	err := Each(spec, func(row Row, off time.Duration) error {
-		if o.Keep < 1 && r.Float64() >= o.Keep {
+		if o.Subsample < 1 && r.Float64() >= o.Subsample {
 			return nil
 		}
 		n++
@@ -62,7 +62,7 @@ func Synth(spec Spec, o Rescale, w io.Writer) (int, error) {
 		return n, err
 	}
 	if n == 0 {
-		return 0, fmt.Errorf("%s: no row kept (keep %v)", spec.File, o.Keep)
+		return 0, fmt.Errorf("%s: no row kept (subsample %v)", spec.File, o.Subsample)
 	}
 	return n, bw.Flush()
 }

@@ -1,7 +1,9 @@
-// Package gateci is the gate's report as CI shows it beside the log:
+// Package gateci is what CI shows of a gate or a verdict beside the log:
 // JUnit cases, a markdown summary for a step summary or a pull-request
 // comment, GitHub annotations. Each says what the text report
-// (gate.Report.WriteText) says, in the same words.
+// (gate.Report.WriteText, the verdict table) says, in the same words.
+// [Outputs] writes them for a command (bench, verdict, gate), for a
+// broken run too, saying why it is broken.
 package gateci
 
 import (

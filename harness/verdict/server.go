@@ -1,4 +1,4 @@
-package main
+package verdict
 
 import (
 	"slices"
@@ -11,28 +11,29 @@ import (
 	"github.com/llmsla/llmsla/harness/server"
 )
 
-// serverRecord is what the server files beside a run's samples hold:
-// each level's figures, and what each endpoint's server said over time.
-type serverRecord struct {
-	figures   objective.Servers
-	timelines []report.Timeline
-	cut       []error
+// Servers are what the server files beside a run's samples hold: each
+// level's figures, and what each endpoint's server said over time.
+type Servers struct {
+	Figures   objective.Servers
+	Timelines []report.Timeline
+	// Cut are the server files cut short (read with partial).
+	Cut []error
 }
 
-// loadServers reads the server files beside the samples files paths stand
-// for (server.FileName: results/<run>.server.jsonl), every line checked.
-// A run without one has no server figures; a file cut short is refused
-// unless partial.
-func loadServers(paths []string, partial bool) (serverRecord, error) {
+// LoadServers reads the server files beside the samples files paths
+// stand for (server.FileName: results/<run>.server.jsonl), every line
+// checked. A run without one has no server figures; a file cut short is
+// refused unless partial.
+func LoadServers(paths []string, partial bool) (Servers, error) {
 	files, err := sample.Files(paths)
 	if err != nil {
-		return serverRecord{}, err
+		return Servers{}, err
 	}
 	readings, cut, err := server.ReadBeside(files, partial)
 	if err != nil {
-		return serverRecord{}, err
+		return Servers{}, err
 	}
-	return serverRecord{figures: server.Lookup(server.Figures(readings)), timelines: timelines(readings), cut: cut}, nil
+	return Servers{Figures: server.Lookup(server.Figures(readings)), Timelines: timelines(readings), Cut: cut}, nil
 }
 
 // quantities maps the gauges of a reading to the report's quantities, and

@@ -1,8 +1,6 @@
-package main
+package verdict
 
 import (
-	"fmt"
-	"io"
 	"math"
 	"os"
 	"slices"
@@ -13,14 +11,27 @@ import (
 	"github.com/llmsla/llmsla/harness/metric"
 )
 
-// breakdownLines writes, under the verdict table, where the TTFT of each
-// Ollama benchmark went: the medians over its runs of the server figures
-// the benchmarks reported (load-ms, prefill-ms, netq-ms, server-tok/s:
-// the metric table's rows of kind Server). Nothing when the run has none.
-func breakdownLines(w io.Writer, results string) {
+// Breakdown is where the TTFT of one Ollama benchmark went: the medians
+// over its runs of the server figures it reported (the metric table's
+// rows of kind Server: load-ms, prefill-ms, netq-ms, server-tok/s), by
+// row name; NaN for one it did not report.
+type Breakdown struct {
+	// Label names the benchmark as the verdict table does: "chat
+	// endpoint=local concurrency=1".
+	Label string
+	Runs  int
+	// Median is each row's median over the runs (load, prefill, netq,
+	// server_tok).
+	Median map[string]float64
+}
+
+// Breakdowns reads the breakdowns of the benchmarks of a results file
+// that reported server figures, in the file's order: none when it has
+// none, or cannot be read (its verdicts say so).
+func Breakdowns(results string) []Breakdown {
 	f, err := os.Open(results)
 	if err != nil {
-		return
+		return nil
 	}
 	defer f.Close()
 	units := map[string]string{} // unit → row name
@@ -50,12 +61,15 @@ func breakdownLines(w io.Writer, results string) {
 			figs[name][row] = append(figs[name][row], v.Value)
 		}
 	}
+	var out []Breakdown
 	for _, name := range order {
-		g := figs[name]
-		fmt.Fprintf(w, "breakdown (%s, median of %d runs): ttft = network+queue %s ms + load %s ms + prefill %s ms; server decode %s tok/s\n",
-			benchLabel(name), len(g["load"]), metric.Num(median(g["netq"])), metric.Num(median(g["load"])),
-			metric.Num(median(g["prefill"])), metric.Num(median(g["server_tok"])))
+		b := Breakdown{Label: benchLabel(name), Runs: len(figs[name]["load"]), Median: map[string]float64{}}
+		for _, row := range units {
+			b.Median[row] = median(figs[name][row])
+		}
+		out = append(out, b)
 	}
+	return out
 }
 
 // benchLabel reads BenchmarkChat/endpoint=local/concurrency=1-2 as

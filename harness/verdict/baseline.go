@@ -1,0 +1,40 @@
+package verdict
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/llmsla/llmsla/harness/gate"
+	"github.com/llmsla/llmsla/harness/provenance"
+	"github.com/llmsla/llmsla/harness/recording"
+	"github.com/llmsla/llmsla/harness/report"
+	"github.com/llmsla/llmsla/harness/sample"
+)
+
+// CheckBaseline refuses a recorded run (its benchmark file from, its
+// samples file samples) that would not make a baseline the gate can
+// judge against: one the gate cannot read — benchmarks and samples not
+// the same runs, a corrupt line, the two records of its provenance
+// disagreeing (provenance.Agree) — or with fewer than minCount runs of a
+// benchmark, too few for any change to be significant. Whether it met
+// its objectives is its verdicts', which the command prints.
+func CheckBaseline(from, samples string, minCount int) error {
+	counts, err := gate.Check(recording.Source{Name: from, Path: from, SamplesPath: samples}, gate.Options{})
+	if err == nil && exists(samples) { // without samples, its verdicts say so
+		var record sample.Provenance
+		if record, err = sample.ReadProvenance([]string{samples}); err == nil {
+			err = provenance.Agree("the run", from, samples, recording.ReadHeader(from), record)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("not promoting %s: %w", from, err)
+	}
+	for _, name := range slices.Sorted(maps.Keys(counts)) {
+		if n := counts[name]; n < minCount {
+			return fmt.Errorf("%s has %s of %s, need ≥ %d: run `make bench COUNT=%d` (or llmsla bench -count %d)",
+				from, report.Plural(n, "run", "runs"), name, minCount, minCount, minCount)
+		}
+	}
+	return nil
+}
