@@ -2,19 +2,16 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-	"time"
 
 	"github.com/llmsla/llmsla/harness/config"
 	"github.com/llmsla/llmsla/harness/gate/gateci"
 	"github.com/llmsla/llmsla/harness/progress"
 	"github.com/llmsla/llmsla/harness/recording"
 	"github.com/llmsla/llmsla/harness/report"
-	"github.com/llmsla/llmsla/harness/sample"
 	"github.com/llmsla/llmsla/harness/secret"
 	"github.com/llmsla/llmsla/harness/session"
 	"github.com/llmsla/llmsla/harness/verdict"
@@ -160,109 +157,44 @@ func prepare(cfg *config.Config, run session.Run, o *benchOptions, stdout, stder
 	return b, exitOK
 }
 
-// measure runs go test on the bench, records its output and samples,
-// judges them and, when the run can be judged, makes it results/latest.*.
+// measure runs go test on the bench (session.Bench.Record), judges what
+// it recorded and files the run: latest.* when it finished and can be
+// judged, a partial run when it did not.
 func (o *benchOptions) measure(ctx context.Context, cfg *config.Config, b *session.Bench, run session.Run, sec *secret.Set, stdout, stderr, rawStderr io.Writer, terminal bool) int {
-	// The test binary runs in the package's directory: give it absolute paths.
-	if abs, err := filepath.Abs(o.out); err == nil {
-		o.out = abs
-	}
-	if err := os.MkdirAll(o.out, 0o755); err != nil {
-		fmt.Fprintf(stderr, "llmsla: %v\n", err)
-		return exitBroken
-	}
-	shard := run.Shard
-	rec := recording.NewRun(o.out, recording.KindBench, time.Now(), shard.I, shard.N)
-	header := recording.Header{Commit: session.Commit(), Date: time.Now(), Config: cfg.Source, Count: o.g.Count, Provenance: b.Provenance}
-	if shard.On() {
-		header.Shard = shard.String()
-	}
-	// What was measured, as configuration lines (benchstat shows them, the
-	// gate compares them) and as the samples file's first line (verdicts
-	// and reports show it).
-	if err := sample.CreateWithProvenance(rec.Samples(), b.Provenance, sec.RedactBytes); err != nil {
-		fmt.Fprintf(stderr, "llmsla: samples file: %v\n", err)
-		return exitBroken
-	}
-	child := session.Child{Samples: rec.Samples(), Server: rec.Server(), Run: run, Skip: b.Skip(),
-		Stop: filepath.Join(os.TempDir(), fmt.Sprintf("llmsla-stop-%s-%d.json", rec.Name, os.Getpid()))}
-	defer os.Remove(child.Stop)
-	if cfg.Judge != nil {
-		child.JudgeSamples = rec.Judge()
-	}
-	testOut, testErrOut, stopProgress := stdout, stderr, func() {}
+	r := session.Recorder{Dir: o.out, Latest: o.latest, Keep: o.keep, Verbose: o.verbose}
 	if !o.quiet {
-		// Progress comes through a file of its own: go test's output is
-		// the benchfmt record, and stderr is ours.
-		child.Progress = filepath.Join(os.TempDir(), fmt.Sprintf("llmsla-progress-%s-%d.jsonl", rec.Name, os.Getpid()))
-		show := progress.Start(child.Progress, rawStderr, sec, terminal, progressPlan(b.Plan))
-		testOut, testErrOut, stopProgress = show.Over(stdout), show.Over(stderr), show.Close
+		r.Progress = func(path string) (io.Writer, io.Writer, func()) {
+			show := progress.Start(path, rawStderr, sec, terminal, progressPlan(b.Plan))
+			return show.Over(stdout), show.Over(stderr), show.Close
+		}
 	}
-	testErr := o.g.Record(ctx, rec.Txt(), header.Bytes(), child, sec, o.verbose, testOut, testErrOut)
-	stopProgress()
-	if testErr != nil {
-		testErr = why(ctx, testErr)
+	rec, runErr := b.Record(ctx, cfg, run, o.g, sec, r, stdout, stderr)
+	if errors.Is(runErr, session.ErrNoSamples) || rec.Name == "" {
+		fmt.Fprintf(stderr, "llmsla: %v; %s and its samples are unchanged\n", runErr, recording.Latest(o.out).Txt())
+		return exitBroken
 	}
-	if stop, err := session.ReadStop(child.Stop); err != nil || stop != nil {
-		testErr = stopped(stop, err)
+	if runErr == nil {
+		fmt.Fprintf(stdout, "\nrecorded %s and %s\n\n", rec.Txt(), rec.Samples())
 	}
-	code := o.judge(cfg, run, rec, testErr, stdout, stderr)
+	code := judgeRun(cfg, rec.Samples(), stdout, stderr, verdictOptions{Options: verdict.Options{Shard: run.Shard, Partial: runErr != nil}, unfinished: runErr != nil, summary: rec.Summary(), ci: o.ci})
+	breakdownLines(stdout, rec.Txt())
 	for _, u := range b.Unserved {
 		fmt.Fprintln(stdout, u.String())
 	}
-	judgeLines(cfg, rec.Samples(), child.JudgeSamples, stdout)
-	return code
-}
-
-// stopped is the error of a run the session stopped, as one line.
-func stopped(stop *session.StopRecord, err error) error {
+	judgeLines(cfg, rec.Samples(), rec.Judge(), stdout)
+	_, why, err := r.File(rec, runErr, code != exitBroken)
+	if runErr != nil {
+		fmt.Fprintf(stderr, "llmsla: %v\n", runErr)
+	}
+	if why != "" {
+		fmt.Fprintf(stderr, "llmsla: %s\n", why)
+	}
 	if err != nil {
-		return fmt.Errorf("the run stopped, and why cannot be read: %w", err)
-	}
-	return fmt.Errorf("stopped (%s): %s", stop.Why, stop.Message)
-}
-
-// judge prints the verdicts of a finished (or interrupted) run and makes
-// it results/latest.* when it can be judged and finished; a run that did
-// not finish is kept as a partial run (recording.Run.MarkPartial), which
-// no reader of whole runs takes for one.
-func (o *benchOptions) judge(cfg *config.Config, run session.Run, rec recording.Run, testErr error, stdout, stderr io.Writer) int {
-	latest := recording.Latest(o.out)
-	if _, err := os.Stat(rec.Samples()); err != nil {
-		// go test may pass without sending anything.
-		fmt.Fprintf(stdout, "\nrecorded %s; no samples were recorded\n", rec.Txt())
-		fmt.Fprintf(stderr, "llmsla: no samples were recorded (go test: %v); %s and its samples are unchanged\n", testErr, latest.Txt())
-		return exitBroken
-	}
-	if testErr == nil {
-		fmt.Fprintf(stdout, "\nrecorded %s and %s\n\n", rec.Txt(), rec.Samples())
-	}
-	code := judgeRun(cfg, rec.Samples(), stdout, stderr, verdictOptions{Options: verdict.Options{Shard: run.Shard, Partial: testErr != nil}, unfinished: testErr != nil, summary: rec.Summary(), ci: o.ci})
-	breakdownLines(stdout, rec.Txt())
-	// latest.* are what `make gate` and `make baseline` read: a run missing
-	// benchmarks, or one that cannot be judged, must not become them, or
-	// the gate would pass with a warning about what it did not compare.
-	switch {
-	case testErr != nil:
-		kept, err := rec.MarkPartial()
-		if err != nil {
-			fmt.Fprintf(stderr, "llmsla: %v\n", err)
-		}
-		fmt.Fprintf(stderr, "llmsla: %v\nllmsla: the run did not finish: what it measured is in %s (a partial run); %s and its samples are unchanged\n",
-			testErr, kept.Txt(), latest.Txt())
-		return exitBroken
-	case code == exitBroken:
-		fmt.Fprintf(stderr, "llmsla: the run cannot be judged (above); %s and its samples are unchanged\n", latest.Txt())
-		return exitBroken
-	case !o.latest:
-		return code
-	}
-	if err := rec.Promote(); err != nil {
 		fmt.Fprintf(stderr, "llmsla: %v\n", err)
 		return exitBroken
 	}
-	if err := recording.Retain(o.out, o.keep); err != nil {
-		fmt.Fprintf(stderr, "llmsla: keeping %d runs in %s: %v\n", o.keep, o.out, err)
+	if runErr != nil {
+		return exitBroken
 	}
 	return code
 }

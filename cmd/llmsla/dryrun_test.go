@@ -30,7 +30,7 @@ func TestDryRunRefusesWhatTheRunRefuses(t *testing.T) {
 			simEnv(t, "ttft=1ms,tpot=0s,tokens=2")
 			useConfig(t, "endpoints:\n  sim: {sim: \"ttft=1ms,tpot=0s,tokens=2\"}\n"+tc.yaml)
 			for _, dry := range []bool{true, false} {
-				args := append([]string{"-pkg", suites, "-out", t.TempDir(), "-count", "1", "-n", "2", "-q"}, tc.args...)
+				args := append([]string{"-pkg", suites, "-bench", "Chat$|Golden", "-out", t.TempDir(), "-count", "1", "-n", "2", "-q"}, tc.args...)
 				if dry {
 					args = append(args, "-dry-run")
 				}
