@@ -79,9 +79,11 @@ func TestParseSpecErrors(t *testing.T) {
 		says []string // substrings the message must have
 	}{
 		"unknown key":          {"ttft=5ms,tfft=5ms", []string{`"tfft"`, "allowed:", "ttft", "tpot", "fault"}},
-		"bad duration":         {"ttft=fast", []string{`"ttft=fast"`, "invalid duration"}},
-		"value missing":        {"tpot", []string{`"tpot"`, "needs a value"}},
-		"bad flag":             {"role=maybe", []string{`"role=maybe"`}},
+		"bad duration":         {"ttft=fast", []string{`"ttft=fast"`, "invalid duration", "want ttft=<duration>"}},
+		"value missing":        {"tpot", []string{`"tpot"`, "needs a value", "tpot=<duration>"}},
+		"bad flag":             {"role=maybe", []string{`"role=maybe"`, "want role, or role=false"}},
+		"bad number":           {"scale=big", []string{`"scale=big"`, "want scale=<number>"}},
+		"framings listed":      {"tools", []string{"tools=<openai|vllm|whole|noindex|noindex_fragments>"}},
 		"unknown fault":        {"fault=gremlins:0.1", []string{`"gremlins"`, "truncated"}},
 		"fault without p":      {"fault=truncated", []string{"kind:probability"}},
 		"fault p > 1":          {"fault=auth:2", []string{"auth", "[0,1]"}},
@@ -164,5 +166,74 @@ func TestRootServed(t *testing.T) {
 		if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), want) {
 			t.Errorf("GET %s: %d %s, want %s", path, rec.Code, rec.Body, want)
 		}
+	}
+}
+
+// TestSpecString: String writes every key in specTable's order, each
+// only where it differs from Default(). The text is a judge cache's key
+// (JudgeDigest) and what reports show, so it must not change for a spec
+// that parses today.
+func TestSpecString(t *testing.T) {
+	cases := map[string]struct{ spec, want, digest string }{
+		"every key": {
+			"seed=-7,judge_prose=0.05,judge_length_bias=-2,judge_noise=0.1,root=/models/x,usage_off=-5:0.1,metrics_series=10," +
+				"metrics_hang=0.5,metrics_vanish=3@vllm:kv_cache_usage_perc,metrics_foreign=0.2,metrics_lie=2,cache=4096,tool_badjson=0.05," +
+				"tool_wrong=0.1,tools=vllm,invalid_json=0.1,wrong=0.2,fault=truncated:0.05,fault=rate_limited:0.1,echo,multiline,nodone," +
+				"reasoning=4,crlf,nousage,keepalive=10ms,empty,role=false,slow_factor=2,slow_after=30s,slots=4,scale=1.25,slowdown=0.01," +
+				"tpot_jitter=0.3,ttft_jitter=0.2,tokens=64,tpot=5ms,prefill=1ms,ttft=50ms",
+			"ttft=50ms,prefill=1ms,tpot=5ms,tokens=64,ttft_jitter=0.2,tpot_jitter=0.3,slowdown=0.01,scale=1.25,slots=4,slow_after=30s," +
+				"slow_factor=2,role=false,empty,keepalive=10ms,nousage,crlf,reasoning=4,nodone,multiline,echo,fault=rate_limited:0.1," +
+				"fault=truncated:0.05,wrong=0.2,invalid_json=0.1,tools=vllm,tool_wrong=0.1,tool_badjson=0.05,cache=4096,metrics_lie=2," +
+				"metrics_foreign=0.2,metrics_vanish=3@vllm:kv_cache_usage_perc,metrics_hang=0.5,metrics_series=10,usage_off=-5:0.1," +
+				"root=/models/x,judge,judge_noise=0.1,judge_length_bias=-2,judge_prose=0.05,seed=-7",
+			"sim-judge:judge,judge_noise=0.1,judge_length_bias=-2,judge_prose=0.05,seed=-7"},
+		"one jitter, the judge alone": {"judge,jitter=0.3", "jitter=0.3,judge", "sim-judge:judge,seed=1"},
+		"defaults written out":        {"ttft=20ms,tpot=2ms,jitter=0.1,tokens=24,role,seed=1", "", "sim-judge:,seed=1"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			c, err := ParseSpec(tc.spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := c.String(); got != tc.want {
+				t.Errorf("String() =\n%s\nwant\n%s", got, tc.want)
+			}
+			if got := c.JudgeDigest(); got != tc.digest {
+				t.Errorf("JudgeDigest() = %s, want %s", got, tc.digest)
+			}
+		})
+	}
+}
+
+// TestSpecKeysRoundTrip: every row of specTable reads a value that
+// differs from the default, and String writes it back as it was read.
+func TestSpecKeysRoundTrip(t *testing.T) {
+	examples := map[string]string{
+		"ttft": "ttft=7ms", "prefill": "prefill=1ms", "tpot": "tpot=3ms", "tokens": "tokens=5", "jitter": "jitter=0.2",
+		"ttft_jitter": "ttft_jitter=0.2,tpot_jitter=0.1", "tpot_jitter": "ttft_jitter=0.1,tpot_jitter=0.3", "slowdown": "slowdown=0.01", "scale": "scale=2",
+		"slots": "slots=2", "slow_after": "slow_after=1s,slow_factor=2", "slow_factor": "slow_factor=2", "role": "role=false",
+		"empty": "empty", "keepalive": "keepalive=5ms", "nousage": "nousage", "crlf": "crlf", "reasoning": "reasoning=3",
+		"nodone": "nodone", "multiline": "multiline", "echo": "echo", "fault": "fault=auth:0.1", "wrong": "wrong=0.1",
+		"invalid_json": "invalid_json=0.1", "tools": "tools=whole", "tool_wrong": "tool_wrong=0.1", "tool_badjson": "tool_badjson=0.1",
+		"cache": "cache=8", "metrics_lie": "metrics_lie=2", "metrics_foreign": "metrics_foreign=0.5", "metrics_vanish": "metrics_vanish=2",
+		"metrics_hang": "metrics_hang=0.1", "metrics_series": "metrics_series=3", "usage_off": "usage_off=2:0.5", "root": "root=/m",
+		"judge": "judge", "judge_noise": "judge,judge_noise=0.1", "judge_length_bias": "judge,judge_length_bias=1",
+		"judge_prose": "judge,judge_prose=0.2", "seed": "seed=9",
+	}
+	for _, k := range specTable {
+		t.Run(k.key, func(t *testing.T) {
+			spec, ok := examples[k.key]
+			if !ok {
+				t.Fatalf("no example of %s: add one to this test", k.key)
+			}
+			c, err := ParseSpec(spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.String() != spec {
+				t.Errorf("ParseSpec(%q).String() = %q", spec, c.String())
+			}
+		})
 	}
 }
