@@ -70,7 +70,7 @@ func referenceSections() []referenceSection {
 		{at: "scenarios.*", keys: scenarioKeys.names(), docs: scenarioKeys.docs()},
 		{at: "scenarios.*.endpoints.*", keys: endpointScenarioKeys.names(), some: true},
 		{at: "scenarios.*.capacity", keys: capacityKeys},
-		{at: "scenarios.*.sweep", keys: sweepKeys},
+		{at: "scenarios.*.sweep", keys: sweepKeys.names(), docs: sweepKeys.docs()},
 		{at: "gate", keys: gateKeys.names(), docs: gateKeys.docs()},
 		{at: "gate.alpha", keys: gateFamilies},
 		{at: "budget", keys: budgetKeys.names(), docs: budgetKeys.docs()},
