@@ -38,14 +38,14 @@ func (s section[T]) without(names ...string) section[T] {
 	return slices.DeleteFunc(slices.Clone(s), func(r row[T]) bool { return slices.Contains(names, r.name) })
 }
 
-// parse reads the mapping n at at into into, each key by its row; a key
-// that is no row is an error listing the section's.
+// parse reads the mapping n, at the key path at, into into, each key by
+// its row; a key that is no row is an error listing the section's.
 func (s section[T]) parse(p *configParser, n *yaml.Node, at string, into T) {
 	p.mapping(n, at, s.names(), func(k string, v *yaml.Node) { s.read(p, into, k, v, at) })
 }
 
 // read reads the value v of k, one of the section's keys, in the mapping
-// at at.
+// at the key path at.
 func (s section[T]) read(p *configParser, into T, k string, v *yaml.Node, at string) {
 	i := slices.IndexFunc(s, func(r row[T]) bool { return r.name == k })
 	s[i].read(p, into, v, strings.TrimPrefix(at+"."+k, "."))
