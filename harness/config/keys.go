@@ -10,8 +10,8 @@ import (
 // A row is one key of a section of the SLA file (the top level, an
 // endpoint, a scenario, the judge: block, …), defined once: the section's
 // parser reads it, its unknown-key error lists it, and the reference in
-// docs/configuration.md shows it (TestReferenceKeys). Adding a key is
-// adding a row to its section.
+// docs/configuration.md shows it (TestConfigKeysDocumented). Adding a
+// key is adding a row to its section.
 type row[T any] struct {
 	name string
 	doc  string // what it sets, in a line

@@ -13,13 +13,13 @@ import (
 	"github.com/llmsla/llmsla/harness/internal/modroot"
 )
 
-// TestReferenceKeys: the reference in docs/configuration.md shows every
+// TestConfigKeysDocumented: the reference in docs/configuration.md shows every
 // key of every section table, and no key that is not one, so that a key
 // cannot ship undocumented, nor the reference show one that is gone. A key
 // counts as shown where the reference writes it, in a commented-out line
 // ("# duration: 30m") or as the alternative its section's line comment
 // gives ("price: {…}   # or {per_hour: 2.50, currency: USD}").
-func TestReferenceKeys(t *testing.T) {
+func TestConfigKeysDocumented(t *testing.T) {
 	shown := referenceKeys(t)
 	for _, s := range referenceSections() {
 		name := s.at
@@ -84,9 +84,9 @@ func referenceSections() []referenceSection {
 // endpoints.a.modle: unknown key (allowed: base_url, …)".
 var unknownKey = regexp.MustCompile(`(?m)^\S+:\d+: (\S+): unknown key \(allowed: ([^)]*)\)$`)
 
-// TestErrorExamplesKeys: the unknown-key errors docs/configuration.md
-// shows list the keys their section has today.
-func TestErrorExamplesKeys(t *testing.T) {
+// TestConfigErrorExamplesListKeys: the unknown-key errors
+// docs/configuration.md shows list the keys their section has today.
+func TestConfigErrorExamplesListKeys(t *testing.T) {
 	_, errs, _ := strings.Cut(readConfigurationMD(t), "\n## Errors\n")
 	examples := unknownKey.FindAllStringSubmatch(errs, -1)
 	if len(examples) == 0 {
