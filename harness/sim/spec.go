@@ -47,7 +47,8 @@ func (c *Config) set(key, val string, hasVal bool) error {
 	case !hasVal && specTable[i].flag():
 		val = "true"
 	case !hasVal:
-		return fmt.Errorf("key %q needs a value (%s=%s)", key, key, specTable[i].value)
+		k := specTable[i]
+		return fmt.Errorf("key %q needs a value (%s=%s, e.g. %s=%s)", key, key, k.value, key, k.example)
 	}
 	return specTable[i].set(c, val)
 }
@@ -86,8 +87,11 @@ type specKey struct {
 	// value is what the key takes, as errors say it (<duration>); "" for
 	// a flag, which alone means true.
 	value string
-	doc   string // what it sets
-	set   func(c *Config, val string) error
+	// example is a value other than the default, for errors and tests;
+	// "" for a flag, whose example is the key alone.
+	example string
+	doc     string // what it sets
+	set     func(c *Config, val string) error
 	// shown reports whether String writes the key for c, whose default
 	// is d; values are what it writes, "" for a flag alone.
 	shown  func(c, d *Config) bool
@@ -95,6 +99,12 @@ type specKey struct {
 }
 
 func (k specKey) flag() bool { return k.value == "" }
+
+// eg is k with its example.
+func (k specKey) eg(example string) specKey {
+	k.example = example
+	return k
+}
 
 // when is k written by String only where shown says.
 func (k specKey) when(shown func(c, d *Config) bool) specKey {
@@ -127,40 +137,40 @@ func (k specKey) judging() specKey {
 
 // specTable is every key of a spec, in the order String writes them.
 var specTable = []specKey{
-	duration("ttft", "the base time to first token", func(c *Config) *time.Duration { return &c.TTFT }),
-	duration("prefill", "the prefill per prompt token (a prompt token is a whitespace-separated word)", func(c *Config) *time.Duration { return &c.PrefillPerToken }),
-	duration("tpot", "the time per output token", func(c *Config) *time.Duration { return &c.TPOT }),
-	whole("tokens", "the answer's length in lorem words when the case gives none (capped by max_tokens)", func(c *Config) *int { return &c.OutputTokens }),
-	number("jitter", "ttft_jitter and tpot_jitter both", func(c *Config) *float64 { return &c.TTFTJitter }).
+	duration("ttft", "the base time to first token", func(c *Config) *time.Duration { return &c.TTFT }).eg("50ms"),
+	duration("prefill", "the prefill per prompt token (a prompt token is a whitespace-separated word)", func(c *Config) *time.Duration { return &c.PrefillPerToken }).eg("1ms"),
+	duration("tpot", "the time per output token", func(c *Config) *time.Duration { return &c.TPOT }).eg("5ms"),
+	whole("tokens", "the answer's length in lorem words when the case gives none (capped by max_tokens)", func(c *Config) *int { return &c.OutputTokens }).eg("64"),
+	number("jitter", "ttft_jitter and tpot_jitter both", func(c *Config) *float64 { return &c.TTFTJitter }).eg("0.2").
 		also(func(c *Config) { c.TPOTJitter = c.TTFTJitter }).
 		when(func(c, d *Config) bool { return c.TTFTJitter == c.TPOTJitter && c.TTFTJitter != d.TTFTJitter }),
-	number("ttft_jitter", "the relative sd of the lognormal factor on the time to first token", func(c *Config) *float64 { return &c.TTFTJitter }).when(splitJitter),
-	number("tpot_jitter", "the relative sd of the lognormal factor on each token's time", func(c *Config) *float64 { return &c.TPOTJitter }).when(splitJitter),
-	number("slowdown", "every delay × (1 + slowdown × (in-flight − 1))", func(c *Config) *float64 { return &c.Slowdown }),
-	number("scale", "TTFT and prefill × scale, to simulate a regression", func(c *Config) *float64 { return &c.Scale }),
-	whole("slots", "at most this many requests generate at once, the rest queue in arrival order (0: unlimited)", func(c *Config) *int { return &c.Slots }),
-	duration("slow_after", "drift: requests arriving this long after the first have TTFT and prefill × slow_factor", func(c *Config) *time.Duration { return &c.SlowAfter }),
-	number("slow_factor", "the drift's factor on TTFT and prefill (0: no drift)", func(c *Config) *float64 { return &c.SlowFactor }),
-	toggle("role", "a role-only first chunk", func(c *Config) *bool { return &c.RoleChunk }),
+	number("ttft_jitter", "the relative sd of the lognormal factor on the time to first token", func(c *Config) *float64 { return &c.TTFTJitter }).eg("0.2").when(splitJitter),
+	number("tpot_jitter", "the relative sd of the lognormal factor on each token's time", func(c *Config) *float64 { return &c.TPOTJitter }).eg("0.3").when(splitJitter),
+	number("slowdown", "every delay × (1 + slowdown × (in-flight − 1))", func(c *Config) *float64 { return &c.Slowdown }).eg("0.01"),
+	number("scale", "TTFT and prefill × scale, to simulate a regression", func(c *Config) *float64 { return &c.Scale }).eg("1.25"),
+	whole("slots", "at most this many requests generate at once, the rest queue in arrival order (0: unlimited)", func(c *Config) *int { return &c.Slots }).eg("4"),
+	duration("slow_after", "drift: requests arriving this long after the first have TTFT and prefill × slow_factor", func(c *Config) *time.Duration { return &c.SlowAfter }).eg("30s"),
+	number("slow_factor", "the drift's factor on TTFT and prefill (0: no drift)", func(c *Config) *float64 { return &c.SlowFactor }).eg("2"),
+	toggle("role", "a role-only first chunk", func(c *Config) *bool { return &c.RoleChunk }).eg("false"),
 	toggle("empty", "an empty content chunk after the headers", func(c *Config) *bool { return &c.EmptyContent }),
-	duration("keepalive", "\": ping\" comments while waiting longer than this (0: never)", func(c *Config) *time.Duration { return &c.KeepAlive }),
+	duration("keepalive", "\": ping\" comments while waiting longer than this (0: never)", func(c *Config) *time.Duration { return &c.KeepAlive }).eg("10ms"),
 	toggle("nousage", "no usage chunk, even when asked for", func(c *Config) *bool { return &c.NoUsage }),
 	toggle("crlf", "CRLF line ends", func(c *Config) *bool { return &c.CRLF }),
-	whole("reasoning", "reasoning tokens sent before the answer", func(c *Config) *int { return &c.ReasoningTokens }),
+	whole("reasoning", "reasoning tokens sent before the answer", func(c *Config) *int { return &c.ReasoningTokens }).eg("4"),
 	toggle("nodone", "no data: [DONE] at the end", func(c *Config) *bool { return &c.NoDone }),
 	toggle("multiline", "each chunk's JSON over several data: lines", func(c *Config) *bool { return &c.MultiLine }),
 	toggle("echo", "answers that echo the request's secrets", func(c *Config) *bool { return &c.Echo }),
-	{key: "fault", value: "<kind:probability>", doc: "repeatable: each request fails with that fault kind (FaultKinds) with that probability",
+	{key: "fault", value: "<kind:probability>", example: "truncated:0.05", doc: "repeatable: each request fails with that fault kind (FaultKinds) with that probability",
 		set: setFault, shown: func(c, _ *Config) bool { return len(faultValues(c)) > 0 }, values: faultValues},
-	number("wrong", "the fraction of answers that are wrong", func(c *Config) *float64 { return &c.WrongRate }),
-	number("invalid_json", "the fraction of answers that are invalid JSON", func(c *Config) *float64 { return &c.InvalidJSONRate }),
-	text("tools", "<"+strings.Join(ToolFramings, "|")+">", "the tool-call framing (default openai)", func(c *Config) *string { return &c.ToolFraming }),
-	number("tool_wrong", "the rate of tool calls with wrong (still valid JSON) arguments", func(c *Config) *float64 { return &c.ToolWrongRate }),
-	number("tool_badjson", "the rate of tool calls whose arguments are not JSON", func(c *Config) *float64 { return &c.ToolBadJSONRate }),
-	whole("cache", "a prefix cache of this many blocks of 16 tokens (0: none)", func(c *Config) *int { return &c.CacheBlocks }),
-	number("metrics_lie", "/metrics' TTFT histogram observes this factor × the TTFT", func(c *Config) *float64 { return &c.MetricsLie }),
-	number("metrics_foreign", "/metrics counts this many extra requests per real one (0.2: 20%)", func(c *Config) *float64 { return &c.MetricsForeign }),
-	{key: "metrics_vanish", value: "<N[@family]>", doc: "a family (default vllm:time_to_first_token_seconds) gone after N scrapes",
+	number("wrong", "the fraction of answers that are wrong", func(c *Config) *float64 { return &c.WrongRate }).eg("0.2"),
+	number("invalid_json", "the fraction of answers that are invalid JSON", func(c *Config) *float64 { return &c.InvalidJSONRate }).eg("0.1"),
+	text("tools", "<"+strings.Join(ToolFramings, "|")+">", "the tool-call framing (default openai)", func(c *Config) *string { return &c.ToolFraming }).eg("vllm"),
+	number("tool_wrong", "the rate of tool calls with wrong (still valid JSON) arguments", func(c *Config) *float64 { return &c.ToolWrongRate }).eg("0.1"),
+	number("tool_badjson", "the rate of tool calls whose arguments are not JSON", func(c *Config) *float64 { return &c.ToolBadJSONRate }).eg("0.05"),
+	whole("cache", "a prefix cache of this many blocks of 16 tokens (0: none)", func(c *Config) *int { return &c.CacheBlocks }).eg("4096"),
+	number("metrics_lie", "/metrics' TTFT histogram observes this factor × the TTFT", func(c *Config) *float64 { return &c.MetricsLie }).eg("2"),
+	number("metrics_foreign", "/metrics counts this many extra requests per real one (0.2: 20%)", func(c *Config) *float64 { return &c.MetricsForeign }).eg("0.2"),
+	{key: "metrics_vanish", value: "<N[@family]>", example: "3@vllm:kv_cache_usage_perc", doc: "a family (default vllm:time_to_first_token_seconds) gone after N scrapes",
 		set: func(c *Config, v string) (err error) {
 			n, family, _ := strings.Cut(v, "@")
 			c.MetricsVanishFamily = family
@@ -175,9 +185,9 @@ var specTable = []specKey{
 			}
 			return []string{v}
 		}},
-	number("metrics_hang", "the probability that a scrape sends nothing until the client leaves", func(c *Config) *float64 { return &c.MetricsHang }),
-	whole("metrics_series", "this many more series, of the gauge sim_extra_series", func(c *Config) *int { return &c.MetricsSeries }),
-	{key: "usage_off", value: "<tokens:probability>", doc: "usage.completion_tokens off by N on a share p of requests",
+	number("metrics_hang", "the probability that a scrape sends nothing until the client leaves", func(c *Config) *float64 { return &c.MetricsHang }).eg("0.1"),
+	whole("metrics_series", "this many more series, of the gauge sim_extra_series", func(c *Config) *int { return &c.MetricsSeries }).eg("100"),
+	{key: "usage_off", value: "<tokens:probability>", example: "5:0.1", doc: "usage.completion_tokens off by N on a share p of requests",
 		set: func(c *Config, v string) (err error) {
 			n, p, ok := strings.Cut(v, ":")
 			if !ok {
@@ -192,13 +202,13 @@ var specTable = []specKey{
 		values: func(c *Config) []string {
 			return []string{strconv.Itoa(c.UsageOffTokens) + ":" + formatFloat(c.UsageOffRate)}
 		}},
-	text("root", "<path>", "the served model's path, vLLM's root in /v1/models (provenance: its digest)", func(c *Config) *string { return &c.Root }),
+	text("root", "<path>", "the served model's path, vLLM's root in /v1/models (provenance: its digest)", func(c *Config) *string { return &c.Root }).eg("/models/llama-3.1-8b"),
 	toggle("judge", "answer judge prompts (package judge) with verdicts", func(c *Config) *bool { return &c.Judge }),
-	number("judge_noise", "the probability that a verdict is flipped", func(c *Config) *float64 { return &c.JudgeNoise }).judging(),
-	number("judge_length_bias", "score + b × (answer words / reference words − 1)", func(c *Config) *float64 { return &c.JudgeLengthBias }).judging(),
-	number("judge_prose", "the probability that the judge answers prose, not JSON", func(c *Config) *float64 { return &c.JudgeProse }).judging(),
+	number("judge_noise", "the probability that a verdict is flipped", func(c *Config) *float64 { return &c.JudgeNoise }).eg("0.1").judging(),
+	number("judge_length_bias", "score + b × (answer words / reference words − 1)", func(c *Config) *float64 { return &c.JudgeLengthBias }).eg("1").judging(),
+	number("judge_prose", "the probability that the judge answers prose, not JSON", func(c *Config) *float64 { return &c.JudgeProse }).eg("0.2").judging(),
 	field("seed", "<integer>", "decides faults and wrong answers per request index, so a run repeats exactly", func(c *Config) *int64 { return &c.Seed },
-		func(v string) (int64, error) { return strconv.ParseInt(v, 10, 64) }, func(n int64) string { return strconv.FormatInt(n, 10) }),
+		func(v string) (int64, error) { return strconv.ParseInt(v, 10, 64) }, func(n int64) string { return strconv.FormatInt(n, 10) }).eg("7"),
 }
 
 // judgeKeys are the keys of the simulator as a judge (judge.go).
