@@ -13,12 +13,8 @@ import (
 // starts.
 const DefaultPrefixTokens = 1024
 
-// cacheSetting sets the scenario's cache: or prefix_tokens: (at key).
-func (p *configParser) cacheSetting(sc *Scenario, key, k string, v *yaml.Node) {
-	if k == "prefix_tokens" {
-		sc.PrefixTokens = p.count(v, key, 16, maxPrompt)
-		return
-	}
+// cachePolicy sets the scenario's cache: (at key).
+func (p *configParser) cachePolicy(sc *Scenario, key string, v *yaml.Node) {
 	sc.Cache = sample.CachePolicy(p.str(v, key))
 	if !slices.Contains(sample.CachePolicies, sc.Cache) {
 		p.errf(v, key, "%q is not a cache policy (allowed: natural — prompts as the fixture asks them, repeats free to hit the server's prefix cache; bust — a new marker first in every prompt; warm — a shared prefix of prefix_tokens, warmed, then half the requests behind it cached and half not)", v.Value)

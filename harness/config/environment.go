@@ -71,16 +71,17 @@ func (p *configParser) expand(n *yaml.Node, key string) {
 
 // budget parses budget: {max_requests: N, max_duration: 30m}.
 func (p *configParser) budget(cfg *Config, n *yaml.Node) {
-	p.mapping(n, "budget", []string{"max_requests", "max_duration"}, func(k string, v *yaml.Node) {
-		switch k {
-		case "max_requests":
-			cfg.Budget.MaxRequests = p.count(v, "budget."+k, 1, 1_000_000_000)
-		case "max_duration":
-			d, err := parseDuration(v.Value)
-			if err != nil || d <= 0 {
-				p.errf(v, "budget."+k, "%q is not a duration > 0 (e.g. 30m)", v.Value)
-			}
-			cfg.Budget.MaxDuration = d
+	budgetKeys.parse(p, n, "budget", &cfg.Budget)
+}
+
+// budgetKeys are the budget: block's keys.
+var budgetKeys = section[*Budget]{
+	whole("max_requests", "the most requests a run may send", 1, 1_000_000_000, func(b *Budget) *int { return &b.MaxRequests }),
+	{"max_duration", "the longest a run may take", func(p *configParser, b *Budget, v *yaml.Node, key string) {
+		d, err := parseDuration(v.Value)
+		if err != nil || d <= 0 {
+			p.errf(v, key, "%q is not a duration > 0 (e.g. 30m)", v.Value)
 		}
-	})
+		b.MaxDuration = d
+	}},
 }

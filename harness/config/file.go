@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -126,47 +125,55 @@ func loadFile(path string) (*Config, error) {
 		SimSpecs: map[string]string{}, Prices: map[string]report.Price{}, lines: map[string]int{}, file: path, digest: Digest(b)}
 	p := &configParser{file: path}
 	p.expand(doc.Content[0], "")
-	type override struct {
-		scenario, endpoint string
-		node               *yaml.Node
-	}
-	var overrides []override
-	var judge *judgeBlock
-	p.mapping(doc.Content[0], "", []string{"endpoints", "scenarios", "gate", "budget", "judge", "logs"}, func(k string, v *yaml.Node) {
-		switch k {
-		case "endpoints":
-			p.mapping(v, "endpoints", nil, func(name string, v *yaml.Node) {
-				cfg.Endpoints = append(cfg.Endpoints, p.endpoint(cfg, name, v))
-			})
-		case "scenarios":
-			p.mapping(v, "scenarios", nil, func(name string, v *yaml.Node) {
-				p.scenario(cfg, name, v, func(ep string, n *yaml.Node) { overrides = append(overrides, override{name, ep, n}) })
-			})
-		case "gate":
-			p.gate(cfg, v)
-		case "budget":
-			p.budget(cfg, v)
-		case "judge":
-			judge = p.judge(cfg, v)
-		case "logs":
-			p.logs(cfg, v)
-		}
-	})
+	f := &fileAt{cfg: cfg}
+	fileKeys.parse(p, doc.Content[0], "", f)
 	if len(p.errs) == 0 {
 		p.endpointsFrom(cfg)
 	}
 	p.checkFixed(cfg)
-	for _, o := range overrides {
+	for _, o := range f.overrides {
 		if !slices.Contains(cfg.EndpointNames(), o.endpoint) {
 			p.errf(o.node, "scenarios."+o.scenario+".endpoints."+o.endpoint,
 				"no endpoint named %q (have: %s)", o.endpoint, strings.Join(cfg.EndpointNames(), ", "))
 		}
 	}
-	p.resolveJudge(cfg, judge)
+	p.resolveJudge(cfg, f.judge)
 	if len(p.errs) > 0 {
 		return nil, joinErrors(p.errs)
 	}
 	return cfg, nil
+}
+
+// fileAt is the file as its sections are read. The endpoints a scenario
+// overrides and the judge's are checked once every endpoint is known.
+type fileAt struct {
+	cfg       *Config
+	overrides []override
+	judge     *judgeBlock
+}
+
+// override is a scenario's settings for one endpoint, at node.
+type override struct {
+	scenario, endpoint string
+	node               *yaml.Node
+}
+
+// fileKeys are the file's sections.
+var fileKeys = section[*fileAt]{
+	{"endpoints", "the endpoints to measure, by name", func(p *configParser, f *fileAt, v *yaml.Node, key string) {
+		p.mapping(v, key, nil, func(name string, v *yaml.Node) {
+			f.cfg.Endpoints = append(f.cfg.Endpoints, p.endpoint(f.cfg, name, v))
+		})
+	}},
+	{"scenarios", "each scenario's settings, by name", func(p *configParser, f *fileAt, v *yaml.Node, key string) {
+		p.mapping(v, key, nil, func(name string, v *yaml.Node) {
+			p.scenario(f.cfg, name, v, func(ep string, n *yaml.Node) { f.overrides = append(f.overrides, override{name, ep, n}) })
+		})
+	}},
+	{"gate", "how llmsla gate compares runs", func(p *configParser, f *fileAt, v *yaml.Node, _ string) { p.gate(f.cfg, v) }},
+	{"budget", "the most a run may send, and take", func(p *configParser, f *fileAt, v *yaml.Node, _ string) { p.budget(f.cfg, v) }},
+	{"judge", "the endpoint that judges answers under rubrics", func(p *configParser, f *fileAt, v *yaml.Node, _ string) { f.judge = p.judge(f.cfg, v) }},
+	{"logs", "how production's request logs are read", func(p *configParser, f *fileAt, v *yaml.Node, _ string) { p.logs(f.cfg, v) }},
 }
 
 // oneDocument parses the file's one YAML document. A second document
@@ -204,205 +211,48 @@ func (p *configParser) checkName(n *yaml.Node, key, name string) bool {
 	return true
 }
 
-var endpointKeys = []string{"base_url", "model", "api_key_env", "headers", "timeouts", "kind", "max_tokens_param", "sim", "price",
-	"server_metrics", "server_pid", "exclusive"}
-
-func (p *configParser) endpoint(cfg *Config, name string, n *yaml.Node) stream.Endpoint {
-	key := "endpoints." + name
-	ep := stream.Endpoint{Name: name, Timeouts: stream.DefaultTimeouts, Kind: stream.KindOpenAI}
-	p.checkName(n, key, name)
-	isSim, kindSet := false, false
-	p.mapping(n, key, endpointKeys, func(k string, v *yaml.Node) {
-		k2 := key + "." + k
-		switch k {
-		case "base_url":
-			ep.BaseURL = p.str(v, k2)
-			if err := checkURL(ep.BaseURL); err != nil {
-				p.errf(v, k2, "%v", err)
-			}
-		case "model":
-			ep.Model = p.str(v, k2)
-			if err := checkModel(ep.Model); err != nil {
-				p.errf(v, k2, "%v", err)
-			}
-		case "api_key_env":
-			ep.KeyEnv = p.str(v, k2)
-			cfg.keyEnvs = append(cfg.keyEnvs, ep.KeyEnv)
-		case "headers":
-			ep.Headers = map[string]string{}
-			p.mapping(v, k2, nil, func(h string, v *yaml.Node) {
-				if strings.EqualFold(h, "authorization") {
-					p.errf(v, k2+"."+h, "put the key in the environment and name it with api_key_env, not in the file")
-				}
-				ep.Headers[h] = p.str(v, k2+"."+h)
-			})
-		case "timeouts":
-			p.mapping(v, k2, []string{"headers", "idle", "total"}, func(t string, v *yaml.Node) {
-				d, err := parseDuration(v.Value)
-				if err != nil {
-					p.errf(v, k2+"."+t, "%v", err)
-				}
-				switch t {
-				case "headers":
-					ep.Timeouts.Headers = d
-				case "idle":
-					ep.Timeouts.Idle = d
-				case "total":
-					ep.Timeouts.Total = d
-				}
-			})
-		case "kind":
-			kindSet = true
-			ep.Kind = stream.Kind(p.str(v, k2))
-			if !slices.Contains(stream.Kinds, ep.Kind) {
-				p.errf(v, k2, "%q is not a kind (allowed: %s)", ep.Kind, kinds())
-			}
-		case "max_tokens_param":
-			ep.MaxTokensParam = p.str(v, k2)
-			if ep.MaxTokensParam != stream.MaxTokens && ep.MaxTokensParam != stream.MaxCompletionTokens {
-				p.errf(v, k2, "%q is not a parameter (allowed: %s, %s)", ep.MaxTokensParam, stream.MaxTokens, stream.MaxCompletionTokens)
-			}
-		case "sim":
-			isSim = true
-			spec := p.str(v, k2)
-			if err := validSimSpec(spec); err != nil {
-				p.errf(v, k2, "%v", err)
-			}
-			cfg.SimSpecs[name] = spec
-		case "price":
-			if pr, ok := p.price(v, k2); ok {
-				cfg.Prices[name] = pr
-			}
-		case "server_metrics", "server_pid", "exclusive":
-			p.server(cfg, name, k, v, k2)
-		}
-	})
-	switch {
-	case isSim && ep.BaseURL != "":
-		p.errf(n, key, "set either base_url or sim, not both")
-	case isSim:
-		ep.Simulated = true
-		if !kindSet {
-			ep.Kind = stream.KindVLLM // the simulator takes vLLM's extra parameters
-		}
-		if ep.Model == "" {
-			ep.Model = "sim"
-		}
-	case ep.BaseURL == "":
-		p.errf(n, key+".base_url", "missing (e.g. https://api.openai.com/v1, or sim: \"\" for the built-in simulator)")
-	case ep.Model == "":
-		p.errf(n, key+".model", "missing: name the model to ask")
-	}
-	return ep
-}
-
-// maxPrice bounds a price (per million tokens, or per hour): far above any
-// real one, low enough that a cost over a million requests stays a
-// finite number in every report.
-const maxPrice = 1e6
-
-var priceKeys = []string{"input_per_mtok", "output_per_mtok", "per_hour", "currency"}
-
-// price parses an endpoint's price: {input_per_mtok, output_per_mtok,
-// currency} or {per_hour, currency}. A price that cannot be right (negative,
-// both kinds, one per-token price without the other, no currency) is an
-// error here, before any request, rather
-// than a cost figure nobody can trust.
-func (p *configParser) price(n *yaml.Node, key string) (report.Price, bool) {
-	pr := report.Price{}
-	before := len(p.errs)
-	var in, out bool // per-token prices written
-	p.mapping(n, key, priceKeys, func(k string, v *yaml.Node) {
-		k2 := key + "." + k
-		if k == "currency" {
-			pr.Currency = p.str(v, k2)
-			if !isCurrency(pr.Currency) {
-				p.errf(v, k2, "%q is not a currency (letters only, e.g. USD, EUR)", pr.Currency)
-			}
-			return
-		}
-		f, err := strconv.ParseFloat(v.Value, 64)
-		if v.Kind != yaml.ScalarNode || err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < 0 || f > maxPrice {
-			p.errf(v, k2, "%q is not a price (want a number from 0 to %g, e.g. 0.15)", v.Value, float64(maxPrice))
-			return
-		}
-		switch k {
-		case "input_per_mtok":
-			pr.InputPerMTok, in = f, true
-		case "output_per_mtok":
-			pr.OutputPerMTok, out = f, true
-		case "per_hour":
-			pr.PerHour, pr.Hourly = f, true
-		}
-	})
-	if n.Kind == yaml.MappingNode {
-		switch {
-		case (in || out) && pr.Hourly:
-			p.errf(n, key, "set per-token prices (input_per_mtok, output_per_mtok) or per_hour, not both")
-		case !in && !out && !pr.Hourly:
-			p.errf(n, key, "no price: set input_per_mtok and output_per_mtok (per million tokens), or per_hour")
-		case in && !out:
-			// A missing price is not a price of 0: the cost would leave out
-			// every output token. A free direction is written as 0.
-			p.errf(n, key+".output_per_mtok", "missing: a per-token price needs input_per_mtok and output_per_mtok (write 0 for free)")
-		case out && !in:
-			p.errf(n, key+".input_per_mtok", "missing: a per-token price needs input_per_mtok and output_per_mtok (write 0 for free)")
-		}
-		if pr.Currency == "" {
-			p.errf(n, key+".currency", "missing: name the currency of the price (e.g. USD)")
-		}
-	}
-	return pr, len(p.errs) == before
-}
-
-func isCurrency(s string) bool {
-	if s == "" || len(s) > 10 {
-		return false
-	}
-	for _, r := range s {
-		if !unicode.IsLetter(r) {
-			return false
-		}
-	}
-	return true
-}
-
 func (p *configParser) gate(cfg *Config, n *yaml.Node) {
 	cfg.Gate.Tolerance = map[string]gate.Tolerance{}
-	p.mapping(n, "gate", []string{"alpha", "tolerance"}, func(k string, v *yaml.Node) {
-		switch k {
-		case "alpha":
-			level := func(v *yaml.Node, key string) float64 {
-				a := p.num(v, key)
-				if !(a > 0 && a < 0.5) {
-					p.errf(v, key, "%v is not a significance level (want 0 < alpha < 0.5, e.g. 0.05)", a)
-				}
-				return a
+	gateKeys.parse(p, n, "gate", &cfg.Gate)
+}
+
+// gateKeys are the gate: block's keys.
+var gateKeys = section[*Gate]{
+	{"alpha", "the significance level, per family or one for all", func(p *configParser, g *Gate, v *yaml.Node, key string) {
+		level := func(v *yaml.Node, key string) float64 {
+			a := p.num(v, key)
+			if !(a > 0 && a < 0.5) {
+				p.errf(v, key, "%v is not a significance level (want 0 < alpha < 0.5, e.g. 0.05)", a)
 			}
-			if v.Kind == yaml.ScalarNode {
-				cfg.Gate.Alpha = level(v, "gate.alpha")
+			return a
+		}
+		if v.Kind == yaml.ScalarNode {
+			g.Alpha = level(v, key)
+			return
+		}
+		// One level per family: the quality family's default is ten
+		// times stricter than the latency one's, and one number for
+		// every family would loosen it.
+		g.FamilyAlpha = map[string]float64{}
+		p.mapping(v, key, gateFamilies, func(f string, v *yaml.Node) {
+			g.FamilyAlpha[f] = level(v, key+"."+f)
+		})
+	}},
+	{"tolerance", "a difference too small to fail, per unit or glob", func(p *configParser, g *Gate, v *yaml.Node, key string) {
+		p.mapping(v, key, nil, func(unit string, v *yaml.Node) {
+			s := p.str(v, key+"."+unit)
+			_, t, err := gate.ParseTolerance(unit + "=" + s)
+			if err != nil {
+				p.errf(v, key+"."+unit, "%v", err)
 				return
 			}
-			// One level per family: the quality family's default is ten
-			// times stricter than the latency one's, and one number for
-			// every family would loosen it.
-			cfg.Gate.FamilyAlpha = map[string]float64{}
-			p.mapping(v, "gate.alpha", []string{gate.FamilyLatency, gate.FamilyQuality, gate.FamilyRuns}, func(f string, v *yaml.Node) {
-				cfg.Gate.FamilyAlpha[f] = level(v, "gate.alpha."+f)
-			})
-		case "tolerance":
-			p.mapping(v, "gate.tolerance", nil, func(unit string, v *yaml.Node) {
-				s := p.str(v, "gate.tolerance."+unit)
-				_, t, err := gate.ParseTolerance(unit + "=" + s)
-				if err != nil {
-					p.errf(v, "gate.tolerance."+unit, "%v", err)
-					return
-				}
-				cfg.Gate.Tolerance[unit] = t
-			})
-		}
-	})
+			g.Tolerance[unit] = t
+		})
+	}},
 }
+
+// gateFamilies are gate.alpha's keys.
+var gateFamilies = []string{gate.FamilyLatency, gate.FamilyQuality, gate.FamilyRuns}
 
 // joinErrors joins config errors one per line.
 func joinErrors(errs []error) error {

@@ -39,60 +39,58 @@ const (
 	DefaultJudgeCache = "judge-cache.jsonl"
 )
 
-var judgeKeys = []string{"endpoint", "allow_self", "cache", "concurrency", "max_tokens", "seed", "judge_agreement_min"}
-
 // judgeBlock is a judge: block as parsed, resolved once every endpoint is
 // known (resolveJudge).
 type judgeBlock struct {
 	name string
 	node *yaml.Node
 	j    Judge
+	dir  string // the SLA file's directory, which cache: is relative to
 }
 
 // judge parses the judge: block.
 func (p *configParser) judge(cfg *Config, n *yaml.Node) *judgeBlock {
 	b := &judgeBlock{node: n, j: Judge{Settings: judge.Settings{Concurrency: DefaultJudgeConcurrency, MaxTokens: DefaultJudgeMaxTokens, Seed: DefaultJudgeSeed,
-		Cache: filepath.Join(filepath.Dir(cfg.Source), DefaultJudgeCache)}, Where: fmt.Sprintf("%s:%d: judge", p.file, n.Line)}}
-	p.mapping(n, "judge", judgeKeys, func(k string, v *yaml.Node) {
-		key := "judge." + k
-		switch k {
-		case "endpoint":
-			b.name = p.str(v, key)
-		case "allow_self":
-			ok, err := strconv.ParseBool(v.Value)
-			if v.Kind != yaml.ScalarNode || err != nil {
-				p.errf(v, key, "%q: want true or false", v.Value)
-			}
-			b.j.AllowSelf = ok
-		case "cache":
-			switch c := p.str(v, key); {
-			case c == "off":
-				b.j.Cache = ""
-			case c == "":
-				p.errf(v, key, "empty: name a file (relative to the SLA file's directory), or off")
-			case filepath.IsAbs(c):
-				b.j.Cache = c
-			default:
-				b.j.Cache = filepath.Join(filepath.Dir(cfg.Source), c)
-			}
-		case "concurrency":
-			b.j.Concurrency = p.count(v, key, 1, 256)
-		case "max_tokens":
-			b.j.MaxTokens = p.count(v, key, 16, 1<<16)
-		case "seed":
-			b.j.Seed = p.count(v, key, 0, 1<<31-1)
-		case "judge_agreement_min":
-			f := p.num(v, key)
-			if !(f >= -1 && f <= 1) {
-				p.errf(v, key, "%v is not a kappa (want -1 to 1, e.g. 0.6)", f)
-			}
-			b.j.AgreementMin = &f
-		}
-	})
+		Cache: filepath.Join(filepath.Dir(cfg.Source), DefaultJudgeCache)}, Where: fmt.Sprintf("%s:%d: judge", p.file, n.Line)}, dir: filepath.Dir(cfg.Source)}
+	judgeKeys.parse(p, n, "judge", b)
 	if n.Kind == yaml.MappingNode && b.name == "" {
 		p.errf(n, "judge.endpoint", "missing: name the endpoint (of endpoints:) that judges, e.g. judge: {endpoint: grader}")
 	}
 	return b
+}
+
+// judgeKeys are the judge: block's keys.
+var judgeKeys = section[*judgeBlock]{
+	text("endpoint", "one of endpoints:, which judges", func(b *judgeBlock) *string { return &b.name }),
+	{"allow_self", "the judge is measured too", func(p *configParser, b *judgeBlock, v *yaml.Node, key string) {
+		ok, err := strconv.ParseBool(v.Value)
+		if v.Kind != yaml.ScalarNode || err != nil {
+			p.errf(v, key, "%q: want true or false", v.Value)
+		}
+		b.j.AllowSelf = ok
+	}},
+	{"cache", "the verdicts' cache, beside the SLA file, or off", func(p *configParser, b *judgeBlock, v *yaml.Node, key string) {
+		switch c := p.str(v, key); {
+		case c == "off":
+			b.j.Cache = ""
+		case c == "":
+			p.errf(v, key, "empty: name a file (relative to the SLA file's directory), or off")
+		case filepath.IsAbs(c):
+			b.j.Cache = c
+		default:
+			b.j.Cache = filepath.Join(b.dir, c)
+		}
+	}},
+	whole("concurrency", "judgments asked at once", 1, 256, func(b *judgeBlock) *int { return &b.j.Concurrency }),
+	whole("max_tokens", "each verdict's cap", 16, 1<<16, func(b *judgeBlock) *int { return &b.j.MaxTokens }),
+	whole("seed", "sent with each judgment", 0, 1<<31-1, func(b *judgeBlock) *int { return &b.j.Seed }),
+	{"judge_agreement_min", "the least Cohen's kappa llmsla judge calibrate accepts", func(p *configParser, b *judgeBlock, v *yaml.Node, key string) {
+		f := p.num(v, key)
+		if !(f >= -1 && f <= 1) {
+			p.errf(v, key, "%v is not a kappa (want -1 to 1, e.g. 0.6)", f)
+		}
+		b.j.AgreementMin = &f
+	}},
 }
 
 // resolveJudge finds the judge's endpoint among those of the file and

@@ -52,30 +52,33 @@ func (l Logs) Fields() trace.LogFields {
 
 // logs reads the logs: block.
 func (p *configParser) logs(cfg *Config, v *yaml.Node) {
-	p.mapping(v, "logs", []string{"fields", "window"}, func(k string, v *yaml.Node) {
-		switch k {
-		case "window":
-			d, err := time.ParseDuration(p.str(v, "logs.window"))
-			if err != nil || d < trace.MinWindow {
-				p.errf(v, "logs.window", "%q is not a window of at least %v (e.g. 1h, 15m)", v.Value, trace.MinWindow)
-			}
-			cfg.Logs.Window = d
-		case "fields":
-			keys := make([]string, len(logFieldKeys))
-			for i, k := range logFieldKeys {
-				keys[i] = k.key
-			}
-			cfg.Logs.fields = map[string]string{}
-			p.mapping(v, "logs.fields", keys, func(k string, v *yaml.Node) {
-				name := p.str(v, "logs.fields."+k)
-				if k == "timestamp_unit" && !slices.Contains(trace.Units, trace.Unit(name)) {
-					p.errf(v, "logs.fields."+k, "%q is not a timestamp unit (allowed: datetime, s, ms, us, ns)", name)
-				}
-				if name == "" && k != "event" && k != "total_ms" && k != "prompt_tokens" && k != "error" {
-					p.errf(v, "logs.fields."+k, "want the log's field name (only event, total_ms, prompt_tokens and error may be \"\": none)")
-				}
-				cfg.Logs.fields[k] = strings.TrimSpace(name)
-			})
+	logsKeys.parse(p, v, "logs", &cfg.Logs)
+}
+
+// logsKeys are the logs: block's keys.
+var logsKeys = section[*Logs]{
+	{"fields", "the log's name of each field llmsla reads", func(p *configParser, l *Logs, v *yaml.Node, key string) {
+		keys := make([]string, len(logFieldKeys))
+		for i, k := range logFieldKeys {
+			keys[i] = k.key
 		}
-	})
+		l.fields = map[string]string{}
+		p.mapping(v, key, keys, func(k string, v *yaml.Node) {
+			name := p.str(v, key+"."+k)
+			if k == "timestamp_unit" && !slices.Contains(trace.Units, trace.Unit(name)) {
+				p.errf(v, key+"."+k, "%q is not a timestamp unit (allowed: datetime, s, ms, us, ns)", name)
+			}
+			if name == "" && k != "event" && k != "total_ms" && k != "prompt_tokens" && k != "error" {
+				p.errf(v, key+"."+k, "want the log's field name (only event, total_ms, prompt_tokens and error may be \"\": none)")
+			}
+			l.fields[k] = strings.TrimSpace(name)
+		})
+	}},
+	{"window", "the length of the windows judged", func(p *configParser, l *Logs, v *yaml.Node, key string) {
+		d, err := time.ParseDuration(p.str(v, key))
+		if err != nil || d < trace.MinWindow {
+			p.errf(v, key, "%q is not a window of at least %v (e.g. 1h, 15m)", v.Value, trace.MinWindow)
+		}
+		l.Window = d
+	}},
 }

@@ -180,16 +180,6 @@ const (
 	maxPrompt      = 1 << 20
 )
 
-// scenarioKeys are a scenario's keys, the load keys of every registered
-// kind (concurrency:, rate:, ramp:) among them, endpoints last (an
-// endpoint's overrides allow all but it).
-var scenarioKeys = slices.Concat([]string{"samples", "duration", "slice", "warmup", "max_tokens"}, loadKeys(),
-	[]string{"arrival", "burstiness", "max_concurrency", "seed", "prompt_tokens", "output_tokens", "capacity", "sweep", "sla", "quality", "cache", "prefix_tokens", "session_header", "endpoints"})
-
-// endpointScenarioKeys are what an endpoint's override may set: all but
-// quality (the fixture is built once for every endpoint) and endpoints.
-var endpointScenarioKeys = slices.DeleteFunc(slices.Clone(scenarioKeys), func(k string) bool { return k == "quality" || k == "endpoints" })
-
 // loadKeys are the keys of the registered kinds of load level.
 func loadKeys() []string {
 	var out []string
@@ -227,32 +217,23 @@ func (p *configParser) scenario(cfg *Config, name string, n *yaml.Node, override
 // scenarioSettings applies the keys of n on top of base. The load levels
 // written replace the ones inherited: rate: alone makes an open-loop
 // scenario, concurrency: alone a closed-loop one, both run both.
-func (p *configParser) scenarioSettings(base Scenario, key string, n *yaml.Node, allowed []string, endpoints func(*yaml.Node)) Scenario {
-	sc := base
-	sc.Concurrency, sc.Rates, sc.Loads = slices.Clone(base.Concurrency), slices.Clone(base.Rates), slices.Clone(base.Loads)
-	sc.PromptTokens, sc.Objectives = slices.Clone(base.PromptTokens), slices.Clone(base.Objectives)
+func (p *configParser) scenarioSettings(base Scenario, key string, n *yaml.Node, keys section[*scenarioAt], endpoints func(*yaml.Node)) Scenario {
+	s := &scenarioAt{Scenario: base, loads: map[string][]load.Pacer{}, endpoints: endpoints}
+	s.Concurrency, s.Rates, s.Loads = slices.Clone(base.Concurrency), slices.Clone(base.Rates), slices.Clone(base.Loads)
+	s.PromptTokens, s.Objectives = slices.Clone(base.PromptTokens), slices.Clone(base.Objectives)
 	set := map[string]*yaml.Node{}
-	loads := map[string][]load.Pacer{}
-	p.mapping(n, key, allowed, func(k string, v *yaml.Node) {
+	p.mapping(n, key, keys.names(), func(k string, v *yaml.Node) {
 		set[k] = v
-		switch kind, isLoad := load.KindOf(k); {
-		case isLoad:
-			pacers, err := kind.Levels(loadValue(v, 0))
-			p.valueErrors(err, v, key+"."+k)
-			loads[k] = pacers
-		case k == "endpoints":
-			endpoints(v)
-		default:
-			p.setting(&sc, key+"."+k, k, v)
-		}
+		keys.read(p, s, k, v, key)
 	})
+	sc := s.Scenario
 	if set["samples"] != nil {
 		sc.Duration = 0
 	}
-	if len(loads) > 0 {
+	if len(s.loads) > 0 {
 		sc.Concurrency, sc.Rates, sc.Loads = nil, nil, nil
 		for _, k := range load.Kinds() {
-			sc.Loads = append(sc.Loads, loads[k.Key]...)
+			sc.Loads = append(sc.Loads, s.loads[k.Key]...)
 		}
 	}
 	if sc.Arrival == load.Gamma && sc.Burstiness == 0 {
@@ -260,83 +241,6 @@ func (p *configParser) scenarioSettings(base Scenario, key string, n *yaml.Node,
 	}
 	p.checkSettings(sc, key, set)
 	return sc
-}
-
-// setting sets the scenario's key k (at key, in full) from v.
-func (p *configParser) setting(sc *Scenario, key, k string, v *yaml.Node) {
-	switch k {
-	case "samples":
-		sc.Samples = p.count(v, key, 1, MaxSamples)
-	case "duration", "slice":
-		d, err := parseDuration(v.Value)
-		if err != nil || d <= 0 {
-			p.errf(v, key, "%q is not a duration > 0 (e.g. 30m, 90s)", v.Value)
-		}
-		if k == "duration" {
-			sc.Duration = d
-		} else {
-			sc.Slice = d
-		}
-	case "warmup":
-		sc.Warmup = p.count(v, key, 0, MaxSamples)
-	case "max_tokens":
-		sc.MaxTokens = p.count(v, key, 1, 1<<20)
-	case "output_tokens":
-		p.outputTokens(sc, key, v)
-	case "arrival":
-		sc.Arrival = load.Arrival(p.str(v, key))
-		if !slices.Contains(load.ArrivalProcesses, sc.Arrival) {
-			p.errf(v, key, "%q is not an arrival process (allowed: %s)", v.Value, arrivals())
-		}
-	case "burstiness":
-		sc.Burstiness = p.num(v, key)
-		if !(sc.Burstiness >= load.MinBurstiness) || math.IsInf(sc.Burstiness, 0) {
-			p.errf(v, key, "%q is not a gamma shape (want a number ≥ %v; 1 is Poisson, < 1 burstier, and below %v gaps underflow: every request would go out at once)",
-				v.Value, load.MinBurstiness, load.MinBurstiness)
-		}
-	case "max_concurrency":
-		sc.MaxConcurrency = p.count(v, key, 0, maxConcurrency)
-	case "seed":
-		u, err := strconv.ParseUint(v.Value, 10, 64)
-		if err != nil {
-			p.errf(v, key, "%q is not a seed (a whole number ≥ 0)", v.Value)
-		}
-		sc.Seed = u
-	case "prompt_tokens":
-		sc.PromptTokens = nil
-		p.list(v, key, "[128, 1024, 4096]", func(v *yaml.Node) {
-			sc.PromptTokens = append(sc.PromptTokens, p.count(v, key, 16, maxPrompt))
-		})
-	case "capacity":
-		sc.Capacity = p.capacity(v, key)
-	case "sweep":
-		sc.Sweep = p.sweep(v, key)
-	case "cache", "prefix_tokens":
-		p.cacheSetting(sc, key, k, v)
-	case "quality":
-		switch p.str(v, key) {
-		case "off":
-			sc.QualityOff = true
-		case "on":
-			sc.QualityOff = false
-		default:
-			p.errf(v, key, "%q: want on or off (off: latency and errors only, the answers not judged)", v.Value)
-		}
-	case "session_header":
-		sc.SessionHeader = p.sessionHeader(v, key)
-	case "sla":
-		p.mapping(v, key, nil, func(m string, v *yaml.Node) {
-			if p.turnObjectives(sc, key+"."+m, m, v) {
-				return
-			}
-			th, err := objective.Parse(m, p.num(v, key+"."+m))
-			if err != nil {
-				p.errf(v, key+"."+m, "%s", strings.TrimPrefix(err.Error(), m+": "))
-				return
-			}
-			sc.Objectives = sc.Objectives.Set(th)
-		})
-	}
 }
 
 // capacity reads a capacity: block at key.

@@ -2,7 +2,6 @@ package config
 
 import (
 	"fmt"
-	"math"
 	"strconv"
 	"time"
 
@@ -11,25 +10,6 @@ import (
 	"github.com/llmsla/llmsla/harness/objective"
 	"github.com/llmsla/llmsla/harness/server"
 )
-
-var serverMetricsKeys = []string{"url", "every"}
-
-// server reads one of an endpoint's server keys into cfg.Servers.
-func (p *configParser) server(cfg *Config, endpoint, k string, v *yaml.Node, key string) {
-	if cfg.Servers == nil {
-		cfg.Servers = map[string]server.Config{}
-	}
-	srv := cfg.Servers[endpoint]
-	switch k {
-	case "server_metrics":
-		p.serverMetrics(&srv, v, key)
-	case "server_pid":
-		srv.PID = p.count(v, key, 1, math.MaxInt32)
-	case "exclusive":
-		p.exclusive(&srv, v, key)
-	}
-	cfg.Servers[endpoint] = srv
-}
 
 // serverMetrics reads an endpoint's server_metrics: a mapping of url and
 // every, or off.
@@ -42,25 +22,27 @@ func (p *configParser) serverMetrics(srv *server.Config, n *yaml.Node, key strin
 		p.errf(n, key, "%q: want off, or a mapping {url: http://host:8000/metrics, every: 1s}", n.Value)
 		return
 	}
-	p.mapping(n, key, serverMetricsKeys, func(k string, v *yaml.Node) {
-		k2 := key + "." + k
-		switch k {
-		case "url":
-			srv.URL = p.str(v, k2)
-			if err := checkURL(srv.URL); err != nil {
-				p.errf(v, k2, "%v", err)
-			}
-		case "every":
-			d, err := parseDuration(v.Value)
-			if err == nil && (d < 10*time.Millisecond || d > time.Hour) {
-				err = fmt.Errorf("%s: want a duration from 10ms to 1h (e.g. 1s)", v.Value)
-			}
-			if err != nil {
-				p.errf(v, k2, "%v", err)
-			}
-			srv.Every = d
+	serverMetricsKeys.parse(p, n, key, srv)
+}
+
+// serverMetricsKeys are server_metrics' keys.
+var serverMetricsKeys = section[*server.Config]{
+	{"url", "the server's /metrics", func(p *configParser, srv *server.Config, v *yaml.Node, key string) {
+		srv.URL = p.str(v, key)
+		if err := checkURL(srv.URL); err != nil {
+			p.errf(v, key, "%v", err)
 		}
-	})
+	}},
+	{"every", "how often it is read (and each reading's timeout)", func(p *configParser, srv *server.Config, v *yaml.Node, key string) {
+		d, err := parseDuration(v.Value)
+		if err == nil && (d < 10*time.Millisecond || d > time.Hour) {
+			err = fmt.Errorf("%s: want a duration from 10ms to 1h (e.g. 1s)", v.Value)
+		}
+		if err != nil {
+			p.errf(v, key, "%v", err)
+		}
+		srv.Every = d
+	}},
 }
 
 func (p *configParser) exclusive(srv *server.Config, n *yaml.Node, key string) {

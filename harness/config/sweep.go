@@ -38,34 +38,32 @@ func (w Sweep) Requests(samples int) int {
 	return n * samples
 }
 
-var sweepKeys = []string{"from", "to", "steps", "saturate"}
+// sweepKeys are a sweep: block's keys.
+var sweepKeys = section[*Sweep]{
+	sweepEnd("from", "stream", "the first rate, or stream: one stream's, measured", func(w *Sweep) *float64 { return &w.From }),
+	sweepEnd("to", "max", "the last rate, or max: saturation's, measured", func(w *Sweep) *float64 { return &w.To }),
+	whole("steps", "the open-loop rates between", 1, 100, func(w *Sweep) *int { return &w.Steps }),
+	whole("saturate", "the requests in flight of the saturation step", 1, maxConcurrency, func(w *Sweep) *int { return &w.Saturate }),
+}
+
+// sweepEnd is from: or to:, a rate or the word for measured.
+func sweepEnd(name, measured, doc string, at func(*Sweep) *float64) row[*Sweep] {
+	return row[*Sweep]{name, doc, func(p *configParser, w *Sweep, v *yaml.Node, key string) {
+		if v.Value == measured {
+			return
+		}
+		r, err := strconv.ParseFloat(v.Value, 64)
+		if err != nil || !(r > 0) || r > maxRate || math.IsInf(r, 0) {
+			p.errf(v, key, "%q: want %s (measured) or a rate in requests per second, > 0 and ≤ %d", v.Value, measured, maxRate)
+		}
+		*at(w) = r
+	}}
+}
 
 // sweep reads sweep: {from: stream|R, to: max|R, steps: N, saturate: C}.
 func (p *configParser) sweep(v *yaml.Node, key string) *Sweep {
 	w := DefaultSweep()
-	p.mapping(v, key, sweepKeys, func(k string, v *yaml.Node) {
-		k2 := key + "." + k
-		switch k {
-		case "from", "to":
-			end := map[string]string{"from": "stream", "to": "max"}[k]
-			if v.Value == end {
-				return // measured
-			}
-			r, err := strconv.ParseFloat(v.Value, 64)
-			if err != nil || !(r > 0) || r > maxRate || math.IsInf(r, 0) {
-				p.errf(v, k2, "%q: want %s (measured) or a rate in requests per second, > 0 and ≤ %d", v.Value, end, maxRate)
-			}
-			if k == "from" {
-				w.From = r
-			} else {
-				w.To = r
-			}
-		case "steps":
-			w.Steps = p.count(v, k2, 1, 100)
-		case "saturate":
-			w.Saturate = p.count(v, k2, 1, maxConcurrency)
-		}
-	})
+	sweepKeys.parse(p, v, key, &w)
 	if w.From > 0 && w.To > 0 && w.To < w.From {
 		p.errf(v, key, "to %v is below from %v: want from ≤ to", w.To, w.From)
 	}

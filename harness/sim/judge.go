@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 	"unicode"
 
@@ -49,41 +48,6 @@ const (
 	judgeStreamNoise byte = iota + 1
 	judgeStreamProse
 )
-
-func (c *Config) setJudge(key, val string, hasVal bool) error {
-	c.Judge = true
-	var err error
-	switch key {
-	case "judge":
-		if hasVal {
-			c.Judge, err = strconv.ParseBool(val)
-		}
-	case "judge_noise":
-		c.JudgeNoise, err = strconv.ParseFloat(val, 64)
-	case "judge_length_bias":
-		c.JudgeLengthBias, err = strconv.ParseFloat(val, 64)
-	case "judge_prose":
-		c.JudgeProse, err = strconv.ParseFloat(val, 64)
-	}
-	return err
-}
-
-// judgeSpec is the spec of the judge's settings, none of which Default sets.
-func (c Config) judgeSpec() []string {
-	if !c.Judge {
-		return nil
-	}
-	out := []string{"judge"}
-	for _, f := range []struct {
-		key string
-		v   float64
-	}{{"judge_noise", c.JudgeNoise}, {"judge_length_bias", c.JudgeLengthBias}, {"judge_prose", c.JudgeProse}} {
-		if f.v != 0 {
-			out = append(out, f.key+"="+strconv.FormatFloat(f.v, 'g', -1, 64))
-		}
-	}
-	return out
-}
 
 func (c Config) validateJudge() error {
 	switch {

@@ -2,53 +2,24 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 )
 
-// specKeys are the keys ParseSpec accepts, in the order String writes them.
-var specKeys = []string{
-	"ttft", "prefill", "tpot", "tokens", "jitter", "ttft_jitter", "tpot_jitter",
-	"slowdown", "scale", "slots", "slow_after", "slow_factor",
-	"role", "empty", "keepalive", "nousage", "crlf", "reasoning", "nodone", "multiline", "echo",
-	"fault", "wrong", "invalid_json",
-	"tools", "tool_wrong", "tool_badjson", "cache",
-	"metrics_lie", "metrics_foreign", "metrics_vanish", "metrics_hang", "metrics_series", "usage_off",
-	"judge", "judge_noise", "judge_length_bias", "judge_prose",
-	"root", "seed",
-}
-
 // ParseSpec reads a comma-separated spec such as
 //
 //	ttft=50ms,tpot=5ms,tokens=24,jitter=0.1,role,fault=rate_limited:0.1,seed=1
 //
-// on top of Default(). A flag key alone (role, empty, nousage, crlf, nodone,
-// multiline, echo) means true; key=false turns it off. fault=kind:p may
-// repeat; jitter sets both ttft_jitter and tpot_jitter. Unknown keys and bad
-// values are errors that name the key, so a typo never silently runs a
-// different endpoint.
-//
-// Agents, caches and server metrics (each off unless set, but a request
-// that offers tools always gets tool calls):
-//
-//	tools=openai|vllm|whole|noindex|noindex_fragments  the tool-call framing (ToolFramings; default openai)
-//	tool_wrong=p, tool_badjson=p   rates of calls with wrong, and with non-JSON, arguments
-//	cache=N                        a prefix cache of N blocks of 16 tokens (0: none)
-//	metrics_lie=f                  /metrics' TTFT histogram observes f × the TTFT
-//	metrics_foreign=s              /metrics counts s extra requests per real one (0.2: 20%)
-//	metrics_vanish=N[@family]      a family (default vllm:time_to_first_token_seconds) gone after N scrapes
-//	metrics_hang=p                 the probability that a scrape sends nothing until the client leaves
-//	metrics_series=N               N more series, of the gauge sim_extra_series
-//	usage_off=N:p                  usage.completion_tokens off by N on a share p of requests
-//	root=PATH                      the served model's path, vLLM's root in /v1/models (provenance: its digest)
-//
-// The simulator as a judge (judge.go), off unless set:
-//
-//	judge                 answer judge prompts (package judge) with verdicts
-//	judge_noise=p         the probability that a verdict is flipped
-//	judge_length_bias=b   score + b × (answer words / reference words − 1)
-//	judge_prose=p         the probability that the judge answers prose, not JSON
+// on top of Default(). The keys are the rows of specTable, each with what
+// it sets; docs/configuration.md documents every one of them
+// (TestSpecKeysDocumented). A flag key alone (role, empty, nousage, crlf,
+// nodone, multiline, echo, judge) means true; key=false turns it off.
+// fault=kind:p may repeat; jitter sets both ttft_jitter and tpot_jitter;
+// any judge_ key turns the judge on. Unknown keys and bad values are
+// errors that name the key and what it takes, so a typo never silently
+// runs a different endpoint.
 func ParseSpec(spec string) (Config, error) {
 	c := Default()
 	for _, item := range strings.Split(spec, ",") {
@@ -69,256 +40,273 @@ func ParseSpec(spec string) (Config, error) {
 }
 
 func (c *Config) set(key, val string, hasVal bool) error {
-	var err error
-	dur := func(d *time.Duration) { *d, err = time.ParseDuration(val) }
-	num := func(f *float64) { *f, err = strconv.ParseFloat(val, 64) }
-	integer := func(n *int) { *n, err = strconv.Atoi(val) }
-	flag := func(b *bool) {
-		*b = true
-		if hasVal {
-			*b, err = strconv.ParseBool(val)
-		}
+	i := slices.IndexFunc(specTable, func(k specKey) bool { return k.key == key })
+	switch {
+	case i < 0:
+		return fmt.Errorf("unknown key %q (allowed: %s)", key, strings.Join(specKeys(), ", "))
+	case !hasVal && specTable[i].flag():
+		val = "true"
+	case !hasVal:
+		k := specTable[i]
+		return fmt.Errorf("key %q needs a value (%s=%s, e.g. %s=%s)", key, key, k.value, key, k.example)
 	}
-	if !hasVal && knownKey(key) && !isFlag(key) {
-		return fmt.Errorf("key %q needs a value (%s=...)", key, key)
-	}
-	switch key {
-	case "ttft":
-		dur(&c.TTFT)
-	case "prefill":
-		dur(&c.PrefillPerToken)
-	case "tpot":
-		dur(&c.TPOT)
-	case "keepalive":
-		dur(&c.KeepAlive)
-	case "slow_after":
-		dur(&c.SlowAfter)
-	case "slow_factor":
-		num(&c.SlowFactor)
-	case "tokens":
-		integer(&c.OutputTokens)
-	case "reasoning":
-		integer(&c.ReasoningTokens)
-	case "slots":
-		integer(&c.Slots)
-	case "jitter":
-		num(&c.TTFTJitter)
-		c.TPOTJitter = c.TTFTJitter
-	case "ttft_jitter":
-		num(&c.TTFTJitter)
-	case "tpot_jitter":
-		num(&c.TPOTJitter)
-	case "slowdown":
-		num(&c.Slowdown)
-	case "scale":
-		num(&c.Scale)
-	case "wrong":
-		num(&c.WrongRate)
-	case "invalid_json":
-		num(&c.InvalidJSONRate)
-	case "role":
-		flag(&c.RoleChunk)
-	case "empty":
-		flag(&c.EmptyContent)
-	case "nousage":
-		flag(&c.NoUsage)
-	case "crlf":
-		flag(&c.CRLF)
-	case "nodone":
-		flag(&c.NoDone)
-	case "multiline":
-		flag(&c.MultiLine)
-	case "echo":
-		flag(&c.Echo)
-	case "tools":
-		c.ToolFraming = val
-	case "tool_wrong":
-		num(&c.ToolWrongRate)
-	case "tool_badjson":
-		num(&c.ToolBadJSONRate)
-	case "cache":
-		integer(&c.CacheBlocks)
-	case "root":
-		c.Root = val
-	case "metrics_lie":
-		num(&c.MetricsLie)
-	case "metrics_foreign":
-		num(&c.MetricsForeign)
-	case "metrics_vanish":
-		n, family, _ := strings.Cut(val, "@")
-		c.MetricsVanishFamily = family
-		c.MetricsVanish, err = strconv.Atoi(n)
-	case "metrics_hang":
-		num(&c.MetricsHang)
-	case "metrics_series":
-		integer(&c.MetricsSeries)
-	case "usage_off":
-		n, p, ok := strings.Cut(val, ":")
-		if !ok {
-			return fmt.Errorf("usage_off needs tokens:probability, e.g. usage_off=5:0.1")
-		}
-		if c.UsageOffTokens, err = strconv.Atoi(n); err == nil {
-			c.UsageOffRate, err = strconv.ParseFloat(p, 64)
-		}
-	case "judge", "judge_noise", "judge_length_bias", "judge_prose":
-		err = c.setJudge(key, val, hasVal)
-	case "seed":
-		c.Seed, err = strconv.ParseInt(val, 10, 64)
-	case "fault":
-		kind, p, ok := strings.Cut(val, ":")
-		if !ok {
-			return fmt.Errorf("fault needs kind:probability, e.g. fault=truncated:0.05")
-		}
-		if !isFault(kind) {
-			return fmt.Errorf("unknown fault kind %q (allowed: %s)", kind, strings.Join(FaultKinds, ", "))
-		}
-		var f float64
-		if f, err = strconv.ParseFloat(p, 64); err == nil {
-			if c.Faults == nil {
-				c.Faults = map[string]float64{}
-			}
-			c.Faults[kind] = f
-		}
-	default:
-		return fmt.Errorf("unknown key %q (allowed: %s)", key, strings.Join(specKeys, ", "))
-	}
-	return err
-}
-
-func isFlag(key string) bool {
-	switch key {
-	case "role", "empty", "nousage", "crlf", "nodone", "multiline", "echo", "judge":
-		return true
-	}
-	return false
-}
-
-func knownKey(key string) bool {
-	for _, k := range specKeys {
-		if k == key {
-			return true
-		}
-	}
-	return false
+	return specTable[i].set(c, val)
 }
 
 // String is the spec of c relative to Default(), so that
 // ParseSpec(c.String()) gives back c (hooks excepted: functions have no spec).
-func (c Config) String() string {
+func (c Config) String() string { return strings.Join(c.spec(specTable), ",") }
+
+// judgeSpec is the spec of the judge's settings, none of which Default sets.
+func (c Config) judgeSpec() []string { return c.spec(judgeKeys) }
+
+// spec is the items of c that keys write, in their order.
+func (c Config) spec(keys []specKey) []string {
 	d := Default()
 	var out []string
-	add := func(key, val string) { out = append(out, key+"="+val) }
-	durs := []struct {
-		key  string
-		v, d time.Duration
-	}{{"ttft", c.TTFT, d.TTFT}, {"prefill", c.PrefillPerToken, d.PrefillPerToken}, {"tpot", c.TPOT, d.TPOT}}
-	for _, x := range durs {
-		if x.v != x.d {
-			add(x.key, x.v.String())
+	for _, k := range keys {
+		if !k.shown(&c, &d) {
+			continue
+		}
+		for _, v := range k.values(&c) {
+			if v == "" {
+				out = append(out, k.key)
+			} else {
+				out = append(out, k.key+"="+v)
+			}
 		}
 	}
-	if c.OutputTokens != d.OutputTokens {
-		add("tokens", strconv.Itoa(c.OutputTokens))
-	}
-	ff := func(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
-	switch {
-	case c.TTFTJitter == c.TPOTJitter && c.TTFTJitter != d.TTFTJitter:
-		add("jitter", ff(c.TTFTJitter))
-	case c.TTFTJitter != c.TPOTJitter:
-		add("ttft_jitter", ff(c.TTFTJitter))
-		add("tpot_jitter", ff(c.TPOTJitter))
-	}
-	if c.Slowdown != d.Slowdown {
-		add("slowdown", ff(c.Slowdown))
-	}
-	if c.Scale != d.Scale {
-		add("scale", ff(c.Scale))
-	}
-	if c.Slots != d.Slots {
-		add("slots", strconv.Itoa(c.Slots))
-	}
-	if c.SlowAfter != d.SlowAfter {
-		add("slow_after", c.SlowAfter.String())
-	}
-	if c.SlowFactor != d.SlowFactor {
-		add("slow_factor", ff(c.SlowFactor))
-	}
-	flag := func(key string, v, dv bool) {
-		switch {
-		case v == dv:
-		case v:
-			out = append(out, key)
-		default:
-			add(key, "false")
-		}
-	}
-	flag("role", c.RoleChunk, d.RoleChunk)
-	flag("empty", c.EmptyContent, d.EmptyContent)
-	if c.KeepAlive != d.KeepAlive {
-		add("keepalive", c.KeepAlive.String())
-	}
-	flag("nousage", c.NoUsage, d.NoUsage)
-	flag("crlf", c.CRLF, d.CRLF)
-	if c.ReasoningTokens != d.ReasoningTokens {
-		add("reasoning", strconv.Itoa(c.ReasoningTokens))
-	}
-	flag("nodone", c.NoDone, d.NoDone)
-	flag("multiline", c.MultiLine, d.MultiLine)
-	flag("echo", c.Echo, d.Echo)
-	for _, kind := range FaultKinds {
-		if p, ok := c.Faults[kind]; ok {
-			add("fault", kind+":"+ff(p))
-		}
-	}
-	if c.WrongRate != d.WrongRate {
-		add("wrong", ff(c.WrongRate))
-	}
-	if c.InvalidJSONRate != d.InvalidJSONRate {
-		add("invalid_json", ff(c.InvalidJSONRate))
-	}
-	out = append(out, c.agentSpec()...)
-	out = append(out, c.judgeSpec()...)
-	if c.Seed != d.Seed {
-		add("seed", strconv.FormatInt(c.Seed, 10))
-	}
-	return strings.Join(out, ",")
+	return out
 }
 
-// agentSpec is the spec of the tool, cache and metrics settings that
-// differ from Default(), none of which it sets.
-func (c Config) agentSpec() []string {
+// A specKey is one key of a spec, defined once: ParseSpec reads it with
+// set, String writes it with shown and values, errors list it and say what
+// it takes, and docs/configuration.md documents it.
+type specKey struct {
+	key string
+	// value is what the key takes, as errors say it (<duration>); "" for
+	// a flag, which alone means true.
+	value string
+	// example is a value other than the default, for errors and tests;
+	// "" for a flag, whose example is the key alone.
+	example string
+	doc     string // what it sets
+	set     func(c *Config, val string) error
+	// shown reports whether String writes the key for c, whose default
+	// is d; values are what it writes, "" for a flag alone.
+	shown  func(c, d *Config) bool
+	values func(c *Config) []string
+}
+
+func (k specKey) flag() bool { return k.value == "" }
+
+// eg is k with its example.
+func (k specKey) eg(example string) specKey {
+	k.example = example
+	return k
+}
+
+// when is k written by String only where shown says.
+func (k specKey) when(shown func(c, d *Config) bool) specKey {
+	k.shown = shown
+	return k
+}
+
+// also is k, doing then after setting its field.
+func (k specKey) also(then func(c *Config)) specKey {
+	set := k.set
+	k.set = func(c *Config, v string) error {
+		err := set(c, v)
+		then(c)
+		return err
+	}
+	return k
+}
+
+// judging is k, a judge_ key: setting it turns the judge on, and String
+// writes it only for a judge that is on.
+func (k specKey) judging() specKey {
+	set, shown := k.set, k.shown
+	k.set = func(c *Config, v string) error {
+		c.Judge = true
+		return set(c, v)
+	}
+	k.shown = func(c, d *Config) bool { return c.Judge && shown(c, d) }
+	return k
+}
+
+// specTable is every key of a spec, in the order String writes them.
+var specTable = []specKey{
+	duration("ttft", "the base time to first token", func(c *Config) *time.Duration { return &c.TTFT }).eg("50ms"),
+	duration("prefill", "the prefill per prompt token (a prompt token is a whitespace-separated word)", func(c *Config) *time.Duration { return &c.PrefillPerToken }).eg("1ms"),
+	duration("tpot", "the time per output token", func(c *Config) *time.Duration { return &c.TPOT }).eg("5ms"),
+	whole("tokens", "the answer's length in lorem words when the case gives none (capped by max_tokens)", func(c *Config) *int { return &c.OutputTokens }).eg("64"),
+	number("jitter", "ttft_jitter and tpot_jitter both", func(c *Config) *float64 { return &c.TTFTJitter }).eg("0.2").
+		also(func(c *Config) { c.TPOTJitter = c.TTFTJitter }).
+		when(func(c, d *Config) bool { return c.TTFTJitter == c.TPOTJitter && c.TTFTJitter != d.TTFTJitter }),
+	number("ttft_jitter", "the relative sd of the lognormal factor on the time to first token", func(c *Config) *float64 { return &c.TTFTJitter }).eg("0.2").when(splitJitter),
+	number("tpot_jitter", "the relative sd of the lognormal factor on each token's time", func(c *Config) *float64 { return &c.TPOTJitter }).eg("0.3").when(splitJitter),
+	number("slowdown", "every delay × (1 + slowdown × (in-flight − 1))", func(c *Config) *float64 { return &c.Slowdown }).eg("0.01"),
+	number("scale", "TTFT and prefill × scale, to simulate a regression", func(c *Config) *float64 { return &c.Scale }).eg("1.25"),
+	whole("slots", "at most this many requests generate at once, the rest queue in arrival order (0: unlimited)", func(c *Config) *int { return &c.Slots }).eg("4"),
+	duration("slow_after", "drift: requests arriving this long after the first have TTFT and prefill × slow_factor", func(c *Config) *time.Duration { return &c.SlowAfter }).eg("30s"),
+	number("slow_factor", "the drift's factor on TTFT and prefill (0: no drift)", func(c *Config) *float64 { return &c.SlowFactor }).eg("2"),
+	toggle("role", "a role-only first chunk", func(c *Config) *bool { return &c.RoleChunk }).eg("false"),
+	toggle("empty", "an empty content chunk after the headers", func(c *Config) *bool { return &c.EmptyContent }),
+	duration("keepalive", "\": ping\" comments while waiting longer than this (0: never)", func(c *Config) *time.Duration { return &c.KeepAlive }).eg("10ms"),
+	toggle("nousage", "no usage chunk, even when asked for", func(c *Config) *bool { return &c.NoUsage }),
+	toggle("crlf", "CRLF line ends", func(c *Config) *bool { return &c.CRLF }),
+	whole("reasoning", "reasoning tokens sent before the answer", func(c *Config) *int { return &c.ReasoningTokens }).eg("4"),
+	toggle("nodone", "no data: [DONE] at the end", func(c *Config) *bool { return &c.NoDone }),
+	toggle("multiline", "each chunk's JSON over several data: lines", func(c *Config) *bool { return &c.MultiLine }),
+	toggle("echo", "answers that echo the request's secrets", func(c *Config) *bool { return &c.Echo }),
+	{key: "fault", value: "<kind:probability>", example: "truncated:0.05", doc: "repeatable: each request fails with that fault kind (FaultKinds) with that probability",
+		set: setFault, shown: func(c, _ *Config) bool { return len(faultValues(c)) > 0 }, values: faultValues},
+	number("wrong", "the fraction of answers that are wrong", func(c *Config) *float64 { return &c.WrongRate }).eg("0.2"),
+	number("invalid_json", "the fraction of answers that are invalid JSON", func(c *Config) *float64 { return &c.InvalidJSONRate }).eg("0.1"),
+	text("tools", "<"+strings.Join(ToolFramings, "|")+">", "the tool-call framing (default openai)", func(c *Config) *string { return &c.ToolFraming }).eg("vllm"),
+	number("tool_wrong", "the rate of tool calls with wrong (still valid JSON) arguments", func(c *Config) *float64 { return &c.ToolWrongRate }).eg("0.1"),
+	number("tool_badjson", "the rate of tool calls whose arguments are not JSON", func(c *Config) *float64 { return &c.ToolBadJSONRate }).eg("0.05"),
+	whole("cache", "a prefix cache of this many blocks of 16 tokens (0: none)", func(c *Config) *int { return &c.CacheBlocks }).eg("4096"),
+	number("metrics_lie", "/metrics' TTFT histogram observes this factor × the TTFT", func(c *Config) *float64 { return &c.MetricsLie }).eg("2"),
+	number("metrics_foreign", "/metrics counts this many extra requests per real one (0.2: 20%)", func(c *Config) *float64 { return &c.MetricsForeign }).eg("0.2"),
+	{key: "metrics_vanish", value: "<N[@family]>", example: "3@vllm:kv_cache_usage_perc", doc: "a family (default vllm:time_to_first_token_seconds) gone after N scrapes",
+		set: func(c *Config, v string) (err error) {
+			n, family, _ := strings.Cut(v, "@")
+			c.MetricsVanishFamily = family
+			c.MetricsVanish, err = strconv.Atoi(n)
+			return want("metrics_vanish", "<N[@family]>", err)
+		},
+		shown: func(c, _ *Config) bool { return c.MetricsVanish != 0 || c.MetricsVanishFamily != "" },
+		values: func(c *Config) []string {
+			v := strconv.Itoa(c.MetricsVanish)
+			if c.MetricsVanishFamily != "" {
+				v += "@" + c.MetricsVanishFamily
+			}
+			return []string{v}
+		}},
+	number("metrics_hang", "the probability that a scrape sends nothing until the client leaves", func(c *Config) *float64 { return &c.MetricsHang }).eg("0.1"),
+	whole("metrics_series", "this many more series, of the gauge sim_extra_series", func(c *Config) *int { return &c.MetricsSeries }).eg("100"),
+	{key: "usage_off", value: "<tokens:probability>", example: "5:0.1", doc: "usage.completion_tokens off by N on a share p of requests",
+		set: func(c *Config, v string) (err error) {
+			n, p, ok := strings.Cut(v, ":")
+			if !ok {
+				return fmt.Errorf("usage_off needs tokens:probability, e.g. usage_off=5:0.1")
+			}
+			if c.UsageOffTokens, err = strconv.Atoi(n); err == nil {
+				c.UsageOffRate, err = strconv.ParseFloat(p, 64)
+			}
+			return want("usage_off", "<tokens:probability>", err)
+		},
+		shown: func(c, _ *Config) bool { return c.UsageOffTokens != 0 || c.UsageOffRate != 0 },
+		values: func(c *Config) []string {
+			return []string{strconv.Itoa(c.UsageOffTokens) + ":" + formatFloat(c.UsageOffRate)}
+		}},
+	text("root", "<path>", "the served model's path, vLLM's root in /v1/models (provenance: its digest)", func(c *Config) *string { return &c.Root }).eg("/models/llama-3.1-8b"),
+	toggle("judge", "answer judge prompts (package judge) with verdicts", func(c *Config) *bool { return &c.Judge }),
+	number("judge_noise", "the probability that a verdict is flipped", func(c *Config) *float64 { return &c.JudgeNoise }).eg("0.1").judging(),
+	number("judge_length_bias", "score + b × (answer words / reference words − 1)", func(c *Config) *float64 { return &c.JudgeLengthBias }).eg("1").judging(),
+	number("judge_prose", "the probability that the judge answers prose, not JSON", func(c *Config) *float64 { return &c.JudgeProse }).eg("0.2").judging(),
+	field("seed", "<integer>", "decides faults and wrong answers per request index, so a run repeats exactly", func(c *Config) *int64 { return &c.Seed },
+		func(v string) (int64, error) { return strconv.ParseInt(v, 10, 64) }, func(n int64) string { return strconv.FormatInt(n, 10) }).eg("7"),
+}
+
+// judgeKeys are the keys of the simulator as a judge (judge.go).
+var judgeKeys = slices.DeleteFunc(slices.Clone(specTable), func(k specKey) bool {
+	return k.key != "judge" && !strings.HasPrefix(k.key, "judge_")
+})
+
+// specKeys are the keys' names, in specTable's order.
+func specKeys() []string {
+	out := make([]string, len(specTable))
+	for i, k := range specTable {
+		out[i] = k.key
+	}
+	return out
+}
+
+// splitJitter: String writes ttft_jitter and tpot_jitter when they differ
+// (and jitter when they do not).
+func splitJitter(c, _ *Config) bool { return c.TTFTJitter != c.TPOTJitter }
+
+// field is a key of one Config field of type T, written when it differs
+// from the default, through parse and format.
+func field[T comparable](key, value, doc string, at func(*Config) *T, parse func(string) (T, error), format func(T) string) specKey {
+	return specKey{key: key, value: value, doc: doc,
+		set: func(c *Config, v string) (err error) {
+			*at(c), err = parse(v)
+			return want(key, value, err)
+		},
+		shown:  func(c, d *Config) bool { return *at(c) != *at(d) },
+		values: func(c *Config) []string { return []string{format(*at(c))} }}
+}
+
+func duration(key, doc string, at func(*Config) *time.Duration) specKey {
+	return field(key, "<duration>", doc, at, time.ParseDuration, time.Duration.String)
+}
+
+func number(key, doc string, at func(*Config) *float64) specKey {
+	return field(key, "<number>", doc, at, func(v string) (float64, error) { return strconv.ParseFloat(v, 64) }, formatFloat)
+}
+
+func whole(key, doc string, at func(*Config) *int) specKey {
+	return field(key, "<integer>", doc, at, strconv.Atoi, strconv.Itoa)
+}
+
+func text(key, value, doc string, at func(*Config) *string) specKey {
+	return field(key, value, doc, at, func(v string) (string, error) { return v, nil }, func(v string) string { return v })
+}
+
+// toggle is a key that alone means true: String writes it alone when true,
+// as key=false when false (and the default true).
+func toggle(key, doc string, at func(*Config) *bool) specKey {
+	return field(key, "", doc, at, strconv.ParseBool, func(b bool) string {
+		if b {
+			return ""
+		}
+		return "false"
+	})
+}
+
+// want is err, a value that did not parse, with what the key takes.
+func want(key, value string, err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case value == "":
+		return fmt.Errorf("%v (want %s, or %s=false)", err, key, key)
+	}
+	return fmt.Errorf("%v (want %s=%s)", err, key, value)
+}
+
+func formatFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+
+// setFault reads fault=kind:p.
+func setFault(c *Config, v string) error {
+	kind, p, ok := strings.Cut(v, ":")
+	if !ok {
+		return fmt.Errorf("fault needs kind:probability, e.g. fault=truncated:0.05")
+	}
+	if !isFault(kind) {
+		return fmt.Errorf("unknown fault kind %q (allowed: %s)", kind, strings.Join(FaultKinds, ", "))
+	}
+	f, err := strconv.ParseFloat(p, 64)
+	if err == nil {
+		if c.Faults == nil {
+			c.Faults = map[string]float64{}
+		}
+		c.Faults[kind] = f
+	}
+	return want("fault", "<kind:probability>", err)
+}
+
+// faultValues are c's faults as String writes them, in FaultKinds' order.
+func faultValues(c *Config) []string {
 	var out []string
-	ff := func(key string, f float64) {
-		if f != 0 {
-			out = append(out, key+"="+strconv.FormatFloat(f, 'g', -1, 64))
+	for _, kind := range FaultKinds {
+		if p, ok := c.Faults[kind]; ok {
+			out = append(out, kind+":"+formatFloat(p))
 		}
-	}
-	if c.ToolFraming != "" {
-		out = append(out, "tools="+c.ToolFraming)
-	}
-	ff("tool_wrong", c.ToolWrongRate)
-	ff("tool_badjson", c.ToolBadJSONRate)
-	if c.CacheBlocks != 0 {
-		out = append(out, "cache="+strconv.Itoa(c.CacheBlocks))
-	}
-	ff("metrics_lie", c.MetricsLie)
-	ff("metrics_foreign", c.MetricsForeign)
-	if c.MetricsVanish != 0 || c.MetricsVanishFamily != "" {
-		v := strconv.Itoa(c.MetricsVanish)
-		if c.MetricsVanishFamily != "" {
-			v += "@" + c.MetricsVanishFamily
-		}
-		out = append(out, "metrics_vanish="+v)
-	}
-	ff("metrics_hang", c.MetricsHang)
-	if c.MetricsSeries != 0 {
-		out = append(out, "metrics_series="+strconv.Itoa(c.MetricsSeries))
-	}
-	if c.UsageOffTokens != 0 || c.UsageOffRate != 0 {
-		out = append(out, "usage_off="+strconv.Itoa(c.UsageOffTokens)+":"+strconv.FormatFloat(c.UsageOffRate, 'g', -1, 64))
-	}
-	if c.Root != "" {
-		out = append(out, "root="+c.Root)
 	}
 	return out
 }

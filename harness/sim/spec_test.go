@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -79,9 +80,11 @@ func TestParseSpecErrors(t *testing.T) {
 		says []string // substrings the message must have
 	}{
 		"unknown key":          {"ttft=5ms,tfft=5ms", []string{`"tfft"`, "allowed:", "ttft", "tpot", "fault"}},
-		"bad duration":         {"ttft=fast", []string{`"ttft=fast"`, "invalid duration"}},
-		"value missing":        {"tpot", []string{`"tpot"`, "needs a value"}},
-		"bad flag":             {"role=maybe", []string{`"role=maybe"`}},
+		"bad duration":         {"ttft=fast", []string{`"ttft=fast"`, "invalid duration", "want ttft=<duration>"}},
+		"value missing":        {"tpot", []string{`"tpot"`, "needs a value", "tpot=<duration>, e.g. tpot=5ms"}},
+		"bad flag":             {"role=maybe", []string{`"role=maybe"`, "want role, or role=false"}},
+		"bad number":           {"scale=big", []string{`"scale=big"`, "want scale=<number>"}},
+		"framings listed":      {"tools", []string{"tools=<openai|vllm|whole|noindex|noindex_fragments>"}},
 		"unknown fault":        {"fault=gremlins:0.1", []string{`"gremlins"`, "truncated"}},
 		"fault without p":      {"fault=truncated", []string{"kind:probability"}},
 		"fault p > 1":          {"fault=auth:2", []string{"auth", "[0,1]"}},
@@ -164,5 +167,69 @@ func TestRootServed(t *testing.T) {
 		if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), want) {
 			t.Errorf("GET %s: %d %s, want %s", path, rec.Code, rec.Body, want)
 		}
+	}
+}
+
+// TestSpecString: String writes every key in specTable's order, each
+// only where it differs from Default(). The text is a judge cache's key
+// (JudgeDigest) and what reports show, so it must not change for a spec
+// that parses today.
+func TestSpecString(t *testing.T) {
+	cases := map[string]struct{ spec, want, digest string }{
+		"every key": {
+			"seed=-7,judge_prose=0.05,judge_length_bias=-2,judge_noise=0.1,root=/models/x,usage_off=-5:0.1,metrics_series=10," +
+				"metrics_hang=0.5,metrics_vanish=3@vllm:kv_cache_usage_perc,metrics_foreign=0.2,metrics_lie=2,cache=4096,tool_badjson=0.05," +
+				"tool_wrong=0.1,tools=vllm,invalid_json=0.1,wrong=0.2,fault=truncated:0.05,fault=rate_limited:0.1,echo,multiline,nodone," +
+				"reasoning=4,crlf,nousage,keepalive=10ms,empty,role=false,slow_factor=2,slow_after=30s,slots=4,scale=1.25,slowdown=0.01," +
+				"tpot_jitter=0.3,ttft_jitter=0.2,tokens=64,tpot=5ms,prefill=1ms,ttft=50ms",
+			"ttft=50ms,prefill=1ms,tpot=5ms,tokens=64,ttft_jitter=0.2,tpot_jitter=0.3,slowdown=0.01,scale=1.25,slots=4,slow_after=30s," +
+				"slow_factor=2,role=false,empty,keepalive=10ms,nousage,crlf,reasoning=4,nodone,multiline,echo,fault=rate_limited:0.1," +
+				"fault=truncated:0.05,wrong=0.2,invalid_json=0.1,tools=vllm,tool_wrong=0.1,tool_badjson=0.05,cache=4096,metrics_lie=2," +
+				"metrics_foreign=0.2,metrics_vanish=3@vllm:kv_cache_usage_perc,metrics_hang=0.5,metrics_series=10,usage_off=-5:0.1," +
+				"root=/models/x,judge,judge_noise=0.1,judge_length_bias=-2,judge_prose=0.05,seed=-7",
+			"sim-judge:judge,judge_noise=0.1,judge_length_bias=-2,judge_prose=0.05,seed=-7"},
+		"one jitter, the judge alone": {"judge,jitter=0.3", "jitter=0.3,judge", "sim-judge:judge,seed=1"},
+		"defaults written out":        {"ttft=20ms,tpot=2ms,jitter=0.1,tokens=24,role,seed=1", "", "sim-judge:,seed=1"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			c, err := ParseSpec(tc.spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := c.String(); got != tc.want {
+				t.Errorf("String() =\n%s\nwant\n%s", got, tc.want)
+			}
+			if got := c.JudgeDigest(); got != tc.digest {
+				t.Errorf("JudgeDigest() = %s, want %s", got, tc.digest)
+			}
+		})
+	}
+}
+
+// TestSpecKeysRoundTrip: every row of specTable reads its example, a
+// value other than the default, and String writes it back as it was read
+// (on top of slow_factor=3, which slow_after needs).
+func TestSpecKeysRoundTrip(t *testing.T) {
+	for _, k := range specTable {
+		t.Run(k.key, func(t *testing.T) {
+			item := k.key
+			switch {
+			case k.example != "":
+				item += "=" + k.example
+			case !k.flag():
+				t.Fatalf("%s takes %s but has no example", k.key, k.value)
+			}
+			c, err := ParseSpec("slow_factor=3," + item)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Contains(strings.Split(c.String(), ","), item) {
+				t.Errorf("ParseSpec(%q).String() = %q: %s is not written back", item, c.String(), item)
+			}
+			if back, err := ParseSpec(c.String()); err != nil || !reflect.DeepEqual(back, c) {
+				t.Errorf("%q read back as %+v (%v), want %+v", c.String(), back, err, c)
+			}
+		})
 	}
 }
