@@ -56,8 +56,10 @@ func (p *configParser) logs(cfg *Config, v *yaml.Node) {
 		switch k {
 		case "window":
 			d, err := time.ParseDuration(p.str(v, "logs.window"))
-			if err != nil || d < trace.MinWindow {
-				p.errf(v, "logs.window", "%q is not a window of at least %v (e.g. 1h, 15m)", v.Value, trace.MinWindow)
+			if err != nil {
+				p.errf(v, "logs.window", "%q is not a duration (e.g. 1h, 15m)", v.Value)
+			} else if err := trace.CheckWindow(d); err != nil {
+				p.errf(v, "logs.window", "%v", err)
 			}
 			cfg.Logs.Window = d
 		case "fields":

@@ -195,6 +195,22 @@ func logTimes(s *sample.Sample, get func(string) field, f LogFields) error {
 // MinWindow is the shortest time window a log is judged in.
 const MinWindow = time.Minute
 
+// MaxWindow is the longest time window a log is judged in.
+const MaxWindow = 7 * 24 * time.Hour
+
+// CheckWindow reports a window a log cannot be judged in, naming what is
+// allowed: from MinWindow to MaxWindow, dividing a day or a whole number
+// of days, so that the windows of every day start at the same times. A
+// zero or negative window is refused, never read as a default: the
+// caller that has a default applies it before, where it knows the window
+// was not given.
+func CheckWindow(window time.Duration) error {
+	if window < MinWindow || window > MaxWindow || (24*time.Hour)%window != 0 && window%(24*time.Hour) != 0 {
+		return fmt.Errorf("%v is not a window: want from %v to a week, dividing a day or a whole number of days (1h, 15m, 24h)", window, MinWindow)
+	}
+	return nil
+}
+
 // WindowLevel is the level label of the window starting at start:
 // window=2026-11-30T10:00Z.
 func WindowLevel(start time.Time) sample.Level {
@@ -226,8 +242,8 @@ const WindowRuns = 4
 // log records no quality check: every sample says its answer was not
 // judged (QualityOff).
 func LogSamples(paths []string, f LogFields, window time.Duration) ([]sample.Sample, error) {
-	if window < MinWindow || window > 7*24*time.Hour || (24*time.Hour)%window != 0 && window%(24*time.Hour) != 0 {
-		return nil, fmt.Errorf("window %v: want from %v to a week, dividing a day or a whole number of days (1h, 15m, 24h)", window, MinWindow)
+	if err := CheckWindow(window); err != nil {
+		return nil, err
 	}
 	var out []sample.Sample
 	err := ReadLog(paths, f, func(r LogRequest) error {
