@@ -37,6 +37,7 @@ type configParser struct {
 	// fixed are the output_tokens: {fixed: N} the file asks for, checked
 	// once the endpoints are known.
 	fixed []fixedAt
+	vars  []string // the file's variables, hidden while YAML read it
 }
 
 func (p *configParser) errf(n *yaml.Node, key, format string, args ...any) {
@@ -104,13 +105,17 @@ func loadFile(path string) (*Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}
-	doc, err := oneDocument(path, b)
+	text, vars := hideVariables(b)
+	doc, err := oneDocument(path, text)
 	if err != nil {
+		if bytes.Contains(b, []byte("${")) {
+			err = fmt.Errorf("%w%s", err, flowHint)
+		}
 		return nil, err
 	}
 	cfg := &Config{Source: path, Scenarios: Presets(), PerEndpoint: map[string]map[string]Scenario{},
 		SimSpecs: map[string]string{}, Prices: map[string]report.Price{}, lines: map[string]int{}}
-	p := &configParser{file: path}
+	p := &configParser{file: path, vars: vars}
 	p.expand(doc.Content[0], "")
 	type override struct {
 		scenario, endpoint string
