@@ -32,7 +32,16 @@ func (s *Set) find(text string, first bool) []span {
 	}
 	v := newView(text)
 	same := func(i int) int { return i }
-	if search(v.text, s.folded, v.orig, v.end) || search(text, s.exact, same, same) || len(out) < 2 {
+	if search(v.text, s.folded, v.orig, v.end) || search(text, s.exact, same, same) {
+		return out
+	}
+	for _, f := range s.spaced {
+		var found bool
+		if out, found = findSpaced(out, v, f, first); found {
+			return out
+		}
+	}
+	if len(out) < 2 {
 		return out
 	}
 	slices.SortFunc(out, func(a, b span) int { return a.from - b.from })

@@ -13,11 +13,15 @@
 //   - base64 of the whole value, standard or URL alphabet, padded or not;
 //   - with any of their characters written as JSON \uXXXX escapes, behind
 //     any number of backslashes (a raw chunk quoted in an error message,
-//     and that message in a JSON samples file).
+//     and that message in a JSON samples file);
+//   - spaced out, up to three spaces or tabs between its characters, on
+//     one line ("s k - …": a model told to get a key past a filter, an
+//     echo wrapped or aligned in columns).
 //
 // Not covered: a secret split or transformed otherwise (base64 of a text
 // the secret is only part of, which shifts its alphabet; a hash of it;
-// its characters interleaved with others).
+// its characters interleaved with anything but spaces and tabs, or spaced
+// across lines).
 //
 // [Set.Redact] replaces each form with "[redacted]"; [Set.Cut] redacts and
 // then shortens, and drops what is left of a secret at the cut, so that no
@@ -54,6 +58,9 @@ type Set struct {
 	// case is its content). Both longest first: where two forms match at
 	// one place, the longer is replaced whole.
 	folded, exact []string
+	// spaced are the values matched spaced out (spacedForm), longest
+	// first.
+	spaced []spacedValue
 }
 
 // New returns the set of values, skipping those shorter than MinLen.
@@ -74,10 +81,14 @@ func New(values ...string) *Set {
 				s.exact = append(s.exact, f)
 			}
 		}
+		if f, ok := spacedForm(v); ok && !slices.Contains(s.spaced, f) {
+			s.spaced = append(s.spaced, f)
+		}
 	}
 	longestFirst := func(a, b string) int { return len(b) - len(a) }
 	slices.SortStableFunc(s.folded, longestFirst)
 	slices.SortStableFunc(s.exact, longestFirst)
+	slices.SortStableFunc(s.spaced, func(a, b spacedValue) int { return len(b.f) - len(a.f) })
 	return s
 }
 
@@ -139,6 +150,9 @@ func (s *Set) longest() int {
 	n := len(s.folded[0])
 	if len(s.exact) > 0 {
 		n = max(n, len(s.exact[0]))
+	}
+	if len(s.spaced) > 0 {
+		n = max(n, (1+maxGap)*len(s.spaced[0].f))
 	}
 	return 7 * n
 }
@@ -215,6 +229,11 @@ func (s *Set) TrimPartial(text string) string {
 	for _, f := range s.exact {
 		if k := partialEnd(text, f); k > 0 {
 			cut = min(cut, len(text)-k)
+		}
+	}
+	for _, f := range s.spaced {
+		if i := partialSpaced(v.text, f); i < len(v.text) {
+			cut = min(cut, v.orig(i))
 		}
 	}
 	return text[:cut]
