@@ -40,6 +40,16 @@ type LogFields struct {
 	Event, EventValue string
 }
 
+// reads reports whether name is a field the log is read by.
+func (f LogFields) reads(name string) bool {
+	for _, n := range []string{f.Timestamp, f.Scenario, f.Endpoint, f.TTFT, f.TPOT, f.Total, f.OutputTokens, f.PromptTokens, f.Error, f.Event} {
+		if n != "" && n == name {
+			return true
+		}
+	}
+	return false
+}
+
 // DefaultLogFields are the seed's structlog field names.
 func DefaultLogFields() LogFields {
 	return LogFields{Timestamp: "timestamp", Unit: DateTime, Scenario: "endpoint", Endpoint: "model",
@@ -120,8 +130,19 @@ func readLogFile(path string, f LogFields, fn func(LogRequest) error) error {
 // another event.
 func logLine(line []byte, f LogFields) (req LogRequest, keep bool, err error) {
 	raw := map[string]string{}
-	if err := objectFields(line, func(k string, v []byte) { raw[k] = string(v) }); err != nil {
+	var twice []string
+	if err := objectFields(line, func(k string, v []byte) {
+		if _, ok := raw[k]; ok {
+			twice = append(twice, k)
+		}
+		raw[k] = string(v)
+	}); err != nil {
 		return req, false, fmt.Errorf("not a JSON object: %v", err)
+	}
+	for _, k := range twice {
+		if f.reads(k) {
+			return req, false, errTwice(k)
+		}
 	}
 	get := func(name string) field {
 		v, ok := raw[name]
@@ -184,7 +205,13 @@ func logTimes(s *sample.Sample, get func(string) field, f LogFields) error {
 	if total := ms(f.Total, false); total >= 0 {
 		s.Total = total
 	} else if tpot := ms(f.TPOT, true); n > 1 {
-		s.Total = s.TTFT + tpot*time.Duration(n-1)
+		// In floating point first: tpot × tokens may overflow a Duration
+		// and wrap into a short request.
+		if float64(s.TTFT)+float64(tpot)*float64(n-1) > float64(sample.MaxDuration) {
+			errs = append(errs, fmt.Errorf("total: %s + %s × (%s − 1) is longer than %v: not one request", f.TTFT, f.TPOT, f.OutputTokens, sample.MaxDuration))
+		} else {
+			s.Total = s.TTFT + tpot*time.Duration(n-1)
+		}
 	} else {
 		s.Total = s.TTFT
 	}

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/llmsla/llmsla/harness/escape"
 )
 
 // field is one column's raw value: JSON text, or a CSV cell.
@@ -70,15 +72,22 @@ func (r *Reader) fields(line []byte) (func(name string) field, error) {
 	}
 	cols := [...]string{r.cols.Timestamp, r.cols.Input, r.cols.Output, r.cols.Messages, r.cols.Hashes}
 	var raws [len(cols)][]byte
+	var twice string
 	err := objectFields(line, func(key string, raw []byte) {
 		for i, c := range cols {
 			if c != "" && key == c {
+				if raws[i] != nil {
+					twice = key
+				}
 				raws[i] = raw
 			}
 		}
 	})
 	if err != nil {
 		return nil, fmt.Errorf("not a JSON object: %v", err)
+	}
+	if twice != "" {
+		return nil, errTwice(twice)
 	}
 	return func(name string) field {
 		for i, c := range cols {
@@ -103,12 +112,20 @@ func (r *Reader) readHeader() error {
 	}
 	r.header = map[string]int{}
 	for i, c := range cells {
-		r.header[strings.TrimSpace(strings.TrimPrefix(c, "\ufeff"))] = i
+		name := strings.TrimSpace(c)
+		if _, ok := r.header[name]; ok {
+			return r.errorf("header: column %s twice: which one a row means is not known", quote(name))
+		}
+		r.header[name] = i
 	}
 	c := r.cols
 	for _, need := range []string{c.Timestamp, c.Output} {
 		if _, ok := r.header[need]; !ok {
-			return r.errorf("header has no column %q (columns: %s)", need, strings.Join(cells, ", "))
+			names := make([]string, len(cells))
+			for i, c := range cells {
+				names[i] = quote(c)
+			}
+			return r.errorf("header has no column %q (columns: %s)", need, strings.Join(names, ", "))
 		}
 	}
 	_, in := r.header[c.Input]
@@ -117,6 +134,21 @@ func (r *Reader) readHeader() error {
 		return r.errorf("header has neither the input column %q nor the messages column %q", c.Input, c.Messages)
 	}
 	return nil
+}
+
+// errTwice is a line that gives a field it reads twice: readers differ
+// on which one counts (the first, the last), so the file is ambiguous.
+func errTwice(key string) error {
+	return fmt.Errorf("%s: given twice in the line: which one is meant is not known", key)
+}
+
+// quote writes a name from the file for a message: quoted, its control
+// characters escaped, at most 80 bytes of it.
+func quote(s string) string {
+	if len(s) > 80 {
+		s = s[:80] + "…"
+	}
+	return `"` + escape.Text(s) + `"`
 }
 
 func csvCells(line []byte) ([]string, error) {
