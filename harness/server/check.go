@@ -50,6 +50,29 @@ func (r *Reading) Check() error {
 	return nil
 }
 
+// keepValid holds a reading a source just took to the file's rules, so
+// that what is written reads back: a series that fails Check is left out
+// (Sampled) when no figure reads its family, and fails the reading when
+// one does — a figure is measured from what the server said, or not at
+// all.
+func (r *Reading) keepValid() error {
+	kept := r.Series[:0]
+	for i := range r.Series {
+		s := r.Series[i]
+		err := s.check()
+		if err == nil {
+			kept = append(kept, s)
+			continue
+		}
+		if _, ok := figureOf(r.Source, s.Name); ok {
+			return fmt.Errorf("%s: %w", escape.Text(s.Name), err)
+		}
+		r.Sampled = true
+	}
+	r.Series = kept
+	return nil
+}
+
 // maxLabels bounds a series' label set.
 const maxLabels = 4 << 10
 
