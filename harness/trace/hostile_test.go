@@ -144,12 +144,12 @@ func TestHostileLog(t *testing.T) {
 		"a ttft of a year": {text: strings.Replace(req(`, "tpot_ms": 20`), `100`, `31536000000`, 1), err: "log:1: ttft_ms: missing, or not a time in ms ≥ 0"},
 		"tokens past the bound": {text: strings.Replace(req(`, "tpot_ms": 20`), `"output_tokens": 5`, `"output_tokens": 1e9`, 1),
 			err: `log:1: output_tokens: "1e9" is not a length in tokens`},
-		"total before ttft":                     {text: req(`, "total_ms": 50`), err: "log:1: ttft_ns: 100ms is after total_ns 50ms"},
-		"NUL in a line":                         {text: req(`, "tpot_ms": 20`) + "\n" + "{\"event\": \x00}", err: "log:2: not a JSON object"},
-		"cut mid-record":                        {text: req(`, "tpot_ms": 20`) + "\n" + `{"event": "llm_latency", "endpoint": "ch`, err: "log:2: not a JSON object"},
-		"a BOM":                                 {text: "\ufeff" + req(`, "tpot_ms": 20`) + "\n", total: 180 * time.Millisecond},
-		"CRLF":                                  {text: req(`, "tpot_ms": 20`) + "\r\n" + req(`, "tpot_ms": 20`) + "\r\n", total: 180 * time.Millisecond},
-		"an overlong line":                      {text: req(`, "tpot_ms": 20, "x": "` + strings.Repeat("a", trace.MaxLine) + `"`), err: "log:1: line longer than"},
+		"total before ttft": {text: req(`, "total_ms": 50`), err: "log:1: ttft_ns: 100ms is after total_ns 50ms"},
+		"NUL in a line":     {text: req(`, "tpot_ms": 20`) + "\n" + "{\"event\": \x00}", err: "log:2: not a JSON object"},
+		"cut mid-record":    {text: req(`, "tpot_ms": 20`) + "\n" + `{"event": "llm_latency", "endpoint": "ch`, err: "log:2: not a JSON object"},
+		"a BOM":             {text: "\ufeff" + req(`, "tpot_ms": 20`) + "\n", total: 180 * time.Millisecond},
+		"CRLF":              {text: req(`, "tpot_ms": 20`) + "\r\n" + req(`, "tpot_ms": 20`) + "\r\n", total: 180 * time.Millisecond},
+		"an overlong line":  {text: req(`, "tpot_ms": 20, "x": "` + strings.Repeat("a", trace.MaxLine) + `"`), err: "log:1: line longer than"},
 		"an error message with an escape, kept as data": {text: `{"event": "llm_latency", "endpoint": "chat", "model": "m", "error": "upstream \u001b[2J 503", "timestamp": "2026-11-30T10:00:00Z"}`},
 	}
 	for name, tc := range cases {
