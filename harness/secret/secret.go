@@ -10,6 +10,9 @@
 //   - as they are, in any case (a server that upper-cases what it echoes);
 //   - URL-escaped (query and path), JSON-escaped (with and without HTML
 //     escaping), and hex (lower or upper case) of the whole value;
+//   - as a report escapes them: markdown's backslashes (escape.Markdown,
+//     the step summary) and HTML's entities (html/template, the HTML
+//     report), so that the filter run over a written file finds them;
 //   - base64 of the whole value, standard or URL alphabet, padded or not;
 //   - with any of their characters written as JSON \uXXXX escapes, behind
 //     any number of backslashes (a raw chunk quoted in an error message,
@@ -37,10 +40,13 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"html"
 	"net/url"
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/llmsla/llmsla/harness/escape"
 )
 
 // MinLen is the shortest value a Set redacts.
@@ -97,7 +103,8 @@ func New(values ...string) *Set {
 // they failed on), escaped in a JSON string (the samples file), with and
 // without HTML escaping, and in hex.
 func foldedForms(v string) []string {
-	out := []string{v, url.QueryEscape(v), url.PathEscape(v), hex.EncodeToString([]byte(v))}
+	out := []string{v, url.QueryEscape(v), url.PathEscape(v), hex.EncodeToString([]byte(v)),
+		escape.Markdown(v), html.EscapeString(v), templateText.Replace(v)}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	for _, html := range []bool{true, false} {
@@ -109,6 +116,9 @@ func foldedForms(v string) []string {
 	}
 	return out
 }
+
+// templateText is how html/template escapes text in an HTML report.
+var templateText = strings.NewReplacer("\x00", "\ufffd", `"`, "&#34;", "&", "&amp;", "'", "&#39;", "+", "&#43;", "<", "&lt;", ">", "&gt;")
 
 // exactForms are the base64 forms of a value: standard and URL alphabet,
 // padded and not.

@@ -63,3 +63,22 @@ func TestRedactSpaced(t *testing.T) {
 	}
 	assert.Equal(t, "error: ", s.TrimPartial("error: "+spaced(canary[:12], " ")))
 }
+
+// TestRedactMarkupForms: a secret as a step summary's markdown escaping
+// and an HTML report's template escaping write it — a backslash before
+// its _ * [ ], an entity for its + & ' — is redacted by the second line
+// of defence that filters those files after they are written.
+func TestRedactMarkupForms(t *testing.T) {
+	const v = "sk-live_gate*0123+456789[abc]&'x"
+	s := New(v)
+	for name, form := range map[string]string{
+		"markdown":                 `sk-live\_gate\*0123+456789\[abc\]&'x`,
+		"html/template, text":      `sk-live_gate*0123&#43;456789[abc]&amp;&#39;x`,
+		"html.EscapeString":        `sk-live_gate*0123+456789[abc]&amp;&#39;x`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			got := s.Redact("| endpoint " + form + " |")
+			assert.Equal(t, "| endpoint "+Redacted+" |", got)
+		})
+	}
+}
