@@ -72,9 +72,9 @@ func TestRedactMarkupForms(t *testing.T) {
 	const v = "sk-live_gate*0123+456789[abc]&'x"
 	s := New(v)
 	for name, form := range map[string]string{
-		"markdown":                 `sk-live\_gate\*0123+456789\[abc\]&'x`,
-		"html/template, text":      `sk-live_gate*0123&#43;456789[abc]&amp;&#39;x`,
-		"html.EscapeString":        `sk-live_gate*0123+456789[abc]&amp;&#39;x`,
+		"markdown":            `sk-live\_gate\*0123+456789\[abc\]&'x`,
+		"html/template, text": `sk-live_gate*0123&#43;456789[abc]&amp;&#39;x`,
+		"html.EscapeString":   `sk-live_gate*0123+456789[abc]&amp;&#39;x`,
 	} {
 		t.Run(name, func(t *testing.T) {
 			got := s.Redact("| endpoint " + form + " |")
