@@ -101,7 +101,7 @@ func LoadFile(path string) (*Config, error) {
 }
 
 func loadFile(path string) (*Config, error) {
-	b, err := os.ReadFile(path)
+	b, err := readBounded(path)
 	if err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}
@@ -158,6 +158,27 @@ func loadFile(path string) (*Config, error) {
 		return nil, joinErrors(p.errs)
 	}
 	return cfg, nil
+}
+
+// maxFile bounds an SLA file: it is read whole, and one far larger is no
+// SLA file (a log or a data set named by mistake).
+const maxFile = 4 << 20
+
+// readBounded reads path, refusing a file over maxFile before reading it.
+func readBounded(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.Size() > maxFile {
+		return nil, fmt.Errorf("%s: %d bytes (allowed: at most %d): not an SLA file", path, st.Size(), maxFile)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxFile+1))
+	if err == nil && len(b) > maxFile {
+		err = fmt.Errorf("%s: more than %d bytes: not an SLA file", path, maxFile)
+	}
+	return b, err
 }
 
 // oneDocument parses the file's one YAML document. A second document
