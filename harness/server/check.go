@@ -33,7 +33,7 @@ func (r *Reading) Check() error {
 	if r.Scenario == "" || r.Endpoint == "" || r.Run == "" {
 		return fmt.Errorf("not a reading: every reading has scenario, endpoint and run")
 	}
-	if r.At.Year() < 2000 || r.Took < 0 || r.Took > time.Hour {
+	if r.At.Year() < 2000 || r.At.Year() >= 2200 || r.Took < 0 || r.Took > time.Hour { // the years a sample's t0 may be in
 		return fmt.Errorf("t %s, took_ns %s: not when and how long a reading took", r.At, r.Took)
 	}
 	if r.Bytes < 0 || r.Bytes > MaxBody+MaxExpoLine || r.Families < 0 || r.SeriesSeen < 0 || r.Sent < 0 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -129,3 +130,36 @@ func TestHostileMetrics(t *testing.T) {
 type hostileErr struct{ s string }
 
 func (e *hostileErr) Error() string { return e.s }
+
+// TestHostileServerFile: a server file's lines edited or forged — a
+// reading dated 9999 or 1999, one cut mid-line, NUL, a line past the
+// bound — are refused naming file:line; the window never spans a date
+// the samples' check would refuse.
+func TestHostileServerFile(t *testing.T) {
+	line := func(at string) string {
+		return `{"source":"metrics","scenario":"chat","endpoint":"e","run":"r.1","phase":"before","t":"` + at + `","took_ns":1000}`
+	}
+	for name, tc := range map[string]struct{ text, err string }{
+		"a reading in 2026": {text: line("2026-11-30T10:00:00Z") + "\n"},
+		"a reading in 9999": {text: line("9999-12-31T00:00:00Z") + "\n", err: "r.server.jsonl:1: t 9999-12-31"},
+		"a reading in 1999": {text: line("1999-12-31T00:00:00Z") + "\n", err: "r.server.jsonl:1: t 1999-12-31"},
+		"cut mid-line":      {text: line("2026-11-30T10:00:00Z") + "\n" + line("2026-11-30T10:00:01Z")[:30], err: "r.server.jsonl:2:"},
+		"NUL":               {text: "\x00\n", err: "r.server.jsonl:1:"},
+		"a line past 1 MiB": {text: strings.Repeat(" ", MaxLine+2) + "\n", err: "r.server.jsonl:1: a line longer than 1 MiB"},
+		"an unknown source": {text: strings.Replace(line("2026-11-30T10:00:00Z"), `"metrics"`, `"metrics\u001b[2J"`, 1) + "\n", err: `source: "metrics\x1b[2J"`},
+	} {
+		t.Run(name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "r.server.jsonl")
+			require.NoError(t, os.WriteFile(p, []byte(tc.text), 0o644))
+			rds, err := Read(p)
+			if tc.err != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tc.err)
+				assert.NotContains(t, err.Error(), "\x1b")
+				return
+			}
+			require.NoError(t, err)
+			assert.Len(t, rds, 1)
+		})
+	}
+}
