@@ -10,9 +10,10 @@
 //   - as they are, in any case (a server that upper-cases what it echoes);
 //   - URL-escaped (query and path), JSON-escaped (with and without HTML
 //     escaping), and hex (lower or upper case) of the whole value;
-//   - as a report escapes them: markdown's backslashes (escape.Markdown,
-//     the step summary) and HTML's entities (html/template, the HTML
-//     report), so that the filter run over a written file finds them;
+//   - as a report escapes them — markdown's backslashes (escape.Markdown:
+//     the step summary) and HTML's entities (html/template: the HTML
+//     report) — for the filter each of those files goes through once
+//     written;
 //   - base64 of the whole value, standard or URL alphabet, padded or not;
 //   - with any of their characters written as JSON \uXXXX escapes, behind
 //     any number of backslashes (a raw chunk quoted in an error message,
@@ -64,6 +65,9 @@ type Set struct {
 	// case is its content). Both longest first: where two forms match at
 	// one place, the longer is replaced whole.
 	folded, exact []string
+	// foldedGroups and exactGroups are the same forms grouped for the
+	// search (groupForms).
+	foldedGroups, exactGroups []group
 	// spaced are the values matched spaced out (spacedForm), longest
 	// first.
 	spaced []spacedValue
@@ -94,6 +98,7 @@ func New(values ...string) *Set {
 	longestFirst := func(a, b string) int { return len(b) - len(a) }
 	slices.SortStableFunc(s.folded, longestFirst)
 	slices.SortStableFunc(s.exact, longestFirst)
+	s.foldedGroups, s.exactGroups = groupForms(s.folded), groupForms(s.exact)
 	slices.SortStableFunc(s.spaced, func(a, b spacedValue) int { return len(b.f) - len(a.f) })
 	return s
 }
@@ -117,7 +122,7 @@ func foldedForms(v string) []string {
 	return out
 }
 
-// templateText is how html/template escapes text in an HTML report.
+// templateText is how html/template escapes text in the HTML report.
 var templateText = strings.NewReplacer("\x00", "\ufffd", `"`, "&#34;", "&", "&amp;", "'", "&#39;", "+", "&#43;", "<", "&lt;", ">", "&gt;")
 
 // exactForms are the base64 forms of a value: standard and URL alphabet,

@@ -65,9 +65,9 @@ func TestRedactSpaced(t *testing.T) {
 }
 
 // TestRedactMarkupForms: a secret as a step summary's markdown escaping
-// and an HTML report's template escaping write it — a backslash before
-// its _ * [ ], an entity for its + & ' — is redacted by the second line
-// of defence that filters those files after they are written.
+// and the HTML report's template escaping write it — a backslash before
+// its _ * [ ], an entity for its + & ' — is redacted by the second line of
+// defence that filters each of those files after it is written.
 func TestRedactMarkupForms(t *testing.T) {
 	const v = "sk-live_gate*0123+456789[abc]&'x"
 	s := New(v)
@@ -77,8 +77,7 @@ func TestRedactMarkupForms(t *testing.T) {
 		"html.EscapeString":   `sk-live_gate*0123+456789[abc]&amp;&#39;x`,
 	} {
 		t.Run(name, func(t *testing.T) {
-			got := s.Redact("| endpoint " + form + " |")
-			assert.Equal(t, "| endpoint "+Redacted+" |", got)
+			assert.Equal(t, "| endpoint "+Redacted+" |", s.Redact("| endpoint "+form+" |"))
 		})
 	}
 }
