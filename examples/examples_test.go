@@ -4,6 +4,7 @@
 package examples
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -313,4 +314,104 @@ func flagValue(run, cmd, flag string) string {
 		}
 	}
 	return ""
+}
+
+// TestWorkflowWithoutTheSecret runs the workflow's bench step with the
+// real llmsla as GitHub runs it when the endpoint's secret is unset (an
+// empty OPENAI_BASE_URL, the model variable set, a thresholds-only
+// sla.yaml): the step fails red with exit 2 naming the variable, and
+// records code=2, which the gate step's condition does not run on — never
+// a passing run of the built-in simulator that lets the deploy go.
+func TestWorkflowWithoutTheSecret(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds llmsla")
+	}
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "llmsla")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/llmsla")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	sla := filepath.Join(dir, "sla.yaml")
+	if err := os.WriteFile(sla, []byte("scenarios:\n  chat:\n    sla: {ttft_p95_ms: 600}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	steps := jobSteps(t, "github-actions.yml", "sla-gate")
+	var bench, gate workflowStep
+	for _, s := range steps {
+		switch {
+		case strings.Contains(s.Run, "bin/llmsla bench"):
+			bench = s
+		case strings.Contains(s.Run, "bin/llmsla gate"):
+			gate = s
+		}
+	}
+	script := strings.ReplaceAll(strings.ReplaceAll(bench.Run, "bin/llmsla", bin), "results/", dir+"/")
+	out := filepath.Join(dir, "github_output")
+	cmd := exec.Command("bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", script)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "GITHUB_OUTPUT="+out, "GITHUB_STEP_SUMMARY="+filepath.Join(dir, "summary.md"),
+		"CI=true", "GITHUB_ACTIONS=true", "LLMSLA_CONFIG="+sla,
+		"OPENAI_BASE_URL=", "OPENAI_API_KEY=", "LLMSLA_MODEL=gpt-4o-mini") // what GitHub gives for an unset secret
+	cmd.Env = slices.DeleteFunc(cmd.Env, func(kv string) bool { return strings.HasPrefix(kv, "LLMSLA_SIM=") })
+	output, err := cmd.CombinedOutput()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	}
+	if code != 2 || !strings.Contains(string(output), "OPENAI_BASE_URL is empty or unset") {
+		t.Fatalf("bench step: exit %d, want 2 naming OPENAI_BASE_URL:\n%s", code, output)
+	}
+	if strings.Contains(string(output), "built-in simulator") && strings.Contains(string(output), "All SLAs met") {
+		t.Errorf("the simulator was measured:\n%s", output)
+	}
+	recorded, _ := os.ReadFile(out)
+	if string(recorded) != "code=2\n" {
+		t.Errorf("recorded %q, want code=2", recorded)
+	}
+	if !strings.Contains(gate.If, "outputs.code == '0'") || strings.Contains(gate.If, "'2'") {
+		t.Errorf("gate step if %q: it must not run after a broken bench", gate.If)
+	}
+}
+
+// TestGrafanaDashboard: the example dashboard is a Grafana dashboard
+// whose every query reads a metric harness/export sends, as Prometheus
+// names it behind an OpenTelemetry Collector.
+func TestGrafanaDashboard(t *testing.T) {
+	b, err := os.ReadFile("grafana-llmsla.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d struct {
+		Title  string `json:"title"`
+		Panels []struct {
+			Title   string `json:"title"`
+			Targets []struct {
+				Expr string `json:"expr"`
+			} `json:"targets"`
+		} `json:"panels"`
+	}
+	if err := json.Unmarshal(b, &d); err != nil {
+		t.Fatalf("grafana-llmsla.json: %v", err)
+	}
+	exported := []string{"llmsla_level_figure", "llmsla_objective_met", "llmsla_objective_margin", "llmsla_objective_value", "llmsla_objective_threshold",
+		"gen_ai_client_operation_time_to_first_chunk_seconds", "gen_ai_client_operation_duration_seconds", "gen_ai_client_token_usage"}
+	if len(d.Panels) == 0 {
+		t.Fatal("no panels")
+	}
+	for _, p := range d.Panels {
+		if len(p.Targets) == 0 {
+			t.Errorf("panel %q has no query", p.Title)
+		}
+		for _, tg := range p.Targets {
+			if !slices.ContainsFunc(exported, func(m string) bool { return strings.Contains(tg.Expr, m) }) {
+				t.Errorf("panel %q queries %q, which reads no metric llmsla exports", p.Title, tg.Expr)
+			}
+		}
+	}
 }

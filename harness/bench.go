@@ -14,6 +14,7 @@ import (
 	"github.com/llmsla/llmsla/harness/escape"
 	"github.com/llmsla/llmsla/harness/metric"
 	"github.com/llmsla/llmsla/harness/objective"
+	"github.com/llmsla/llmsla/harness/report"
 	"github.com/llmsla/llmsla/harness/sample"
 	"github.com/llmsla/llmsla/harness/session"
 	"github.com/llmsla/llmsla/harness/stats"
@@ -28,6 +29,9 @@ func BenchOn(b *testing.B, s *session.Session, sc Scenario) {
 	logJudgeNote(b, s, sc)
 	printUnits.Do(func() { PrintBenchHeader(os.Stdout, cfg) })
 	for _, ep := range cfg.Endpoints {
+		if _, skip := skipped.Load(sc.Name + "/" + ep.Name); skip {
+			continue // the endpoint cannot serve it: llmsla bench says so
+		}
 		base := session.Cell{Scenario: sc.Name, Endpoint: ep, Settings: cfg.Scenario(sc.Name, ep.Name), Fixture: src}
 		// The measured runs of each level, in order: reps[k] holds the
 		// k-th run (the k-th -count repetition) of every level.
@@ -78,10 +82,9 @@ func benchLevel(b *testing.B, s *session.Session, c session.Cell) (v objective.V
 		samples, err = s.Measure(context.Background(), c, n)
 	}
 	if err != nil {
-		b.Fatalf("%s: %s", c.Name(), escape.Text(err.Error()))
+		failSend(b, c.Name(), err)
 	}
-	mustRecord(b, s)
-	v = objective.JudgeServer(samples, c.Settings.Objectives, s.ServerOf(samples))
+	v = objective.JudgeServer(samples, c.Settings.Objectives, s.Concerns().Servers.Of(samples))
 	ReportMetrics(b, v.Stats)
 	if c.Endpoint.Kind == stream.KindOllama && b.N > 1 {
 		reportBreakdown(b, s, c)
@@ -140,13 +143,12 @@ func benchCapacity(b *testing.B, s *session.Session, c session.Cell) {
 			return // go test's probe: a search is not something to try once
 		}
 		r, err := s.Capacity(context.Background(), c)
-		mustRecord(b, s)
 		if err != nil {
-			b.Fatalf("capacity search (%s endpoint=%s): %s", c.Scenario, c.Endpoint.Name, escape.Text(err.Error()))
+			failSend(b, fmt.Sprintf("capacity search (%s endpoint=%s)", c.Scenario, c.Endpoint.Name), err)
 		}
-		b.Log(session.CapacityLine(c.Scenario, c.Endpoint.Name, *cs, r))
+		b.Log(report.CapacityLine(c.Scenario, c.Endpoint.Name, cs.By, cs.Resolution, r))
 		b.ReportMetric(0, "ns/op")
-		b.ReportMetric(r.Limit, session.CapacityUnit(*cs))
+		b.ReportMetric(r.Limit, cs.Unit())
 	})
 }
 
@@ -161,11 +163,10 @@ func benchSweep(b *testing.B, s *session.Session, c session.Cell) {
 			return // go test's probe: a sweep is not something to try once
 		}
 		r, err := s.Sweep(context.Background(), c)
-		mustRecord(b, s)
 		if err != nil {
-			b.Fatalf("sweep (%s endpoint=%s): %s", c.Scenario, c.Endpoint.Name, escape.Text(err.Error()))
+			failSend(b, fmt.Sprintf("sweep (%s endpoint=%s)", c.Scenario, c.Endpoint.Name), err)
 		}
-		b.Log(session.SweepLine(c.Scenario, c.Endpoint.Name, r))
+		b.Log(report.SweepLine(c.Scenario, c.Endpoint.Name, r))
 		b.ReportMetric(0, "ns/op")
 		b.ReportMetric(r.Limit, metric.ByName("max_rps").BenchUnit)
 	})
@@ -179,7 +180,7 @@ func logBreakdown(t *testing.T, s *session.Session, c session.Cell) {
 	if c.Endpoint.Kind != stream.KindOllama {
 		return
 	}
-	b, err := s.Breakdown(context.Background(), c, session.BreakdownRequests)
+	b, err := s.Breakdown(context.Background(), c, session.BreakdownRequests, false)
 	if err != nil {
 		t.Logf("breakdown: %s", escape.Text(err.Error()))
 		return
@@ -193,7 +194,7 @@ func logBreakdown(t *testing.T, s *session.Session, c session.Cell) {
 // kind Server without a figure, or a figure without a row, fails the
 // benchmark rather than leave a figure ungated.
 func reportBreakdown(b *testing.B, s *session.Session, c session.Cell) {
-	bd, err := s.BreakdownOnce(context.Background(), c, session.BreakdownRequests)
+	bd, err := s.Breakdown(context.Background(), c, session.BreakdownRequests, true)
 	if err != nil {
 		b.Logf("breakdown: %s", escape.Text(err.Error()))
 		return

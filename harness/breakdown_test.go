@@ -84,7 +84,7 @@ func ollamaCell(t *testing.T, ep stream.Endpoint) (*session.Session, session.Cel
 	t.Helper()
 	s, err := session.New(&config.Config{Source: "test", Endpoints: []stream.Endpoint{ep}, Scenarios: config.Presets()}, session.Run{}, session.Options{})
 	require.NoError(t, err)
-	t.Cleanup(s.Close)
+	t.Cleanup(func() { s.Close() })
 	fix, err := s.Source(Scenario{Name: "chat", Fixture: "fixtures/classify.jsonl"})
 	require.NoError(t, err)
 	return s, session.Cell{Scenario: "chat", Endpoint: ep, Settings: config.Scenario{MaxTokens: 8}, Fixture: fix}

@@ -29,6 +29,7 @@ var depRules = []depRule{
 	{"harness/report/html", []string{"harness/stream", "harness/sim", "harness/gate", "harness/load", "harness/config", "harness/session"}, "as harness/report"},
 	{"harness/gate", []string{"harness/load", "harness/stream", "harness/sim", "harness/config", "harness/session"}, "the gate compares recorded runs; it sends nothing"},
 	{"harness/session", []string{"testing", "net/http/httptest"}, "the orchestrator runs under a command as under go test"},
+	{"harness/stats", []string{"harness/quality"}, "the figures of a run are counted from samples; the checks that made them (and JSON Schema) are quality's"},
 }
 
 // configImporters may import harness/config: it is the top of the

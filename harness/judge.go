@@ -11,7 +11,7 @@ import (
 // rubric is not judged (no judge endpoint configured, quality off).
 func logJudgeNote(t testing.TB, s *session.Session, sc Scenario) {
 	t.Helper()
-	if note := s.JudgeNote(sc.Name); note != "" {
+	if note := s.Concerns().Judge.Note(sc.Name); note != "" {
 		t.Log(escape.Text(note))
 	}
 }
@@ -21,7 +21,7 @@ func logJudgeNote(t testing.TB, s *session.Session, sc Scenario) {
 // tokens), which no measured figure holds.
 func logJudgeReport(t testing.TB, s *session.Session) {
 	t.Helper()
-	r, ok := s.JudgeReport()
+	r, ok := s.Concerns().Judge.Report()
 	if !ok || r.Judged == 0 {
 		return
 	}

@@ -1,11 +1,10 @@
 package harness
 
 import (
-	"encoding/json"
-	"os"
 	"sync"
 	"testing"
 
+	"github.com/llmsla/llmsla/harness/internal/jsonl"
 	"github.com/llmsla/llmsla/harness/session"
 )
 
@@ -18,17 +17,22 @@ type planFile struct {
 	path string
 	once sync.Once
 	mu   sync.Mutex
+	a    *jsonl.Appender
 	err  error
 }
 
 func newPlanFile(path string) *planFile { return &planFile{path: path} }
 
-// bench records that sc's benchmark would run, after the definitions the
-// first time, and skips it.
+// bench records that sc's benchmark would run (its function's name, as
+// go test names it: what a record written without go test must name),
+// after the definitions the first time, and skips it.
 func (p *planFile) bench(b *testing.B, sc Scenario) {
 	b.Helper()
-	p.once.Do(func() { p.write(session.PlanEntry{Defined: definitions()}) })
-	p.write(session.PlanEntry{Bench: sc.Name})
+	p.once.Do(func() {
+		p.a, p.err = jsonl.Create(p.path, "plan file", nil)
+		p.write(session.PlanEntry{Defined: definitions()})
+	})
+	p.write(session.PlanEntry{Bench: sc.Name, Benchmark: b.Name()})
 	p.mu.Lock()
 	err := p.err
 	p.mu.Unlock()
@@ -41,22 +45,7 @@ func (p *planFile) bench(b *testing.B, sc Scenario) {
 func (p *planFile) write(e session.PlanEntry) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.err != nil {
-		return
+	if p.err == nil {
+		p.err = p.a.Append(e)
 	}
-	line, err := json.Marshal(e)
-	if err != nil {
-		p.err = err
-		return
-	}
-	f, err := os.OpenFile(p.path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		p.err = err
-		return
-	}
-	_, err = f.Write(append(line, '\n'))
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	p.err = err
 }

@@ -2,9 +2,11 @@ package harness
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/llmsla/llmsla/harness/config"
@@ -83,7 +85,11 @@ var current = sync.OnceValues(func() (*process, error) {
 	if child.LatencyOnly {
 		cfg.LatencyOnly()
 	}
-	s, err := session.New(cfg, child.Run, session.Options{Samples: child.Samples, Progress: child.Progress, JudgeSamples: child.JudgeSamples, Server: child.Server})
+	s, err := session.New(cfg, child.Run, child.Options())
+	quietStops.Store(child.Stop != "")
+	for _, k := range child.Skip {
+		skipped.Store(k, true)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -146,7 +152,7 @@ func RunOn(t *testing.T, s *session.Session, sc Scenario) []objective.Verdict {
 			if ep.Simulated {
 				t.Logf("endpoint %s is the built-in simulator (config: %s)", ep.Name, cfg.Source)
 			}
-			for _, line := range s.ServerSources(ep) {
+			for _, line := range s.Concerns().Servers.Sources(ep) {
 				t.Log(escape.Text(line))
 			}
 			goldens := goldenDir(t, sc, ep.Name)
@@ -157,7 +163,7 @@ func RunOn(t *testing.T, s *session.Session, sc Scenario) []objective.Verdict {
 				c.Level = lv
 				t.Run(string(lv.Label()), func(t *testing.T) {
 					samples := measure(t, s, c)
-					v := objective.JudgeServer(samples, c.Settings.Objectives, s.ServerOf(samples))
+					v := objective.JudgeServer(samples, c.Settings.Objectives, s.Concerns().Servers.Of(samples))
 					levels = append(levels, v)
 					logVerdict(t, c, v)
 					if goldens != "" {
@@ -187,9 +193,8 @@ func measure(t *testing.T, s *session.Session, c session.Cell) []sample.Sample {
 	t.Helper()
 	samples, err := s.Measure(context.Background(), c, c.Settings.Requests(c.Level))
 	if err != nil {
-		t.Fatalf("%s: %s", c.Name(), escape.Text(err.Error()))
+		failSend(t, c.Name(), err)
 	}
-	mustRecord(t, s)
 	return samples
 }
 
@@ -217,15 +222,27 @@ func logVerdict(t *testing.T, c session.Cell, v objective.Verdict) {
 	}
 }
 
-// mustRecord stops the test when the samples file failed: a run whose
-// record misses requests must not pass for complete (llmsla bench judges
-// the file, not the test's own figures).
-func mustRecord(t testing.TB, s *session.Session) {
+// failSend stops the test or benchmark whose send failed, saying why —
+// but a send of a session that stopped (its budget, an endpoint down, a
+// record it could not write) under llmsla bench, which says the stop
+// once: the benchmarks after it end without a message each (a skip go
+// test does not print), and the command fails the run.
+func failSend(t testing.TB, what string, err error) {
 	t.Helper()
-	if err := s.RecordErr(); err != nil {
-		t.Fatalf("%v: the run's record is incomplete", err)
+	if errors.Is(err, session.ErrStopped) && quietStops.Load() {
+		t.SkipNow()
 	}
+	t.Fatalf("%s: %s", what, escape.Text(err.Error()))
 }
+
+// skipped holds scenario/endpoint of each scenario an endpoint cannot
+// serve (session.Child.Skip): llmsla bench found it before the run, and
+// says it under the verdicts.
+var skipped sync.Map
+
+// quietStops is set when llmsla bench started this test binary with a
+// stop file (session.Child.Stop): it says the stop.
+var quietStops atomic.Bool
 
 // mustSource checks the scenario and loads its fixture, or stops the test
 // with the error, before any request is sent.
@@ -234,7 +251,7 @@ func mustSource(t testing.TB, s *session.Session, sc Scenario) *load.Fixture {
 	if !slices.Contains(Defined(), sc.Name) {
 		t.Fatalf("scenario %q is not defined: declare it with harness.Define, so that the SLA file is checked against it", sc.Name)
 	}
-	if err := s.CheckShard(sc.Name); err != nil {
+	if err := session.CheckShard(s.Config(), sc.Name, s.Run().Shard); err != nil {
 		t.Fatalf("configuration: %v", err)
 	}
 	src, err := s.Source(sc)

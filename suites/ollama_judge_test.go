@@ -29,13 +29,13 @@ import (
 func TestOllamaJudge(t *testing.T) {
 	srv := ollamatest.Shared(t)
 	cache := filepath.Join(t.TempDir(), "judge-cache.jsonl")
-	run := func(t *testing.T, maxTokens int) ([]sample.Sample, session.JudgeReport) {
+	run := func(t *testing.T, maxTokens int) ([]sample.Sample, judge.Report) {
 		t.Helper()
 		cfg := &config.Config{Source: "suites/ollama_judge_test.go",
 			Endpoints: []stream.Endpoint{{Name: "sim", Model: "sim", Simulated: true, Timeouts: stream.DefaultTimeouts}},
 			Scenarios: config.Presets(), SimSpecs: map[string]string{"sim": "ttft=1ms,tpot=0s,jitter=0,wrong=0.5,seed=3"},
-			Judge: &config.Judge{Endpoint: stream.Endpoint{Name: "ollama", BaseURL: srv.BaseURL(), Model: srv.ModelName(), Kind: "ollama", Timeouts: stream.DefaultTimeouts},
-				Cache: cache, Concurrency: 1, MaxTokens: maxTokens, Seed: ollamaSeed}}
+			Judge: &config.Judge{Settings: judge.Settings{Endpoint: stream.Endpoint{Name: "ollama", BaseURL: srv.BaseURL(), Model: srv.ModelName(), Kind: "ollama", Timeouts: stream.DefaultTimeouts},
+				Cache: cache, Concurrency: 1, MaxTokens: maxTokens, Seed: ollamaSeed}}}
 		s, err := session.New(cfg, session.Run{}, session.Options{})
 		if err != nil {
 			t.Fatal(err)
@@ -51,7 +51,7 @@ func TestOllamaJudge(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rep, ok := s.JudgeReport()
+		rep, ok := s.Concerns().Judge.Report()
 		if !ok {
 			t.Fatal("no judge report")
 		}
@@ -64,7 +64,7 @@ func TestOllamaJudge(t *testing.T) {
 		}
 		return measured, rep
 	}
-	checkClosed := func(t *testing.T, samples []sample.Sample, rep session.JudgeReport) (failed int) {
+	checkClosed := func(t *testing.T, samples []sample.Sample, rep judge.Report) (failed int) {
 		t.Helper()
 		for _, smp := range samples {
 			q := smp.Quality

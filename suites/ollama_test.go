@@ -215,9 +215,9 @@ func ollamaBreakdown(t *testing.T, sess *session.Session, sc harness.Scenario, f
 	if err != nil {
 		t.Fatal(err)
 	}
-	ep, _ := sess.Endpoint("ollama")
+	ep, _, _ := sess.Endpoint("ollama")
 	c := session.Cell{Scenario: sc.Name, Endpoint: ep, Settings: sess.Config().Scenario(sc.Name, "ollama"), Fixture: fix}
-	b, err := sess.Breakdown(ctx, c, session.BreakdownRequests)
+	b, err := sess.Breakdown(ctx, c, session.BreakdownRequests, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,23 +1,19 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
-	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/llmsla/llmsla/harness/config"
 	"github.com/llmsla/llmsla/harness/gate"
+	"github.com/llmsla/llmsla/harness/guard"
 	"github.com/llmsla/llmsla/harness/load"
-	"github.com/llmsla/llmsla/harness/sample"
-	"github.com/llmsla/llmsla/harness/secret"
+	"github.com/llmsla/llmsla/harness/recording"
 	"github.com/llmsla/llmsla/harness/session"
 )
 
@@ -40,39 +36,50 @@ func runAB(args []string, stdout, stderr io.Writer) int {
 	f.opts.Objective = boundBy(cfg)
 	stdout, stderr, sec, done := redacting(cfg, stdout, stderr)
 	defer done()
-	s, sc, err := f.session(cfg)
-	if s != nil {
-		defer s.Close()
-	}
-	if err != nil {
+	fail := func(err error) int {
 		fmt.Fprintf(stderr, "llmsla ab: %v\n", err)
 		return exitBroken
 	}
-	arms, names, err := abArms(s, f.endpoints)
+	suites, err := definitions(f.pkg)
 	if err != nil {
-		fmt.Fprintf(stderr, "llmsla ab: %v\n", err)
-		return exitBroken
+		return fail(err)
 	}
-	warn, err := s.Preflight(context.Background())
-	if warn != nil {
-		fmt.Fprintf(stderr, "llmsla ab: warning: preflight:\n%v\nsending anyway\n", warn)
+	sc, ok := suites.Scenario(f.scenario)
+	if !ok {
+		return fail(fmt.Errorf("-scenario %q: no such scenario (defined: %s)", f.scenario, strings.Join(suites.Names(), ", ")))
 	}
+	if err := os.MkdirAll(f.out, 0o755); err != nil {
+		return fail(err)
+	}
+	rec := recording.NewRun(f.out, recording.KindAB, time.Now(), 0, 0)
+	if err := prepareSends(cfg, rec, []session.Scenario{sc}, sec, "sending", stderr); err != nil {
+		return fail(err)
+	}
+	s, err := session.New(cfg, session.Run{AbortAfter: guard.DefaultAbortAfter}, filesOf(cfg, rec))
 	if err != nil {
-		fmt.Fprintf(stderr, "llmsla ab: preflight, before any request:\n%v\n", err)
-		return exitBroken
+		return fail(err)
 	}
+	defer s.Close()
 	fmt.Fprintf(stdout, "A/B: %s (base) vs %s (candidate), interleaved: %d runs of %d pairs at concurrency %s, scenario %s (%s) — config: %s\n",
-		names[0], names[1], f.count, f.n, f.levels, sc.Name, sc.Fixture, cfg.Source)
-	base, cand, err := f.record(s, sc, arms, sec, stdout)
-	if err != nil {
-		fmt.Fprintf(stderr, "llmsla ab: %v\n", err)
-		return exitBroken
+		f.endpoints[0], f.endpoints[1], f.count, f.n, f.levels, sc.Name, sc.Fixture, cfg.Source)
+	ctx, stop := interrupts()
+	defer stop()
+	base, cand, err := s.AB(ctx, sc, session.AB{Base: f.endpoints[0], Candidate: f.endpoints[1], Levels: f.pacers,
+		Runs: f.count, N: f.n, Warmup: f.warmup, MaxTokens: f.maxT, Seed: f.seed})
+	if err == nil {
+		err = s.Close()
 	}
-	f.opts.AcrossEndpoints = true // the two arms are two endpoints
-	rep, err := gate.GateRequests(arms[0].Name, arms[1].Name, base, cand, f.opts)
 	if err != nil {
-		fmt.Fprintf(stderr, "llmsla ab: %v\n", err)
-		return exitBroken
+		err = why(ctx, err)
+		s.Close()
+		kept, _ := rec.MarkPartial()
+		return fail(fmt.Errorf("%v; %s holds the samples so far", err, kept.Samples()))
+	}
+	fmt.Fprintf(stdout, "recorded %s\n\n", rec.Samples())
+	f.opts.AcrossEndpoints = true // the two arms are two endpoints
+	rep, err := gate.GateRequests(f.endpoints[0], f.endpoints[1], base, cand, f.opts)
+	if err != nil {
+		return fail(err)
 	}
 	return writeVerdict("ab", rep, stdout, stderr)
 }
@@ -144,79 +151,6 @@ func parseAB(args []string, stderr io.Writer) (*abRun, int) {
 		return f, exitOK
 	}
 	return nil, exitBroken
-}
-
-// session finds the scenario among the suites' definitions and opens a
-// session on the configuration (the simulators served, told the
-// scenario's answers), checking both endpoints before anything is sent.
-func (f *abRun) session(cfg *config.Config) (*session.Session, session.Scenario, error) {
-	defined, err := definitions(f.pkg)
-	if err != nil {
-		return nil, session.Scenario{}, err
-	}
-	i := slices.IndexFunc(defined, func(d session.Scenario) bool { return d.Name == f.scenario })
-	if i < 0 {
-		return nil, session.Scenario{}, fmt.Errorf("-scenario %q: no such scenario (defined: %s)", f.scenario, strings.Join(names(defined), ", "))
-	}
-	s, err := session.New(cfg, session.Run{AbortAfter: session.DefaultAbortAfter}, session.Options{})
-	if err != nil {
-		return nil, session.Scenario{}, err
-	}
-	if _, err := s.Source(defined[i]); err != nil {
-		return s, session.Scenario{}, err
-	}
-	return s, defined[i], nil
-}
-
-// abArms finds the two endpoints in the session, and returns their arms
-// and how to print them.
-func abArms(s *session.Session, endpoints []string) (arms [2]load.Arm, names []string, err error) {
-	for i, name := range endpoints {
-		ep, ok := s.Endpoint(name)
-		if !ok {
-			return arms, nil, fmt.Errorf("endpoint %q is not in %s (have: %s)", name, s.Config().Source, strings.Join(s.Config().EndpointNames(), ", "))
-		}
-		arms[i] = load.Arm{Name: ep.Name, Doer: s.Client(ep.Name)}
-		names = append(names, ep.String())
-	}
-	return arms, names, nil
-}
-
-// record sends the interleaved run, writing every sample to
-// <out>/ab-<UTC timestamp>.samples.jsonl as it completes, and returns each
-// arm's samples.
-func (f *abRun) record(s *session.Session, sc session.Scenario, arms [2]load.Arm, sec *secret.Set, stdout io.Writer) (base, cand []sample.Sample, err error) {
-	cases, fopts, err := s.Cases(sc)
-	if err != nil {
-		return nil, nil, err
-	}
-	maxT := f.maxT
-	if maxT == 0 {
-		maxT = s.Config().Scenario(sc.Name, arms[0].Name).MaxTokens
-	}
-	if err := os.MkdirAll(f.out, 0o755); err != nil {
-		return nil, nil, err
-	}
-	path := filepath.Join(f.out, "ab-"+time.Now().UTC().Format("20060102T150405Z")+".samples.jsonl")
-	sink, err := sample.Create(path, sec.RedactBytes)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer sink.Close()
-	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer cancel()
-	base, cand, err = load.Interleave(ctx, arms[0], arms[1], load.InterleaveOptions{
-		Scenario: sc.Name, Cases: cases, Fixture: fopts,
-		Levels: f.pacers, Runs: f.count, N: f.n, Warmup: f.warmup, MaxTokens: maxT, Seed: f.seed, Sink: sink.Write,
-	})
-	if err == nil {
-		err = sink.Err()
-	}
-	if err != nil {
-		return nil, nil, fmt.Errorf("%v; %s holds the samples so far", err, path)
-	}
-	fmt.Fprintf(stdout, "recorded %s\n\n", path)
-	return base, cand, nil
 }
 
 // parseLevels reads "1,4" as closed-loop pacers.

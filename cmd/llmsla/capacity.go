@@ -6,28 +6,28 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
-	"github.com/llmsla/llmsla/harness/atomicfile"
 	"github.com/llmsla/llmsla/harness/capacity"
 	"github.com/llmsla/llmsla/harness/config"
+	"github.com/llmsla/llmsla/harness/guard"
 	"github.com/llmsla/llmsla/harness/load"
 	"github.com/llmsla/llmsla/harness/metric"
+	"github.com/llmsla/llmsla/harness/recording"
+	"github.com/llmsla/llmsla/harness/report"
 	"github.com/llmsla/llmsla/harness/sample"
-	"github.com/llmsla/llmsla/harness/server"
+	"github.com/llmsla/llmsla/harness/secret"
 	"github.com/llmsla/llmsla/harness/session"
+	"golang.org/x/perf/benchfmt"
 )
 
 // definitions lists the scenarios a package of suites defines (go test in
 // plan mode). A variable, for a test to give the definitions itself and
 // run the command without go test.
-var definitions = func(pkg string) ([]session.Scenario, error) {
-	defined, _, err := goTest{pkg: pkg, bench: "."}.plan()
-	return defined, err
+var definitions = func(pkg string) (session.Suites, error) {
+	return session.GoTest{Pkg: pkg, Bench: "."}.Suites()
 }
 
 // runCapacity searches the highest load at which every objective of a
@@ -96,16 +96,19 @@ func (c capacityRun) search(pkg string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "llmsla capacity: %v\n", err)
 		return exitBroken
 	}
-	eps, searches, sc, err := c.prepare(pkg)
+	eps, searches, sc, bench, err := c.prepare(pkg)
 	if err != nil {
 		return fail(err)
 	}
 	if err := os.MkdirAll(c.out, 0o755); err != nil {
 		return fail(err)
 	}
-	stamp := time.Now().UTC().Format("20060102T150405Z")
-	samples := filepath.Join(c.out, "capacity-"+stamp+".samples.jsonl")
-	s, err := session.New(c.cfg, session.Run{AbortAfter: session.DefaultAbortAfter}, session.Options{Samples: samples, Server: server.FileName(samples)})
+	rec := recording.NewRun(c.out, recording.KindCapacity, time.Now(), 0, 0)
+	sec := secret.New(c.cfg.Secrets()...)
+	if err := prepareSends(c.cfg, rec, []session.Scenario{sc}, sec, "searching", stderr); err != nil {
+		return fail(err)
+	}
+	s, err := session.New(c.cfg, session.Run{AbortAfter: guard.DefaultAbortAfter}, filesOf(c.cfg, rec))
 	if err != nil {
 		return fail(err)
 	}
@@ -114,74 +117,84 @@ func (c capacityRun) search(pkg string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(err)
 	}
-	warn, err := s.Preflight(context.Background())
-	if warn != nil {
-		fmt.Fprintf(stderr, "llmsla capacity: warning: preflight:\n%v\nsearching anyway\n", warn)
-	}
-	if err != nil {
-		return fail(fmt.Errorf("preflight, before any request of the search:\n%w", err))
-	}
-	var lines []string
+	ctx, stop := interrupts()
+	defer stop()
+	var results []recording.Result
 	for _, name := range eps {
-		line, err := c.searchOne(s, fix, name, searches[name], stdout)
-		if err != nil {
-			return fail(fmt.Errorf("%s endpoint=%s: %w; %s holds the steps so far", c.scenario, name, err, samples))
+		r, err := c.searchOne(ctx, s, fix, bench, name, searches[name], stdout)
+		if err == nil {
+			err = ctx.Err()
 		}
-		lines = append(lines, line)
+		if err != nil {
+			err = why(ctx, err)
+			s.Close()
+			kept, _ := rec.MarkPartial()
+			return fail(fmt.Errorf("%s endpoint=%s: %w; %s holds the steps so far (no limit is recorded)", c.scenario, name, err, kept.Samples()))
+		}
+		results = append(results, r)
 	}
-	txt := filepath.Join(c.out, "capacity-"+stamp+".txt")
-	if err := atomicfile.Write(txt, []byte(capacityHeader(c.cfg)+strings.Join(lines, ""))); err != nil {
+	if err := s.Close(); err != nil {
 		return fail(err)
 	}
-	fmt.Fprintf(stdout, "recorded %s and %s\n", txt, samples)
+	header := recording.Header{Commit: session.Commit(), Date: time.Now(), Config: c.cfg.Source}
+	for _, u := range metric.Units() {
+		if u.Unit() == "max-rps" || u.Unit() == "max-concurrency" || u.Unit() == "max-speedup" {
+			header.Units = append(header.Units, recording.Unit{Name: u.Unit(), Better: u.Better()})
+		}
+	}
+	if err := recording.WriteResults(rec.Txt(), header, results); err != nil {
+		return fail(err)
+	}
+	fmt.Fprintf(stdout, "recorded %s and %s\n", rec.Txt(), rec.Samples())
 	return exitOK
 }
 
 // prepare checks everything before a request: the endpoints to search,
-// each one's search (its capacity: block with the flags on top), and the
-// scenario's definition among the suites'.
-func (c capacityRun) prepare(pkg string) (eps []string, searches map[string]config.Capacity, sc session.Scenario, err error) {
+// each one's search (its capacity: block with the flags on top), the
+// scenario's definition among the suites' and its benchmark, whose name
+// the limit is recorded under.
+func (c capacityRun) prepare(pkg string) (eps []string, searches map[string]config.Capacity, sc session.Scenario, bench string, err error) {
 	eps = c.cfg.EndpointNames()
 	if c.endpoint != "" {
 		if !slices.Contains(eps, c.endpoint) {
-			return nil, nil, sc, fmt.Errorf("-endpoint %q is not in %s (have: %s)", c.endpoint, c.cfg.Source, strings.Join(eps, ", "))
+			return nil, nil, sc, "", fmt.Errorf("-endpoint %q is not in %s (have: %s)", c.endpoint, c.cfg.Source, strings.Join(eps, ", "))
 		}
 		eps = []string{c.endpoint}
 	}
 	searches = map[string]config.Capacity{}
 	for _, ep := range eps {
 		if searches[ep], err = c.cfg.SearchCapacity(c.scenario, ep, c.settings); err != nil {
-			return nil, nil, sc, err
+			return nil, nil, sc, "", err
 		}
 	}
-	defined, err := definitions(pkg)
+	suites, err := definitions(pkg)
 	if err != nil {
-		return nil, nil, sc, err
+		return nil, nil, sc, "", err
 	}
-	i := slices.IndexFunc(defined, func(d session.Scenario) bool { return d.Name == c.scenario })
-	if i < 0 {
-		return nil, nil, sc, fmt.Errorf("-scenario %q: no such scenario (defined: %s)", c.scenario, strings.Join(names(defined), ", "))
+	sc, ok := suites.Scenario(c.scenario)
+	if !ok {
+		return nil, nil, sc, "", fmt.Errorf("-scenario %q: no such scenario (defined: %s)", c.scenario, strings.Join(suites.Names(), ", "))
 	}
-	return eps, searches, defined[i], nil
+	if bench = suites.Benchmarks[sc.Name]; bench == "" {
+		return nil, nil, sc, "", fmt.Errorf("-scenario %s: no benchmark measures it (a func BenchmarkX calling harness.Bench), and the limit found is recorded as that benchmark's figure", sc.Name)
+	}
+	return eps, searches, sc, bench, nil
 }
 
 // searchOne searches one endpoint, shows its steps and its answer, and
 // returns its benchmark line.
-func (c capacityRun) searchOne(s *session.Session, fix *load.Fixture, name string, cs config.Capacity, stdout io.Writer) (string, error) {
-	ep, _ := s.Endpoint(name)
+func (c capacityRun) searchOne(ctx context.Context, s *session.Session, fix *load.Fixture, bench, name string, cs config.Capacity, stdout io.Writer) (recording.Result, error) {
+	ep, _, _ := s.Endpoint(name)
 	conf := c.cfg.Scenario(c.scenario, name)
 	conf.Capacity = &cs
-	r, err := s.Capacity(context.Background(), session.Cell{Scenario: c.scenario, Endpoint: ep, Settings: conf, Fixture: fix})
+	r, err := s.Capacity(ctx, session.Cell{Scenario: c.scenario, Endpoint: ep, Settings: conf, Fixture: fix})
 	writeSteps(stdout, c.scenario, name, cs, r)
-	if err == nil {
-		err = s.RecordErr()
-	}
 	if err != nil {
-		return "", err
+		return recording.Result{}, err
 	}
-	fmt.Fprintln(stdout, session.CapacityLine(c.scenario, name, cs, r))
-	return fmt.Sprintf("Benchmark%s/endpoint=%s/capacity=%s 1 0 ns/op %s %s\n",
-		title(c.scenario), sample.NameValue(name), cs.By, strconv.FormatFloat(r.Limit, 'g', -1, 64), session.CapacityUnit(cs)), nil
+	fmt.Fprintln(stdout, report.CapacityLine(c.scenario, name, cs.By, cs.Resolution, r))
+	return recording.Result{Name: fmt.Sprintf("%s/endpoint=%s/capacity=%s", bench, sample.NameValue(name), cs.By),
+		Values: []benchfmt.Value{{Value: 0, Unit: "ns/op"}, {Value: r.Limit, Unit: cs.Unit()}}}, nil
 }
 
 // writeSteps shows a search's steps, held or over, before its answer.
@@ -193,24 +206,4 @@ func writeSteps(w io.Writer, scenario, endpoint string, cs config.Capacity, r ca
 		}
 		fmt.Fprintf(w, "  step %s endpoint=%s %s=%s: %s\n", scenario, endpoint, cs.By, metric.Num(st.Level), verdict)
 	}
-}
-
-// capacityHeader is the benchfmt configuration of a capacity record.
-func capacityHeader(cfg *config.Config) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "commit: %s\nconfig: %s\n", gitCommit(), cfg.Source)
-	for _, u := range metric.Units() {
-		if u.Unit() == "max-rps" || u.Unit() == "max-concurrency" || u.Unit() == "max-speedup" {
-			fmt.Fprintf(&b, "Unit %s better=%s\n", u.Unit(), u.Better())
-		}
-	}
-	return b.String()
-}
-
-// title is chat as Chat, the suites' benchmark names.
-func title(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
 }

@@ -83,8 +83,9 @@ func shipped(t *testing.T) {
 	t.Helper()
 	orig := definitions
 	t.Cleanup(func() { definitions = orig })
-	definitions = func(string) ([]session.Scenario, error) {
-		return []session.Scenario{{Name: "chat", Fixture: "fixtures/classify.jsonl", System: "You are a helpful assistant. Answer with the label only."}}, nil
+	definitions = func(string) (session.Suites, error) {
+		return session.Suites{Defined: []session.Scenario{{Name: "chat", Fixture: "fixtures/classify.jsonl", System: "You are a helpful assistant. Answer with the label only."}},
+			Benched: []string{"chat"}, Benchmarks: map[string]string{"chat": "BenchmarkChat"}}, nil
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/llmsla/llmsla/harness/report/github"
 	"github.com/llmsla/llmsla/harness/report/junit/junittest"
 	"github.com/llmsla/llmsla/harness/sample"
+	"github.com/llmsla/llmsla/harness/session"
 )
 
 // TestMain runs the tests outside GitHub Actions whatever runs them: a
@@ -254,8 +255,8 @@ func TestBenchJUnit(t *testing.T) {
 	xml, _ := os.ReadFile(file)
 	d := junittest.Parse(t, xml)
 	s := d.Suites[0]
-	if s.Name != "llmsla bench" || s.Tests == 0 || s.Failures+s.Errors != 0 || s.Property("commit") != gitCommit() {
-		t.Errorf("suite %q tests=%d failures=%d errors=%d commit=%q (want %q)", s.Name, s.Tests, s.Failures, s.Errors, s.Property("commit"), gitCommit())
+	if s.Name != "llmsla bench" || s.Tests == 0 || s.Failures+s.Errors != 0 || s.Property("commit") != session.Commit() {
+		t.Errorf("suite %q tests=%d failures=%d errors=%d commit=%q (want %q)", s.Name, s.Tests, s.Failures, s.Errors, s.Property("commit"), session.Commit())
 	}
 	if got := s.Property("endpoint.sim"); got != "model sim at built-in simulator" {
 		t.Errorf("property endpoint.sim = %q, want the model and host the results file recorded", got)

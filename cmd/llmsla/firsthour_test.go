@@ -209,10 +209,15 @@ func TestAbortOnRepeatedFailure(t *testing.T) {
 	t.Cleanup(srv.Close)
 	simEnv(t, "")
 	useConfig(t, fmt.Sprintf("endpoints:\n  far: {base_url: %q, model: sim}\nscenarios:\n  chat: {concurrency: [1], sla: {accuracy_min: 0}}\n", srv.URL+"/v1"))
-	code, stdout, stderr, _ := bench(t, "-count", "2", "-n", "30", "-q")
+	code, stdout, stderr, out := bench(t, "-count", "2", "-n", "30", "-q")
 	assert.Equal(t, exitBroken, code)
-	assert.Contains(t, stdout+stderr, "endpoint far: the last 10 requests all failed with auth")
+	assert.Regexp(t, `endpoint far down since \d\d:\d\d:\d\d UTC \([0-9.]+m?s into the run\): the last 10 requests in a row failed with auth`, stdout+stderr)
+	assert.Equal(t, 1, strings.Count(stdout+stderr, "the last 10 requests in a row"), "the stop is said once:\n%s\n%s", stdout, stderr)
+	assert.NotContains(t, stdout+stderr, "--- FAIL", "no go test failure line per benchmark after the stop")
 	assert.Less(t, served, 8+10+5, "stopped after ten failures")
+	assert.NoFileExists(t, filepath.Join(out, "latest.txt"), "a stopped run never becomes latest")
+	partial, _ := filepath.Glob(filepath.Join(out, "*.partial.samples.jsonl"))
+	assert.Len(t, partial, 1, "the partial run is kept under its own name")
 
 	served = 0
 	code, stdout, stderr, _ = bench(t, "-count", "2", "-n", "30", "-q", "-keep-going")
@@ -305,32 +310,6 @@ func TestRunFlags(t *testing.T) {
 			assert.Contains(t, err.Error(), tc.want)
 		})
 	}
-}
-
-// TestRetain: beyond -keep, the oldest runs go, each run's two files
-// together; latest.* and files bench did not name are kept.
-func TestRetain(t *testing.T) {
-	dir := t.TempDir()
-	var want []string
-	for i, stamp := range []string{"20261201T100000Z", "20261201T100100Z", "20261201T100200Z.shard0of2", "20261201T100300Z"} {
-		for _, ext := range []string{".txt", ".samples.jsonl", ".summary.json"} {
-			require.NoError(t, os.WriteFile(filepath.Join(dir, stamp+ext), nil, 0o644))
-			if i >= 2 {
-				want = append(want, stamp+ext)
-			}
-		}
-	}
-	for _, keep := range []string{"latest.txt", "latest.samples.jsonl", "latest.summary.json", "baseline.txt", "notes.txt"} {
-		require.NoError(t, os.WriteFile(filepath.Join(dir, keep), nil, 0o644))
-		want = append(want, keep)
-	}
-	require.NoError(t, retain(dir, 2))
-	var got []string
-	entries, _ := os.ReadDir(dir)
-	for _, e := range entries {
-		got = append(got, e.Name())
-	}
-	assert.ElementsMatch(t, want, got)
 }
 
 // TestShardsOfThePresetsRefusedEarly: the shipped presets cannot be split

@@ -73,8 +73,11 @@ func runJudge(args []string, stdout, stderr io.Writer) int {
 	}
 	stdout, stderr, _, done := redacting(cfg, stdout, stderr)
 	defer done()
-	code, err := f.calibrate(cfg, stdout)
+	ctx, stop := interrupts()
+	defer stop()
+	code, err := f.calibrate(ctx, cfg, stdout)
 	if err != nil {
+		err = why(ctx, err)
 		fmt.Fprintf(stderr, "llmsla judge calibrate: %v\n", err)
 	}
 	return code
@@ -82,7 +85,7 @@ func runJudge(args []string, stdout, stderr io.Writer) int {
 
 // calibrate loads the rubric and labels (every mistake before any
 // request), asks the judges and prints their agreement.
-func (f *calibrateRun) calibrate(cfg *config.Config, stdout io.Writer) (int, error) {
+func (f *calibrateRun) calibrate(ctx context.Context, cfg *config.Config, stdout io.Writer) (int, error) {
 	r, err := rubric.Load(f.rubric)
 	if err != nil {
 		return exitBroken, err
@@ -96,7 +99,6 @@ func (f *calibrateRun) calibrate(cfg *config.Config, stdout io.Writer) (int, err
 		return exitBroken, err
 	}
 	defer s.Close()
-	ctx := context.Background()
 	first, err := f.ask(ctx, s, f.judgeName, r, labels, stdout)
 	if err != nil {
 		return exitBroken, err
@@ -141,6 +143,9 @@ func (f *calibrateRun) ask(ctx context.Context, s *session.Session, name string,
 	}
 	var sent []sample.Sample
 	results := jd.Judge(ctx, asks, func(smp *sample.Sample, _ judge.Ask) { sent = append(sent, *smp) })
+	if err := ctx.Err(); err != nil {
+		return judged{}, err // judgments cut short agree with nothing
+	}
 	cached := 0
 	for _, res := range results {
 		if res.Cached {

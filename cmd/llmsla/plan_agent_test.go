@@ -37,19 +37,21 @@ func TestPlanCountsAgentLoops(t *testing.T) {
 	sc.Concurrency, sc.Warmup = []int{1, 2}, 1
 	cfg := &config.Config{Endpoints: []stream.Endpoint{{Name: "far", Model: "m"}},
 		Scenarios: map[string]config.Scenario{"agent": sc, "tools": sc}}
-	g := goTest{count: 2, n: 3}
-	p := newPlan(cfg, session.Run{}, g, []session.Scenario{{Name: "agent"}, {Name: "tools"}},
-		map[string]*load.Fixture{"agent": agent, "tools": tools})
-	require.Len(t, p.rows, 2)
-	loops, plain := p.rows[0], p.rows[1]
+	s, err := session.New(cfg, session.Run{}, session.Options{})
+	require.NoError(t, err)
+	defer s.Close()
+	p, err := s.Plan([]session.Scenario{{Name: "agent"}, {Name: "tools"}}, map[string]*load.Fixture{"agent": agent, "tools": tools}, 2, 3)
+	require.NoError(t, err)
+	require.Len(t, p.Rows, 2)
+	loops, plain := p.Rows[0], p.Rows[1]
 	// 2 levels × 2 runs × 3 prompts, each up to 4 requests; cold 1 +
 	// warm-up max(1, 1) + the second level's 2 connections + 4 probes.
-	assert.Equal(t, 48, loops.measured)
-	assert.Equal(t, 12, plain.measured)
-	assert.Equal(t, 8, loops.other)
-	assert.Equal(t, 8, plain.other)
+	assert.Equal(t, 48, loops.Measured)
+	assert.Equal(t, 12, plain.Measured)
+	assert.Equal(t, 8, loops.Other)
+	assert.Equal(t, 8, plain.Other)
 	var out bytes.Buffer
-	p.write(&out)
+	writePlan(&out, p)
 	assert.Contains(t, out.String(), "up to 48 measured (agent loops of up to 4 steps) + 8 other")
 	assert.Contains(t, out.String(), "12 measured + 8 other")
 	assert.Contains(t, out.String(), "total: up to 76 requests (60 measured, 16 probes, warm-up and cold)")

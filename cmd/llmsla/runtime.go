@@ -1,12 +1,19 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"time"
 
+	"github.com/llmsla/llmsla/harness/config"
+	"github.com/llmsla/llmsla/harness/guard"
 	"github.com/llmsla/llmsla/harness/load"
+	"github.com/llmsla/llmsla/harness/recording"
+	"github.com/llmsla/llmsla/harness/sample"
+	"github.com/llmsla/llmsla/harness/secret"
 	"github.com/llmsla/llmsla/harness/session"
 )
 
@@ -42,7 +49,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.levelEvery, "level-every", "", "`duration` of each measured run's slot after -start-at: the k-th run starts at start + (k+1)·duration on every shard, so that shards stay together through levels and -count repetitions (also $LLMSLA_LEVEL_EVERY)")
 	fs.IntVar(&f.maxRequests, "max-requests", 0, "stop the run after this many requests, and refuse a plan that sends more (0: the SLA file's budget, else none)")
 	fs.DurationVar(&f.maxDuration, "max-duration", 0, "stop the run after this long, and refuse a plan expected to take longer (0: the SLA file's budget, else none)")
-	fs.BoolVar(&f.keepGoing, "keep-going", false, fmt.Sprintf("send the whole run even when an endpoint's last %d requests all failed alike (refused, auth, not found, not the protocol)", session.DefaultAbortAfter))
+	fs.BoolVar(&f.keepGoing, "keep-going", false, fmt.Sprintf("send the whole run even when an endpoint's last %d requests all failed alike (refused, auth, not found, not the protocol)", guard.DefaultAbortAfter))
 	fs.BoolVar(&f.latencyOnly, "latency-only", false, "judge latency and errors only: no quality check (as quality: off on every scenario)")
 	fs.BoolVar(&f.rejudge, "rejudge", false, "ask the judge (judge: in the SLA file) about every answer again, reading nothing from its cache")
 }
@@ -51,7 +58,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 func (f *runFlags) run(fs *flag.FlagSet) (session.Run, error) {
 	r := session.Run{MaxRequests: f.maxRequests, MaxDuration: f.maxDuration, LatencyOnly: f.latencyOnly, Rejudge: f.rejudge}
 	if !f.keepGoing {
-		r.AbortAfter = session.DefaultAbortAfter
+		r.AbortAfter = guard.DefaultAbortAfter
 	}
 	if f.maxRequests < 0 || f.maxDuration < 0 {
 		return r, fmt.Errorf("-max-requests %d, -max-duration %s: want ≥ 0", f.maxRequests, f.maxDuration)
@@ -99,4 +106,40 @@ func given(fs *flag.FlagSet, name, value, env string) (string, string) {
 		return value, "-" + name
 	}
 	return os.Getenv(env), "$" + env
+}
+
+// prepareSends checks the endpoints of an in-process run (ab, capacity)
+// before anything is sent (the preflight: warnings said, failures every
+// request would share refused), and starts its samples file with what
+// the run measures (its provenance), as bench's is.
+func prepareSends(cfg *config.Config, rec recording.Run, scenarios []session.Scenario, sec *secret.Set, doing string, stderr io.Writer) error {
+	s, err := session.New(cfg, session.Run{}, session.Options{})
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	ctx := context.Background()
+	for _, sc := range scenarios {
+		if _, err := s.Source(sc); err != nil {
+			return err
+		}
+	}
+	warn, err := s.Preflight(ctx)
+	if warn != nil {
+		fmt.Fprintf(stderr, "llmsla: warning: preflight:\n%v\n%s anyway\n", warn, doing)
+	}
+	if err != nil {
+		return fmt.Errorf("preflight, before any request:\n%w", err)
+	}
+	return sample.CreateWithProvenance(rec.Samples(), s.Provenance(ctx, scenarios), sec.RedactBytes)
+}
+
+// filesOf are the files an in-process run writes: its samples (begun by
+// prepareSends), its servers' readings, its judge's requests.
+func filesOf(cfg *config.Config, rec recording.Run) session.Options {
+	o := session.Options{Samples: rec.Samples(), Server: rec.Server()}
+	if cfg.Judge != nil {
+		o.JudgeSamples = rec.Judge()
+	}
+	return o
 }

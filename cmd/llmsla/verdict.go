@@ -175,15 +175,15 @@ func conclude(vs []objective.Verdict, opts verdictOptions, stdout io.Writer) int
 		fmt.Fprintf(stdout, "\nShard %s: its share of the run only. Judge the run with every shard's files: llmsla verdict DIR…\n", opts.shard)
 		return 0
 	}
+	if opts.unfinished {
+		fmt.Fprintln(stdout, "\nThe run did not finish: the table shows what it measured, which is not judged.")
+		return 2
+	}
 	if objective.Failed(vs) {
 		fmt.Fprintln(stdout, "\nSLA violated.")
 		return 1
 	}
 	for _, v := range vs {
-		if v.Search() == "" && opts.unfinished {
-			fmt.Fprintln(stdout, "\nWhat finished met its SLAs, but the run did not finish: it is not judged.")
-			return 2
-		}
 		if v.Search() == "" {
 			fmt.Fprintln(stdout, "\nAll SLAs met.")
 			return 0

@@ -18,11 +18,13 @@ import (
 
 	"github.com/llmsla/llmsla/harness/escape"
 	"github.com/llmsla/llmsla/harness/gate"
+	"github.com/llmsla/llmsla/harness/internal/ci"
 	"github.com/llmsla/llmsla/harness/internal/modroot"
 	"github.com/llmsla/llmsla/harness/objective"
 	"github.com/llmsla/llmsla/harness/report"
 	"github.com/llmsla/llmsla/harness/sample"
 	"github.com/llmsla/llmsla/harness/secret"
+	"github.com/llmsla/llmsla/harness/server"
 	"github.com/llmsla/llmsla/harness/sim"
 	"github.com/llmsla/llmsla/harness/stream"
 )
@@ -51,7 +53,7 @@ type Config struct {
 	Judge *Judge
 	// Servers holds how each endpoint's server is read, where the file
 	// says more than the default (Server's zero value).
-	Servers map[string]Server
+	Servers map[string]server.Config
 	// Logs says how production's request logs are read (logs:).
 	Logs Logs
 	// latencyOnly: every scenario is QualityOff (LatencyOnly).
@@ -103,7 +105,11 @@ func Presets() map[string]Scenario {
 	}
 	batch := with(64, map[string]float64{"error_rate_max": 0.05})
 	batch.Samples, batch.Concurrency = 40, []int{16}
+	// An agent loop is several model calls: its latency is the loop's.
+	agent := with(256, map[string]float64{"agent_total_p95_ms": 30000, "error_rate_max": 0.01, "tool_valid_min": 0.99, "accuracy_min": 0.9})
+	agent.Concurrency = []int{1, 4}
 	return map[string]Scenario{
+		"agent":      agent,
 		"chat":       with(64, map[string]float64{"ttft_p95_ms": 600, "total_p95_ms": 8000, "error_rate_max": 0.01}),
 		"extraction": with(256, map[string]float64{"ttft_p95_ms": 1500, "total_p95_ms": 10000, "error_rate_max": 0.01}),
 		"summary":    with(256, map[string]float64{"ttft_p95_ms": 2000, "total_p95_ms": 30000, "error_rate_max": 0.01}),
@@ -162,6 +168,36 @@ func (c *Config) CheckScenarios(defined []string) error {
 		if !slices.Contains(defined, name) {
 			errs = append(errs, &fileError{c.Source, c.lines[name], "scenarios." + name,
 				fmt.Sprintf("no such scenario (defined: %s)", strings.Join(defined, ", "))})
+		}
+	}
+	return joinErrors(errs)
+}
+
+// Names reports whether the SLA file configures scenario (a scenarios:
+// entry of its own): what it names, a run must measure.
+func (c *Config) Names(scenario string) bool {
+	_, ok := c.lines[scenario]
+	return ok
+}
+
+// CheckJudged refuses a scenario the file configures that a run does not
+// measure — neither among judged (the scenarios a bench measures, or its
+// samples hold) nor a preset: its objectives would judge nothing (a
+// scenario only a test runs, like golden; one -bench does not select).
+// The plan and the verdict call it alike, so that -dry-run refuses what
+// the verdict would.
+func (c *Config) CheckJudged(judged []string, what string) error {
+	var errs []error
+	names := make([]string, 0, len(c.lines))
+	for name := range c.lines {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	presets := Presets()
+	for _, name := range names {
+		if _, preset := presets[name]; !preset && !slices.Contains(judged, name) {
+			errs = append(errs, &fileError{c.Source, c.lines[name], "scenarios." + name,
+				fmt.Sprintf("not among the scenarios %s (%s): its objectives would judge nothing (a scenario only a test runs, or one -bench does not select)", what, strings.Join(judged, ", "))})
 		}
 	}
 	return joinErrors(errs)
@@ -229,6 +265,15 @@ func LoadWithoutKeys() (*Config, error) {
 func fromEnvironment() (*Config, error) {
 	if os.Getenv("OPENAI_BASE_URL") != "" {
 		return fromEnv()
+	}
+	if model := os.Getenv(EnvModel); model != "" {
+		// What GitHub gives a step for an unset secret: an empty variable.
+		return nil, fmt.Errorf("environment: %s is set (%s) but OPENAI_BASE_URL is empty or unset, so there is no endpoint to measure it at (an unset CI secret is an empty variable): set OPENAI_BASE_URL, or unset %s to measure the built-in simulator",
+			EnvModel, model, EnvModel)
+	}
+	if _, asked := os.LookupEnv(EnvSim); !asked && ci.Under() {
+		return nil, fmt.Errorf("environment: under CI (CI or GITHUB_ACTIONS set) nothing names an endpoint — no endpoints: in an SLA file, OPENAI_BASE_URL empty or unset — and the built-in simulator is measured in CI only when asked: set %s (its spec; empty for the default) to measure it, or OPENAI_BASE_URL and %s to measure an endpoint",
+			EnvSim, EnvModel)
 	}
 	return simulated()
 }

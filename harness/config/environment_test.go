@@ -1,6 +1,7 @@
 package config
 
 import (
+	"os"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -142,4 +143,59 @@ func TestLoadErrorsRedacted(t *testing.T) {
 	assert.NotContains(t, err.Error(), key)
 	assert.Contains(t, err.Error(), "[redacted]")
 	assert.NotContains(t, err.Error(), "\x1b")
+}
+
+// TestNoSilentSimulatorInCI: what GitHub gives a step whose endpoint
+// secret is unset — OPENAI_BASE_URL empty, LLMSLA_MODEL set — is an error
+// naming both variables, never a run of the built-in simulator that then
+// passes; and under CI the simulator is measured only when asked
+// (LLMSLA_SIM set, even empty, or an SLA file's sim: endpoint).
+func TestNoSilentSimulatorInCI(t *testing.T) {
+	clearEnv(t)
+	chdir(t, t.TempDir()) // no sla.yaml above
+	thresholds := writeConfig(t, "scenarios:\n  chat:\n    sla: {ttft_p95_ms: 600}\n")
+	unsetSim := func(t *testing.T) {
+		old, had := os.LookupEnv(EnvSim)
+		os.Unsetenv(EnvSim)
+		t.Cleanup(func() {
+			if had {
+				os.Setenv(EnvSim, old)
+			}
+		})
+	}
+	t.Run("a model and no URL", func(t *testing.T) {
+		t.Setenv(EnvModel, "gpt-4o-mini")
+		for _, file := range []string{"", thresholds} {
+			t.Setenv(EnvConfig, file)
+			_, err := Load()
+			require.Error(t, err, "config %q", file)
+			assert.Contains(t, err.Error(), "LLMSLA_MODEL is set (gpt-4o-mini) but OPENAI_BASE_URL is empty or unset")
+		}
+	})
+	t.Run("under CI, nothing configured", func(t *testing.T) {
+		unsetSim(t)
+		for _, env := range []string{"CI", "GITHUB_ACTIONS"} {
+			t.Setenv("CI", "")
+			t.Setenv("GITHUB_ACTIONS", "")
+			t.Setenv(env, "true")
+			for _, file := range []string{"", thresholds} {
+				t.Setenv(EnvConfig, file)
+				_, err := Load()
+				require.Error(t, err, "%s, config %q", env, file)
+				assert.Contains(t, err.Error(), "the built-in simulator is measured in CI only when asked: set LLMSLA_SIM")
+			}
+		}
+	})
+	t.Run("under CI, asked", func(t *testing.T) {
+		t.Setenv("CI", "true")
+		t.Setenv(EnvSim, "")
+		cfg, err := Load()
+		require.NoError(t, err)
+		assert.True(t, cfg.Endpoints[0].Simulated)
+		unsetSim(t)
+		t.Setenv(EnvConfig, writeConfig(t, "endpoints:\n  sim: {sim: \"\"}\n"))
+		cfg, err = Load()
+		require.NoError(t, err, "an SLA file's sim: endpoint asks for it")
+		assert.True(t, cfg.Endpoints[0].Simulated)
+	})
 }

@@ -9,6 +9,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/llmsla/llmsla/harness/judge"
 	"github.com/llmsla/llmsla/harness/stream"
 )
 
@@ -18,16 +19,10 @@ import (
 // out of Config.Endpoints, unless AllowSelf keeps it there too (a model
 // judging its own answers favours them, so that is said outright).
 type Judge struct {
-	Endpoint  stream.Endpoint
-	AllowSelf bool
-	// Cache is the file judgments are cached in; "" caches none (cache:
-	// off). The file's default is judge-cache.jsonl beside the SLA file.
-	Cache string
-	// Concurrency is how many judgments are asked at once; MaxTokens caps
-	// each verdict; Seed is sent with each (temperature is always 0).
-	Concurrency int
-	MaxTokens   int
-	Seed        int
+	// Settings are what the session's judge runs with (the cache's file
+	// defaults to judge-cache.jsonl beside the SLA file; cache: off caches
+	// none).
+	judge.Settings
 	// AgreementMin is judge_agreement_min: the least Cohen's kappa with a
 	// labelled fixture that llmsla judge calibrate accepts; nil: none.
 	AgreementMin *float64
@@ -56,8 +51,8 @@ type judgeBlock struct {
 
 // judge parses the judge: block.
 func (p *configParser) judge(cfg *Config, n *yaml.Node) *judgeBlock {
-	b := &judgeBlock{node: n, j: Judge{Concurrency: DefaultJudgeConcurrency, MaxTokens: DefaultJudgeMaxTokens, Seed: DefaultJudgeSeed,
-		Cache: filepath.Join(filepath.Dir(cfg.Source), DefaultJudgeCache), Where: fmt.Sprintf("%s:%d: judge", p.file, n.Line)}}
+	b := &judgeBlock{node: n, j: Judge{Settings: judge.Settings{Concurrency: DefaultJudgeConcurrency, MaxTokens: DefaultJudgeMaxTokens, Seed: DefaultJudgeSeed,
+		Cache: filepath.Join(filepath.Dir(cfg.Source), DefaultJudgeCache)}, Where: fmt.Sprintf("%s:%d: judge", p.file, n.Line)}}
 	p.mapping(n, "judge", judgeKeys, func(k string, v *yaml.Node) {
 		key := "judge." + k
 		switch k {

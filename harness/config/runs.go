@@ -3,6 +3,8 @@ package config
 import (
 	"fmt"
 	"strings"
+
+	"github.com/llmsla/llmsla/harness/metric"
 )
 
 // Where is the file, line and key of the capacity: block the search came
@@ -34,4 +36,13 @@ func (c *Config) SearchCapacity(name, endpoint string, settings []string) (Capac
 		}
 	}
 	return cs, cs.check()
+}
+
+// Unit is the benchmark unit of a search's limit: max-rps, or
+// max-concurrency (max-speedup) for a search by concurrency (speedup).
+func (c Capacity) Unit() string {
+	if c.By == "concurrency" || c.By == "speedup" {
+		return metric.ByName("max_" + c.By).BenchUnit
+	}
+	return metric.ByName("max_rps").BenchUnit
 }

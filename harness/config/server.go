@@ -9,36 +9,15 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/llmsla/llmsla/harness/objective"
+	"github.com/llmsla/llmsla/harness/server"
 )
-
-// Server says how an endpoint's server is read over each level
-// (METRICS.md, server metrics): server_metrics, server_pid and
-// exclusive, endpoint keys of the SLA file. The zero value is the
-// default: the base URL's /metrics probed once and scraped every second
-// if it answers in the Prometheus text format, an Ollama endpoint's
-// /api/ps read, the process found by its port on a loopback base URL.
-type Server struct {
-	// URL is the /metrics to scrape ("": the base URL's, probed); Off
-	// scrapes none (server_metrics: off).
-	URL string
-	Off bool
-	// Every is the interval of the readings (0: every second).
-	Every time.Duration
-	// PID names the server's process on this machine (0: found by the
-	// base URL's port when it is on loopback).
-	PID int
-	// Exclusive says the server serves this run alone: foreign load fails
-	// the level (foreign_max: 0 unless the scenario sets it) instead of
-	// warning.
-	Exclusive bool
-}
 
 var serverMetricsKeys = []string{"url", "every"}
 
 // server reads one of an endpoint's server keys into cfg.Servers.
 func (p *configParser) server(cfg *Config, endpoint, k string, v *yaml.Node, key string) {
 	if cfg.Servers == nil {
-		cfg.Servers = map[string]Server{}
+		cfg.Servers = map[string]server.Config{}
 	}
 	srv := cfg.Servers[endpoint]
 	switch k {
@@ -54,7 +33,7 @@ func (p *configParser) server(cfg *Config, endpoint, k string, v *yaml.Node, key
 
 // serverMetrics reads an endpoint's server_metrics: a mapping of url and
 // every, or off.
-func (p *configParser) serverMetrics(srv *Server, n *yaml.Node, key string) {
+func (p *configParser) serverMetrics(srv *server.Config, n *yaml.Node, key string) {
 	if n.Kind == yaml.ScalarNode && n.Value == "off" {
 		srv.Off = true
 		return
@@ -84,7 +63,7 @@ func (p *configParser) serverMetrics(srv *Server, n *yaml.Node, key string) {
 	})
 }
 
-func (p *configParser) exclusive(srv *Server, n *yaml.Node, key string) {
+func (p *configParser) exclusive(srv *server.Config, n *yaml.Node, key string) {
 	b, err := strconv.ParseBool(n.Value)
 	if n.Kind != yaml.ScalarNode || err != nil {
 		p.errf(n, key, "%q: want true or false", n.Value)

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmsla/llmsla/harness/server"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -30,9 +31,9 @@ scenarios:
     sla: {foreign_max: 0.1}
 `))
 	require.NoError(t, err)
-	assert.Equal(t, Server{URL: "http://gpu1:8000/metrics", Every: 500 * time.Millisecond, Exclusive: true}, cfg.Servers["prod"])
-	assert.Equal(t, Server{Off: true, PID: 4242}, cfg.Servers["local"])
-	assert.Equal(t, Server{}, cfg.Servers["other"], "unset: the defaults")
+	assert.Equal(t, server.Config{URL: "http://gpu1:8000/metrics", Every: 500 * time.Millisecond, Exclusive: true}, cfg.Servers["prod"])
+	assert.Equal(t, server.Config{Off: true, PID: 4242}, cfg.Servers["local"])
+	assert.Equal(t, server.Config{}, cfg.Servers["other"], "unset: the defaults")
 	assert.True(t, cfg.Objectives("chat", "prod").Has("foreign"), "exclusive: foreign_max 0")
 	assert.False(t, cfg.Objectives("chat", "other").Has("foreign"))
 	for _, th := range cfg.Objectives("summary", "prod") {

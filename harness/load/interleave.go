@@ -34,6 +34,12 @@ type InterleaveOptions struct {
 	Seed uint64
 	// Sink sees every sample as it completes (to write them to a file).
 	Sink func(*sample.Sample)
+	// Each, when set, is called before each run of a level (first: the
+	// level's first, with its warm-up) for the runner's further options
+	// (a sink, a hook as the measured requests start) and what to call
+	// with the run's samples once it ended: how a session tells its
+	// observers about an interleaved run as about any level.
+	Each func(p Pacer, first bool) (opts []Option, end func([]sample.Sample))
 }
 
 // Arm is one endpoint of an interleaved run: the name its samples are
@@ -131,7 +137,14 @@ func (il *interleaved) run(ctx context.Context, route Doer, p Pacer, first bool)
 	if o.Sink != nil {
 		opts = append(opts, Sink(o.Sink))
 	}
+	end := func([]sample.Sample) {}
+	if o.Each != nil {
+		var more []Option
+		more, end = o.Each(p, first)
+		opts = append(opts, more...)
+	}
 	out := NewRunner(opts...).Run(ctx, route, MaxTokens(src, o.MaxTokens), p, 2*o.N)
+	end(out)
 	il.at = (il.at + o.N) % cases
 	return out
 }

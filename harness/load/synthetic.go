@@ -23,6 +23,7 @@ type Synthetic struct {
 	tokens int
 	salt   uint64
 	drawn  atomic.Uint64
+	words  atomic.Int64 // words a prompt: tokens, or the endpoint's count of them (Calibrate)
 }
 
 // NewSynthetic returns a source of prompts of tokens tokens. seed makes a
@@ -31,8 +32,24 @@ func NewSynthetic(tokens int, seed uint64) *Synthetic {
 	if seed == 0 {
 		seed = rand.Uint64()
 	}
-	return &Synthetic{tokens: tokens, salt: seed ^ uint64(tokens)*0x9e3779b97f4a7c15}
+	s := &Synthetic{tokens: tokens, salt: seed ^ uint64(tokens)*0x9e3779b97f4a7c15}
+	s.words.Store(int64(max(1, tokens-len(strings.Fields(instruction)))))
+	return s
 }
+
+// Calibrate sizes the prompts in the endpoint's tokens: the instruction's
+// and the template's tokens, then words to the length asked.
+func (s *Synthetic) Calibrate(t Tokens) {
+	inst := t.Instruction
+	if inst == 0 {
+		inst = len(strings.Fields(instruction))
+	}
+	s.words.Store(int64(t.Words(s.tokens - inst)))
+}
+
+// Words is how many words a prompt has before its instruction: for a
+// test, or a plan to say.
+func (s *Synthetic) Words() int { return int(s.words.Load()) }
 
 // instruction ends each prompt; its words count toward the length.
 const instruction = "Summarize the text above in one sentence."
@@ -40,17 +57,8 @@ const instruction = "Summarize the text above in one sentence."
 // Prompt is a new synthetic prompt (i is not used: no two calls repeat).
 func (s *Synthetic) Prompt(int) Prompt {
 	r := rand.New(rand.NewPCG(s.salt, s.drawn.Add(1)))
-	n := max(1, s.tokens-len(strings.Fields(instruction)))
-	var b strings.Builder
-	b.Grow(n * 5)
-	for k := range n {
-		if k > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(corpus[r.IntN(len(corpus))])
-	}
-	b.WriteString("\n\n" + instruction)
-	return Prompt{Request: stream.Request{Messages: []openai.ChatCompletionMessage{{Role: "user", Content: b.String()}}}}
+	content := words(r, int(s.words.Load())) + "\n\n" + instruction
+	return Prompt{Request: stream.Request{Messages: []openai.ChatCompletionMessage{{Role: "user", Content: content}}}}
 }
 
 // corpus is common English words that are single tokens in cl100k, o200k

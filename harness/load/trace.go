@@ -310,6 +310,14 @@ func (t Trace) Schedule(n int) []time.Duration {
 // Source is the level's requests: each the row its pacer sent.
 func (t Trace) Source() Source { return SourceFunc(t.rows.prompt(t)) }
 
+// Calibrate sizes the rows' prompts in the endpoint's tokens (a row asks
+// for Input of them, not Input words).
+func (t Trace) Calibrate(tok Tokens) {
+	t.rows.mu.Lock()
+	defer t.rows.mu.Unlock()
+	t.rows.tokens = tok
+}
+
 // Err is why the last run stopped short, nil when it did not.
 func (t Trace) Err() error { return t.rows.failed() }
 
@@ -365,7 +373,7 @@ func (t Trace) read(n int, salt uint64, ready chan<- due, done <-chan struct{}) 
 				return nil
 			}
 			select {
-			case ready <- due{i, pass + t.scale(off), rowPrompt(row, salt, block)}:
+			case ready <- due{i, pass + t.scale(off), rowPrompt(row, salt, block, t.rows.calibration())}:
 			case <-done:
 				return trace.Stop()
 			}

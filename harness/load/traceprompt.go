@@ -18,11 +18,12 @@ import (
 // rowQueue hands the rows a pacer sends to the prompts of their
 // requests: only the rows sent and not yet asked for are held.
 type rowQueue struct {
-	mu   sync.Mutex
-	rows map[int]Prompt
-	salt uint64
-	runs uint64
-	err  error
+	mu     sync.Mutex
+	rows   map[int]Prompt
+	salt   uint64
+	runs   uint64
+	err    error
+	tokens Tokens // the endpoint's count of a row's words (Trace.Calibrate)
 }
 
 // begin starts a run: no rows held, and a new salt, so that a run's
@@ -72,16 +73,24 @@ func (q *rowQueue) prompt(t Trace) func(i int) Prompt {
 		salt := q.salt
 		q.mu.Unlock()
 		if !ok {
-			return rowPrompt(t.Sum.First, ^salt, block)
+			return rowPrompt(t.Sum.First, ^salt, block, q.calibration())
 		}
 		return p
 	}
 }
 
-// rowPrompt is a row's request: its messages, or Input words — block by
-// block of its hash ids, each block's words drawn from the hash (and the
-// run's salt), then words of the row's own — and max_tokens its Output.
-func rowPrompt(row trace.Row, salt uint64, block int) Prompt {
+// calibration is the endpoint's count of words, as Calibrate set it.
+func (q *rowQueue) calibration() Tokens {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.tokens
+}
+
+// rowPrompt is a row's request: its messages, or Input tokens of words in
+// the endpoint's count (tok) — block by block of its hash ids, each
+// block's words drawn from the hash (and the run's salt), then words of
+// the row's own — and max_tokens its Output.
+func rowPrompt(row trace.Row, salt uint64, block int, tok Tokens) Prompt {
 	req := stream.Request{MaxTokens: row.Output}
 	if len(row.Messages) > 0 {
 		for _, m := range row.Messages {
@@ -90,10 +99,14 @@ func rowPrompt(row trace.Row, salt uint64, block int) Prompt {
 		return Prompt{Request: req, Asked: &sample.Asked{PromptTokens: row.Input, OutputTokens: row.Output}}
 	}
 	var b strings.Builder
-	b.Grow(row.Input * 6)
+	total := tok.Words(row.Input)
+	if tok == (Tokens{}) {
+		total = row.Input // a word a token, as before the endpoint said otherwise
+	}
+	b.Grow(total * 6)
 	n := 0
 	words := func(r *rand.Rand, k int) {
-		for ; k > 0 && n < row.Input; k-- {
+		for ; k > 0 && n < total; k-- {
 			if n > 0 {
 				b.WriteByte(' ')
 			}
@@ -102,9 +115,9 @@ func rowPrompt(row trace.Row, salt uint64, block int) Prompt {
 		}
 	}
 	for _, h := range row.Hashes {
-		words(rand.New(rand.NewPCG(salt^0x626c6f636b, uint64(h))), block) // "block"
+		words(rand.New(rand.NewPCG(salt^0x626c6f636b, uint64(h))), tok.Words(block)) // "block", in words
 	}
-	words(rand.New(rand.NewPCG(salt^0x726f77, uint64(row.Line))), row.Input) // "row"
+	words(rand.New(rand.NewPCG(salt^0x726f77, uint64(row.Line))), total) // "row"
 	req.Messages = []openai.ChatCompletionMessage{{Role: "user", Content: b.String()}}
 	return Prompt{Request: req, Asked: &sample.Asked{PromptTokens: row.Input, OutputTokens: row.Output}}
 }

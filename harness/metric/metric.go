@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/llmsla/llmsla/harness/sample"
 	"github.com/llmsla/llmsla/harness/stats"
@@ -368,4 +369,19 @@ func Precise(x float64) string {
 		return fmt.Sprintf("%.0f", x)
 	}
 	return s
+}
+
+// Duration rounds d to what a reader of a plan or an ETA needs: minutes
+// past an hour, seconds past a minute, tenths past a second, else
+// milliseconds.
+func Duration(d time.Duration) string {
+	switch {
+	case d >= time.Hour:
+		return d.Round(time.Minute).String()
+	case d >= time.Minute:
+		return d.Round(time.Second).String()
+	case d >= time.Second:
+		return d.Round(100 * time.Millisecond).String()
+	}
+	return d.Round(time.Millisecond).String()
 }

@@ -70,7 +70,7 @@ func TestCheckRun(t *testing.T) {
 }
 
 func TestTally(t *testing.T) {
-	var a, b Tally
+	var a, b sample.Tally
 	a.Add(sample.Quality{Case: "1", MatchChecked: true, Matched: true})
 	a.Add(sample.Quality{Case: "2", MatchChecked: true, Expected: "x", Got: "y"})
 	a.Add(sample.Quality{Case: "3", JSONChecked: true, JSONValid: true, JSONLenient: true, MatchChecked: true, Matched: true})
@@ -91,7 +91,7 @@ func TestTally(t *testing.T) {
 			t.Errorf("%s rate = %v, want %v", name, tc.got, tc.want)
 		}
 	}
-	var empty Tally
+	var empty sample.Tally
 	if r := empty.AccuracyRate(); r == r {
 		t.Errorf("accuracy of nothing = %v, want NaN", r)
 	}

@@ -26,7 +26,7 @@ func TestShippedFixtures(t *testing.T) {
 			if n := minCases[filepath.Base(f)]; len(cases) < n {
 				t.Errorf("%d cases, want ≥ %d", len(cases), n)
 			}
-			var right, wrong Tally
+			var right, wrong sample.Tally
 			for i := range cases {
 				c := &cases[i]
 				chk := NewCheck(c)

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/llmsla/llmsla/harness/sample"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -41,7 +42,7 @@ func TestJudgeMatcher(t *testing.T) {
 	SetJudgment(&q, 5, true, "helpful")
 	assert.True(t, q.Pass())
 
-	var tl Tally
+	var tl sample.Tally
 	a, b, c := NewCheck(&cases[0]).Run("x", "stop"), NewCheck(&cases[0]).Run("y", "stop"), NewCheck(&cases[0]).Run("z", "stop")
 	SetJudgment(&a, 5, true, "ok")
 	SetJudgment(&b, 2, false, "no")
@@ -52,9 +53,9 @@ func TestJudgeMatcher(t *testing.T) {
 	assert.InDelta(t, 1.0/3, tl.JudgePassRate(), 1e-12, "a failed judgment counts as not passed")
 	assert.InDelta(t, 3.5, tl.JudgeScoreMean(), 1e-12, "a failed judgment has no score")
 	assert.Equal(t, 1, tl.JudgeFailed)
-	var empty Tally
+	var empty sample.Tally
 	assert.True(t, math.IsNaN(empty.JudgePassRate()) && math.IsNaN(empty.JudgeScoreMean()), "never judged is not 0%")
-	var m Tally
+	var m sample.Tally
 	m.Merge(tl)
 	assert.Equal(t, tl, m)
 }

@@ -65,10 +65,11 @@ func ReadAll(paths []string, partial bool) (samples []Sample, cut []error, err e
 	return samples, cut, nil
 }
 
-// samplesFiles lists the files paths stand for: files as given,
-// directories as the *.samples.jsonl files in and below them.
 // Files lists the samples files paths stand for, as ReadAll reads them:
-// a file itself, a directory the *.samples.jsonl in and below it.
+// a file itself, a directory the *.samples.jsonl in and below it but
+// latest.* (a copy of another run) and a partial run's
+// (X.partial.samples.jsonl: one that did not finish, which llmsla names
+// so, harness/recording).
 func Files(paths []string) ([]string, error) { return samplesFiles(paths) }
 
 func samplesFiles(paths []string) ([]string, error) {
@@ -84,7 +85,7 @@ func samplesFiles(paths []string) ([]string, error) {
 		}
 		var found []string
 		err = filepath.WalkDir(p, func(f string, d fs.DirEntry, err error) error {
-			if err == nil && !d.IsDir() && strings.HasSuffix(f, ".samples.jsonl") && d.Name() != "latest.samples.jsonl" {
+			if err == nil && !d.IsDir() && strings.HasSuffix(f, ".samples.jsonl") && d.Name() != "latest.samples.jsonl" && !strings.HasSuffix(f, ".partial.samples.jsonl") {
 				found = append(found, f)
 			}
 			return err

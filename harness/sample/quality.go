@@ -5,7 +5,7 @@ import "fmt"
 // Quality is the quality verdict of one response. Each check has a Checked
 // flag so that "not checked" is never read as "failed" or "passed".
 type Quality struct {
-	// Case is the fixture case id, so that a quality.Tally can name failing cases.
+	// Case is the fixture case id, so that a Tally can name failing cases.
 	Case string `json:"case,omitempty"`
 
 	JSONChecked bool `json:"json_checked,omitempty"`

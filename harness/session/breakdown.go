@@ -4,49 +4,62 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/llmsla/llmsla/harness/load"
 	"github.com/llmsla/llmsla/harness/metric"
 	"github.com/llmsla/llmsla/harness/ollama"
+	"github.com/llmsla/llmsla/harness/secret"
 	"github.com/llmsla/llmsla/harness/stats"
 	"github.com/llmsla/llmsla/harness/stream"
 )
-
-// BreakdownRequests is how many requests a breakdown of a scenario on an
-// Ollama endpoint sends: after each scenario's levels under go test, after
-// each measured benchmark run under llmsla bench.
-const BreakdownRequests = 3
 
 // Breakdown measures where the TTFT of the cell's scenario goes on its
 // Ollama endpoint: the first n prompts of its fixture, with the scenario's
 // max tokens, sent one at a time through Ollama's native API, whose final
 // chunk carries the server's own timings. The configuration's secrets are
 // redacted from its error and answers (a server may quote a header or key
-// back). The cell's Level is ignored. With remember, the result is kept as
-// the one [Session.Breakdown] returns for that scenario and endpoint.
-func (s *Session) Breakdown(ctx context.Context, c Cell, n int) (ollama.Summary, error) {
-	s.mu.Lock()
-	b, ok := s.breakdowns[c.Scenario+"/"+c.Endpoint.Name]
-	s.mu.Unlock()
-	if ok && b.N == n {
-		return b, nil // measured already: the same requests, not again
+// back). The cell's Level is ignored. Unless fresh, a breakdown of the
+// same n measured before for that scenario and endpoint is returned (go
+// test's log of it after the levels); fresh measures anew and keeps
+// nothing (a benchmark's each run measures its own).
+func (s *Session) Breakdown(ctx context.Context, c Cell, n int, fresh bool) (ollama.Summary, error) {
+	key := c.Scenario + "/" + c.Endpoint.Name
+	if !fresh {
+		if b, ok := s.bd.get(key); ok && b.N == n {
+			return b, nil // measured already: the same requests, not again
+		}
 	}
-	b, err := s.measureBreakdown(ctx, c.Endpoint, load.MaxTokens(c.Fixture, c.Settings.MaxTokens), n)
-	if err == nil {
-		s.mu.Lock()
-		s.breakdowns[c.Scenario+"/"+c.Endpoint.Name] = b
-		s.mu.Unlock()
+	b, err := measureBreakdown(ctx, s.secrets, c.Endpoint, load.MaxTokens(c.Fixture, c.Settings.MaxTokens), n)
+	if err == nil && !fresh {
+		s.bd.put(key, b)
 	}
 	return b, err
 }
 
-// BreakdownOnce measures a breakdown as Breakdown does, without keeping
-// it: a benchmark's each run measures its own.
-func (s *Session) BreakdownOnce(ctx context.Context, c Cell, n int) (ollama.Summary, error) {
-	return s.measureBreakdown(ctx, c.Endpoint, load.MaxTokens(c.Fixture, c.Settings.MaxTokens), n)
+// breakdowns are the breakdowns kept, by scenario/endpoint.
+type breakdowns struct {
+	mu sync.Mutex
+	of map[string]ollama.Summary
 }
 
-func (s *Session) measureBreakdown(ctx context.Context, ep stream.Endpoint, src load.Source, n int) (ollama.Summary, error) {
+func (b *breakdowns) get(key string) (ollama.Summary, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	s, ok := b.of[key]
+	return s, ok
+}
+
+func (b *breakdowns) put(key string, s ollama.Summary) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.of == nil {
+		b.of = map[string]ollama.Summary{}
+	}
+	b.of[key] = s
+}
+
+func measureBreakdown(ctx context.Context, secrets *secret.Set, ep stream.Endpoint, src load.Source, n int) (ollama.Summary, error) {
 	if ep.Kind != stream.KindOllama {
 		return ollama.Summary{}, fmt.Errorf("endpoint %s is not kind: ollama", ep.Name)
 	}
@@ -56,10 +69,10 @@ func (s *Session) measureBreakdown(ctx context.Context, ep stream.Endpoint, src 
 	}
 	b, err := ollama.Measure(ctx, ep, reqs)
 	for i := range b.Results {
-		b.Results[i].Content = s.secrets.Redact(b.Results[i].Content)
+		b.Results[i].Content = secrets.Redact(b.Results[i].Content)
 	}
 	if err != nil {
-		return b, errors.New(s.secrets.Redact(err.Error()))
+		return b, errors.New(secrets.Redact(err.Error()))
 	}
 	return b, nil
 }

@@ -7,7 +7,6 @@ import (
 	"github.com/llmsla/llmsla/harness/capacity"
 	"github.com/llmsla/llmsla/harness/config"
 	"github.com/llmsla/llmsla/harness/load"
-	"github.com/llmsla/llmsla/harness/metric"
 	"github.com/llmsla/llmsla/harness/objective"
 )
 
@@ -44,7 +43,7 @@ func (s *Session) Capacity(ctx context.Context, c Cell) (capacity.Result, error)
 			stop()
 			return false, err.Error()
 		}
-		v := objective.JudgeServer(samples, c.Settings.Objectives, s.ServerOf(samples))
+		v := objective.JudgeServer(samples, c.Settings.Objectives, s.concerns.Servers.Of(samples))
 		if v.OK() {
 			return true, ""
 		}
@@ -55,30 +54,4 @@ func (s *Session) Capacity(ctx context.Context, c Cell) (capacity.Result, error)
 		return r, runErr
 	}
 	return r, err
-}
-
-// CapacityLine says what a search found, for people.
-func CapacityLine(scenario, endpoint string, c config.Capacity, r capacity.Result) string {
-	unit := map[string]string{"concurrency": " in flight", "speedup": "× the trace"}[c.By]
-	if unit == "" {
-		unit = " req/s"
-	}
-	head := fmt.Sprintf("capacity (%s endpoint=%s, by %s, resolution %s, %d steps): ", scenario, endpoint, c.By,
-		metric.Pct(c.Resolution), len(r.Steps))
-	switch {
-	case r.Limit == 0:
-		return head + fmt.Sprintf("no level held, not even %s%s: %s", metric.Num(r.Beyond), unit, r.Why)
-	case r.Beyond == 0:
-		return head + fmt.Sprintf("at least %s%s: every objective held up to the search's max", metric.Num(r.Limit), unit)
-	}
-	return head + fmt.Sprintf("%s%s; above it, at %s%s: %s", metric.Num(r.Limit), unit, metric.Num(r.Beyond), unit, r.Why)
-}
-
-// CapacityUnit is the benchmark unit of a search's limit: max-rps, or
-// max-concurrency for a search by concurrency.
-func CapacityUnit(c config.Capacity) string {
-	if c.By == "concurrency" || c.By == "speedup" {
-		return metric.ByName("max_" + c.By).BenchUnit
-	}
-	return metric.ByName("max_rps").BenchUnit
 }

@@ -2,11 +2,14 @@ package session
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"time"
 
+	"github.com/llmsla/llmsla/harness/atomicfile"
+	"github.com/llmsla/llmsla/harness/guard"
 	"github.com/llmsla/llmsla/harness/load"
 )
 
@@ -35,7 +38,20 @@ type Child struct {
 	JudgeSamples string `json:"judge_samples,omitempty"`
 	// Server is the JSONL file of the servers' readings over each level.
 	Server string `json:"server,omitempty"`
+	// Stop is the file the reason the session stopped is written to, once
+	// (ReadStop): the command says it once, and the test binary's
+	// benchmarks after the stop end quietly rather than each failing with
+	// it.
+	Stop string `json:"stop,omitempty"`
+	// Skip is scenario/endpoint of each scenario an endpoint cannot serve
+	// (Bench.Unserved): its benchmarks there are not run.
+	Skip []string `json:"skip,omitempty"`
 	Run
+}
+
+// Options are the session's options the child's files say.
+func (c Child) Options() Options {
+	return Options{Samples: c.Samples, Progress: c.Progress, JudgeSamples: c.JudgeSamples, Server: c.Server, Stop: c.Stop}
 }
 
 // Run is how this process runs among others and within its budget: the
@@ -66,12 +82,12 @@ type Run struct {
 	// Rejudge asks the judge again about every answer, reading nothing
 	// from its cache (llmsla bench -rejudge); the new judgments are cached.
 	Rejudge bool `json:"rejudge,omitempty"`
+	// PerRun is the measured requests each benchmark run sends (go test's
+	// -benchtime Nx), which bounds a level's connection warm-up: it opens
+	// no more connections than its measured requests use at once. 0: the
+	// scenario's samples.
+	PerRun int `json:"per_run,omitempty"`
 }
-
-// DefaultAbortAfter is how many consecutive failures of one such kind stop
-// a run: enough that a transient refusal or two does not, few enough that
-// a wrong URL costs seconds, not the run.
-const DefaultAbortAfter = 10
 
 // Env is c as the child's environment entry, to append to os.Environ().
 func (c Child) Env() []string {
@@ -98,39 +114,105 @@ func ChildFromEnv() (Child, error) {
 
 // PlanEntry is one line of a plan file (Child.Plan): the scenarios the
 // test binary's suites define, written once, and then one line per
-// benchmark that -bench matched, naming its scenario.
+// benchmark that -bench matched, naming its scenario and its function.
 type PlanEntry struct {
-	Defined []Scenario `json:"defined,omitempty"`
-	Bench   string     `json:"bench,omitempty"`
+	Defined   []Scenario `json:"defined,omitempty"`
+	Bench     string     `json:"bench,omitempty"`
+	Benchmark string     `json:"benchmark,omitempty"` // BenchmarkChat
 }
 
-// ReadPlan reads a plan file: the defined scenarios, and the names of
-// those whose benchmarks would run, in order, each once.
-func ReadPlan(path string) (defined []Scenario, benched []string, err error) {
+// Suites are what a plan file says of the suites: the scenarios they
+// define, those whose benchmarks -bench matched (in go test's order,
+// each once), and each benched scenario's benchmark function.
+type Suites struct {
+	Defined    []Scenario
+	Benched    []string
+	Benchmarks map[string]string // scenario → BenchmarkChat
+}
+
+// ReadPlan reads a plan file.
+func ReadPlan(path string) (Suites, error) {
+	out := Suites{Benchmarks: map[string]string{}}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, nil, err
+		return out, err
 	}
 	defer f.Close()
 	dec := json.NewDecoder(io.LimitReader(f, maxPlan))
-	seen := map[string]bool{}
 	for {
 		var e PlanEntry
 		if err := dec.Decode(&e); err == io.EOF {
 			break
 		} else if err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", path, err)
+			return out, fmt.Errorf("%s: %w", path, err)
 		}
 		if e.Defined != nil {
-			defined = e.Defined
+			out.Defined = e.Defined
 		}
-		if e.Bench != "" && !seen[e.Bench] {
-			seen[e.Bench] = true
-			benched = append(benched, e.Bench)
+		if _, seen := out.Benchmarks[e.Bench]; e.Bench != "" && !seen {
+			out.Benchmarks[e.Bench] = e.Benchmark
+			out.Benched = append(out.Benched, e.Bench)
 		}
 	}
-	return defined, benched, nil
+	return out, nil
+}
+
+// Scenario is the defined scenario of that name.
+func (s Suites) Scenario(name string) (Scenario, bool) {
+	for _, sc := range s.Defined {
+		if sc.Name == name {
+			return sc, true
+		}
+	}
+	return Scenario{}, false
+}
+
+// Names are the defined scenarios' names.
+func (s Suites) Names() []string {
+	out := make([]string, len(s.Defined))
+	for i, sc := range s.Defined {
+		out[i] = sc.Name
+	}
+	return out
 }
 
 // maxPlan bounds a plan file: the suites' definitions, not data.
 const maxPlan = 16 << 20
+
+// StopRecord is why a session stopped, as its stop file says it.
+type StopRecord struct {
+	// Why is guard's reason (budget, endpoint down), or "record" for a
+	// samples file that could not be written whole.
+	Why      string `json:"why"`
+	Endpoint string `json:"endpoint,omitempty"`
+	Message  string `json:"message"`
+}
+
+// writeStop writes err as a stop file, whole or not at all.
+func writeStop(path string, err error) {
+	rec := StopRecord{Why: "record", Message: err.Error()}
+	var g *guard.Stop
+	if errors.As(err, &g) {
+		rec.Why, rec.Endpoint = string(g.Why), g.Endpoint
+	}
+	b, _ := json.Marshal(rec) // plain data: cannot fail
+	atomicfile.Write(path, b)
+}
+
+// ReadStop reads a stop file: nil and no error when there is none (the
+// session did not stop).
+func ReadStop(path string) (*StopRecord, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var rec StopRecord
+	if err := json.NewDecoder(io.LimitReader(f, 64<<10)).Decode(&rec); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &rec, nil
+}

@@ -3,6 +3,7 @@ package session
 import (
 	"fmt"
 
+	"github.com/llmsla/llmsla/harness/config"
 	"github.com/llmsla/llmsla/harness/load"
 	"github.com/llmsla/llmsla/harness/quality"
 )
@@ -11,7 +12,7 @@ import (
 // that would not play them, on any endpoint: a level of single requests
 // (concurrency:, rate:, ramp:) would send their first turns alone, and a
 // capacity search steps such levels. Nothing has been sent.
-func (s *Session) checkConversations(sc Scenario, cases []quality.Case) error {
+func checkConversations(cfg *config.Config, sc Scenario, cases []quality.Case) error {
 	var conv *quality.Case
 	for i := range cases {
 		if cases[i].IsConversation() && len(cases[i].Turns) > 1 {
@@ -22,8 +23,8 @@ func (s *Session) checkConversations(sc Scenario, cases []quality.Case) error {
 	if conv == nil {
 		return nil
 	}
-	for _, ep := range s.cfg.EndpointNames() {
-		conf := s.cfg.Scenario(sc.Name, ep)
+	for _, ep := range cfg.EndpointNames() {
+		conf := cfg.Scenario(sc.Name, ep)
 		if conf.Capacity != nil {
 			return fmt.Errorf("%s:%d: case %s is a conversation, and scenario %s has a capacity search on endpoint %s, whose steps would send its first turn alone: search a scenario of single requests",
 				conv.File, conv.Line, conv.ID, sc.Name, ep)
@@ -36,14 +37,4 @@ func (s *Session) checkConversations(sc Scenario, cases []quality.Case) error {
 		}
 	}
 	return nil
-}
-
-// positions is how far a run of n requests moves the scenario's walk of
-// its fixture from case at: n cases, or the conversations a level of
-// conversations plays them as.
-func (s *Session) positions(c Cell, at, n int) int {
-	if !load.PacesSessions(c.Level.Pacer) {
-		return n
-	}
-	return c.Fixture.Conversations(at, n, s.run.Shard)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/llmsla/llmsla/harness/config"
+	"github.com/llmsla/llmsla/harness/judge"
 	"github.com/llmsla/llmsla/harness/load"
 	"github.com/llmsla/llmsla/harness/objective"
 	"github.com/llmsla/llmsla/harness/sample"
@@ -41,11 +42,11 @@ func judgeSession(t *testing.T, js judgeSetup) (*Session, *config.Config) {
 	}
 	cfg := &config.Config{Source: "test", Endpoints: []stream.Endpoint{{Name: "sim", Model: "sim", Simulated: true}},
 		Scenarios: config.Presets(), SimSpecs: map[string]string{"sim": js.spec, "grader": js.judgeSpec},
-		Judge: &config.Judge{Endpoint: stream.Endpoint{Name: "grader", Model: "judge", Simulated: true, Timeouts: to},
-			Cache: js.cache, Concurrency: 4, MaxTokens: 256, Seed: 1}}
+		Judge: &config.Judge{Settings: judge.Settings{Endpoint: stream.Endpoint{Name: "grader", Model: "judge", Simulated: true, Timeouts: to},
+			Cache: js.cache, Concurrency: 4, MaxTokens: 256, Seed: 1}}}
 	s, err := New(cfg, js.run, Options{})
 	require.NoError(t, err)
-	t.Cleanup(s.Close)
+	t.Cleanup(func() { s.Close() })
 	return s, cfg
 }
 
@@ -95,7 +96,7 @@ func TestJudgedPassEqualsSimulatorTruth(t *testing.T) {
 	// samples name the case; the reference is the right answer, the only
 	// one with a key-word F1 of 1.
 	byID := map[string]sample.Sample{}
-	for _, js := range s.judging.sent {
+	for _, js := range s.Concerns().Judge.Sent() {
 		byID[js.ID] = js
 	}
 	type judged struct {
@@ -104,7 +105,7 @@ func TestJudgedPassEqualsSimulatorTruth(t *testing.T) {
 	}
 	decided := map[judged]*sim.JudgeTruth{}
 	flipped := 0
-	for _, tr := range judgments(s.JudgeSim()) {
+	for _, tr := range judgments(judgeSim(s)) {
 		js, ok := byID[tr.ID]
 		require.True(t, ok, "judgment %s was not sent by the session", tr.ID)
 		decided[judged{js.Case, tr.Judge.F1 == 1}] = tr.Judge
@@ -180,7 +181,7 @@ func TestJudgeFailsClosed(t *testing.T) {
 			require.NotEmpty(t, v.Violations)
 			assert.Contains(t, v.Violations[len(v.Violations)-1].String(), "judge pass 0% < 90%")
 			assert.Equal(t, 0.0, v.Stats.GoodPct, "no answer without a verdict is good")
-			rep, _ := s.JudgeReport()
+			rep, _ := s.Concerns().Judge.Report()
 			assert.Equal(t, rep.Account.Requests, rep.Account.FailedTotal(), "every judge request failed: %s", rep)
 			assert.Equal(t, 0, rep.Account.Verdicts)
 		})
@@ -201,24 +202,24 @@ func TestJudgeCache(t *testing.T) {
 	}
 	s1, cfg := judgeSession(t, setup)
 	first := measureSummaryAt(t, s1, cfg, 44, 1)
-	sent := len(judgments(s1.JudgeSim()))
+	sent := len(judgments(judgeSim(s1)))
 	require.Greater(t, sent, 11, "the first run asks the judge")
-	rep, _ := s1.JudgeReport()
+	rep, _ := s1.Concerns().Judge.Report()
 	assert.Equal(t, 0, rep.Cached)
 	s1.Close()
 
 	s2, cfg := judgeSession(t, setup)
 	again := measureSummaryAt(t, s2, cfg, 44, 1)
-	assert.Empty(t, judgments(s2.JudgeSim()), "a rerun asks the judge nothing")
+	assert.Empty(t, judgments(judgeSim(s2)), "a rerun asks the judge nothing")
 	assert.Equal(t, verdicts(first), verdicts(again))
-	rep, _ = s2.JudgeReport()
+	rep, _ = s2.Concerns().Judge.Report()
 	assert.Equal(t, 44, rep.Cached)
 	s2.Close()
 
 	setup.run = Run{Rejudge: true}
 	s3, cfg := judgeSession(t, setup)
 	rejudged := measureSummaryAt(t, s3, cfg, 44, 1)
-	assert.Equal(t, sent, len(judgments(s3.JudgeSim())), "-rejudge asks every judgment again")
+	assert.Equal(t, sent, len(judgments(judgeSim(s3))), "-rejudge asks every judgment again")
 	assert.Equal(t, verdicts(first), verdicts(rejudged))
 }
 
@@ -234,8 +235,8 @@ func TestJudgePlanRefuses(t *testing.T) {
 
 	_, err = s.Source(summaryJudged)
 	require.NoError(t, err)
-	assert.Contains(t, s.JudgeNote("summary"), "no judge endpoint is configured")
-	assert.Contains(t, s.JudgeNote("summary"), "judge_pass is not measured")
+	assert.Contains(t, s.Concerns().Judge.Note("summary"), "no judge endpoint is configured")
+	assert.Contains(t, s.Concerns().Judge.Note("summary"), "judge_pass is not measured")
 
 	dir := t.TempDir()
 	p := filepath.Join(dir, "judged.jsonl")
@@ -249,7 +250,7 @@ func TestJudgePlanRefuses(t *testing.T) {
 	offCfg.Scenarios["summary"] = sc
 	_, err = off.Source(summaryJudged)
 	require.NoError(t, err)
-	assert.Contains(t, off.JudgeNote("summary"), "quality: off, so no judge is asked")
+	assert.Contains(t, off.Concerns().Judge.Note("summary"), "quality: off, so no judge is asked")
 
 	js, _ := judgeSession(t, judgeSetup{spec: "ttft=1ms,tpot=0s", judgeSpec: "judge"})
 	require.NoError(t, os.WriteFile(p, []byte(`{"id": "c1", "prompt": "Hello?", "match": {"type": "judge"}, "answer": "Hi.", "wrong_answer": "No."}`+"\n"), 0o644))
@@ -285,3 +286,6 @@ func TestJudgeOnlyCases(t *testing.T) {
 		assert.Equal(t, q.JudgePass, q.Pass())
 	}
 }
+
+// judgeSim is the simulator behind the session's simulated judge.
+func judgeSim(s *Session) *sim.Server { return s.Sim(s.Config().Judge.Endpoint.Name) }

@@ -82,7 +82,7 @@ func windowRun(t *testing.T, withJudge bool) (readings [3][]float64, windows, ju
 	}
 	readings[0], readings[1] = ttft, total
 	if withJudge {
-		for _, tr := range s.JudgeSim().Truth() {
+		for _, tr := range judgeSim(s).Truth() {
 			judgeSpans = append(judgeSpans, [2]time.Time{tr.Received, tr.Last})
 		}
 	}

@@ -31,7 +31,7 @@ func simSessionRun(t *testing.T, spec string, run Run) (*Session, *config.Config
 		Scenarios: config.Presets(), SimSpecs: map[string]string{"sim": spec}}
 	s, err := New(cfg, run, Options{})
 	require.NoError(t, err)
-	t.Cleanup(s.Close)
+	t.Cleanup(func() { s.Close() })
 	return s, cfg
 }
 
@@ -150,7 +150,7 @@ func TestCapacityOnSimulator(t *testing.T) {
 		Objectives: objective.MustParse(map[string]float64{"ttft_p95_ms": 100, "error_rate_max": 0})}
 	r, err := s.Capacity(context.Background(), Cell{Scenario: "chat", Endpoint: cfg.Endpoints[0], Settings: conf, Fixture: src})
 	require.NoError(t, err)
-	t.Log(CapacityLine("chat", "sim", c, r))
+	t.Log(report.CapacityLine("chat", "sim", c.By, c.Resolution, r))
 
 	var service []float64
 	for _, tr := range s.Sim("sim").Truth() {

@@ -8,7 +8,9 @@ import (
 
 	"github.com/llmsla/llmsla/harness/config"
 	"github.com/llmsla/llmsla/harness/load"
+	"github.com/llmsla/llmsla/harness/observe"
 	"github.com/llmsla/llmsla/harness/sample"
+	"github.com/llmsla/llmsla/harness/sim"
 	"github.com/llmsla/llmsla/harness/stream"
 )
 
@@ -49,179 +51,74 @@ func (s *Session) Probe(ctx context.Context, c Cell) ([]sample.Sample, error) {
 	return s.send(ctx, c, 1, true)
 }
 
+// send sends one level of c: the schedule's take (the plan counts the
+// same), told to every observer as it goes.
 func (s *Session) send(ctx context.Context, c Cell, n int, probe bool) ([]sample.Sample, error) {
-	if err := s.guard.stopped(); err != nil {
+	if err := s.halt.stopped(); err != nil {
 		return nil, err
 	}
-	shard := s.run.Shard
-	pacer, err := shard.Pacer(c.Level.Pacer)
+	startLag := s.sched.waitStart(probe)
+	sd, err := s.sched.take(c, n, probe)
 	if err != nil {
 		// The plan checks the configured levels, but not every level a
 		// capacity search may step to.
-		return nil, fmt.Errorf("shard %s: %s: %w", shard, c.Level.Label(), err)
+		return nil, err
 	}
-	own, sourced := c.Level.Pacer.(load.Sourced)
-	startLag := s.waitStart(probe)
-	warm, first, src, cases := s.position(c, pacer, n, probe)
-	if !sourced { // a trace's rows share the prefixes production's did
-		src, warm = cacheSource(c, src, warm)
-	}
-	if !probe {
-		n = shard.Share(n) // every shard sends go test's one probe request
-	}
-	label, shardName := c.Level.Label(), ""
-	if shard.On() {
-		shardName = shard.String()
-	}
-	total := n + warm
-	if !probe && c.Fixture != nil && c.Level.PromptTokens == 0 && !sourced {
-		total = n*c.Fixture.Steps() + warm // an agent loop's steps, at its most
-	}
-	if first {
-		total++
-	}
-	progress := s.progressCell(c, total, probe)
-	defer progress.end()
-	judged, judgeCtx := s.judges(c) && !probe && !sourced, ctx // judged: the measured samples are written once judged
-	ctx, stop := s.guard.watch(ctx)
+	s.tokens.size(ctx, s.eps.clients[c.Endpoint.Name], c, sd)
+	lv := level(c, sd, probe, s.run.Shard, s.eps.sims[c.Endpoint.Name], s.halt.stop)
+	parent := ctx
+	ctx, stop := s.halt.watch(ctx)
 	defer stop()
-	opts := []load.Option{load.Warmup(warm), load.ColdFirst(first), load.Probe(probe), load.SliceLength(c.Settings.SliceLength()),
+	s.obs.LevelStart(ctx, lv)
+	samples := load.NewRunner(options(c, sd, lv, &s.obs, startLag, probe)...).Run(ctx, s.eps.clients[c.Endpoint.Name], sd.src, sd.pacer, sd.n)
+	// The level's end is told on the caller's context: the judge judges
+	// what was measured, even of a level a stop cut short.
+	s.obs.LevelEnd(parent, lv, samples)
+	if sd.sourced && sd.own.Err() != nil {
+		return samples, fmt.Errorf("%s: %w", c.Name(), sd.own.Err())
+	}
+	return samples, s.halt.stopped()
+}
+
+// level is the observers' view of a send of c.
+func level(c Cell, sd sends, probe bool, shard load.Shard, srv *sim.Server, stop func(error)) *observe.Level {
+	lv := &observe.Level{Scenario: c.Scenario, Endpoint: c.Endpoint.Name, Label: c.Level.Label(), Probe: probe,
+		Sourced: sd.sourced, QualityOff: c.Settings.QualityOff, Total: sd.total(), Stop: stop}
+	if sd.duration > 0 {
+		lv.Until = sd.duration
+	}
+	if shard.On() {
+		lv.Shard = shard.String()
+	}
+	if srv != nil {
+		lv.Settle = func() { srv.WaitIdle(simSettle) }
+	}
+	return lv
+}
+
+// simSettle is how long a level's observers wait for a simulator's
+// handlers (observe.Level.Settle): it counts a request when its handler
+// returns, a moment after the client read the end, and its Truth waits
+// as long.
+const simSettle = 200 * time.Millisecond
+
+// options are the runner's for a send: its warm-up and cold request, the
+// labels every sample carries, and the observers told of each sample and
+// of the measured requests' start.
+func options(c Cell, sd sends, lv *observe.Level, obs *observe.Set, startLag time.Duration, probe bool) []load.Option {
+	label, shardName := lv.Label, lv.Shard
+	opts := []load.Option{load.Warmup(sd.warm), load.ColdFirst(sd.cold), load.Probe(probe), load.SliceLength(c.Settings.SliceLength()),
 		load.Tag(func(smp *sample.Sample) {
-			smp.Scenario, smp.Level, smp.FixtureCases = c.Scenario, label, cases
+			smp.Scenario, smp.Level, smp.FixtureCases = c.Scenario, label, sd.cases
 			smp.Shard, smp.StartLag = shardName, startLag
-			smp.QualityOff = c.Settings.QualityOff || sourced // a trace's rows carry no check
+			smp.QualityOff = c.Settings.QualityOff || sd.sourced // a trace's rows carry no check
 			smp.Cache = c.Settings.Cache.Or()
 		}),
-		load.Sink(func(smp *sample.Sample) {
-			if s.sink != nil && !(judged && smp.Measured()) {
-				s.sink.Write(smp)
-			}
-			progress.add(smp)
-			s.guard.add(c.Endpoint.Name, smp)
-		})}
-	if c.Settings.Duration > 0 && !probe {
-		opts = append(opts, load.For(c.Settings.Duration))
+		load.Sink(func(smp *sample.Sample) { obs.Sample(lv, smp) }),
+		load.Measuring(func(run string) { lv.Run = run; obs.Measuring(lv) }),
+		load.Seed(c.Settings.Seed), load.SessionHeader(c.Settings.SessionHeader)}
+	if sd.duration > 0 {
+		opts = append(opts, load.For(sd.duration))
 	}
-	opts = append(opts, load.Seed(c.Settings.Seed), load.SessionHeader(c.Settings.SessionHeader))
-	if !sourced { // a level with its own requests (a trace's rows) sets their max_tokens
-		src = load.MaxTokens(src, c.Settings.MaxTokens)
-		if f := c.Settings.FixedTokens; f > 0 {
-			src = load.FixedTokens(src, f)
-		}
-	}
-	watch := s.watchServer(c, probe)
-	if watch != nil {
-		opts = append(opts, load.Measuring(s.beginWatch(c, watch)))
-	}
-	samples := load.NewRunner(opts...).Run(ctx, s.clients[c.Endpoint.Name], src, pacer, n)
-	if watch != nil {
-		s.endWatch(c, watch, samples)
-	}
-	if sourced && own.Err() != nil {
-		return samples, fmt.Errorf("%s: %w", c.Name(), own.Err())
-	}
-	if judged {
-		s.judgeLevel(judgeCtx, c, samples) // after the level's last measured request
-	}
-	return samples, s.guard.stopped()
-}
-
-// position says where the cell's requests come from and what precedes
-// them: the warm-up count (the run's first level warms up the endpoint; a
-// closed-loop level's first run opens as many connections as it has
-// workers, so that no measured request pays for a connect and TLS
-// handshake), whether the run's cold request is still to send, and the
-// source from the fixture position the run is at (which a measured
-// request moves on) or a synthetic prompt of the level's length.
-func (s *Session) position(c Cell, pacer load.Pacer, n int, probe bool) (warm int, first bool, src load.Source, cases int) {
-	key := c.Scenario + "/" + c.Endpoint.Name
-	fix := c.Fixture
-	s.mu.Lock()
-	first = !s.started[key]
-	s.started[key] = true
-	levelKey := key + "/" + string(c.Level.Label())
-	filled := s.started[levelKey]
-	s.started[levelKey] = true
-	at := s.next[key]
-	own, sourced := c.Level.Pacer.(load.Sourced)
-	if !probe && c.Level.PromptTokens == 0 && !sourced {
-		s.next[key] = (at + s.positions(c, at, n)) % fix.Len()
-	}
-	s.mu.Unlock()
-	if first {
-		warm = c.Settings.Warmup
-	}
-	if !filled {
-		warm = max(warm, pacer.Workers())
-	}
-	if sourced {
-		return warm, first, own.Source(), 0
-	}
-	if c.Level.PromptTokens > 0 {
-		return warm, first, load.NewSynthetic(c.Level.PromptTokens, s.synthSeed(c.Settings.Seed)), 0
-	}
-	return warm, first, s.run.Shard.Source(load.Shift(fix, at)), fix.Len()
-}
-
-// progressCell starts the progress of one cell of total requests for
-// llmsla bench to show.
-func (s *Session) progressCell(c Cell, total int, probe bool) *cell {
-	until := time.Duration(0)
-	if c.Settings.Duration > 0 && !probe {
-		total, until = 0, c.Settings.Duration
-	}
-	return s.progress.cell(Progress{Cell: c.Name(), Total: total, Until: until, Probe: probe})
-}
-
-// synthSeed seeds a run's synthetic prompts: the scenario's seed, apart
-// per shard and per run so that no run repeats another's prompts (a
-// server's prefix cache would skip their prefill), or a fresh one.
-func (s *Session) synthSeed(seed uint64) uint64 {
-	if seed == 0 {
-		return 0
-	}
-	s.mu.Lock()
-	s.synthRuns++
-	k := s.synthRuns
-	s.mu.Unlock()
-	return seed*1_000_003 + uint64(s.run.Shard.I)*10_007 + k
-}
-
-// waitStart holds the first request until the start the shards agreed on
-// (Run.StartAt), so that their measured windows overlap, and returns how
-// late this process got there (0 when it was early, or there is no
-// agreement). With a slot per run (Run.LevelEvery), it holds the k-th
-// measured run until StartAt + (k+1)·LevelEvery, and returns how late that
-// run is: every shard runs the same runs in the same order, so the k-th
-// slot of each is the same level, and a run that overran its slot makes
-// the next one late, not every one after it. go test's probe runs wait for
-// the start only: the first slot holds the first probe, the cold request
-// and the warm-up, and each slot the probe of the run after it. Durations
-// are measured on each machine's monotonic clock; only this alignment
-// uses the wall clock.
-func (s *Session) waitStart(probe bool) time.Duration {
-	r := s.run
-	s.startOnce.Do(func() {
-		if r.StartAt.IsZero() {
-			return
-		}
-		if d := time.Until(r.StartAt); d > 0 {
-			time.Sleep(d)
-			return
-		}
-		s.startLag = time.Since(r.StartAt)
-	})
-	if r.LevelEvery == 0 || probe {
-		return s.startLag
-	}
-	s.mu.Lock()
-	k := s.slots
-	s.slots++
-	s.mu.Unlock()
-	slot := r.StartAt.Add(time.Duration(k+1) * r.LevelEvery)
-	if d := time.Until(slot); d > 0 {
-		time.Sleep(d)
-		return 0
-	}
-	return time.Since(slot)
+	return opts
 }

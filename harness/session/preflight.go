@@ -12,6 +12,7 @@ import (
 
 	"github.com/llmsla/llmsla/harness/load"
 	"github.com/llmsla/llmsla/harness/sample"
+	"github.com/llmsla/llmsla/harness/secret"
 	"github.com/llmsla/llmsla/harness/stream"
 	openai "github.com/sashabaranov/go-openai"
 )
@@ -32,11 +33,11 @@ const preflightTimeout = 5 * time.Second
 func (s *Session) Preflight(ctx context.Context) (warnings, err error) {
 	var errs, warns []error
 	eps := s.cfg.Endpoints
-	if j := s.judging; j.cfg != nil && !j.cfg.AllowSelf {
-		eps = append(slices.Clip(eps), j.cfg.Endpoint) // the judge is asked too
+	if set := s.concerns.Judge.Settings(); set != nil && !set.AllowSelf {
+		eps = append(slices.Clip(eps), set.Endpoint) // the judge is asked too
 	}
 	for _, ep := range eps {
-		fatal, msg := s.preflight(ctx, ep)
+		fatal, msg := preflight(ctx, ep, s.eps.clients[ep.Name], s.secrets)
 		switch {
 		case msg == nil:
 		case fatal:
@@ -58,12 +59,8 @@ func fatalPreflight(s *sample.Sample) bool {
 	return s.Status == 404
 }
 
-func (s *Session) preflight(ctx context.Context, ep stream.Endpoint) (fatal bool, err error) {
-	c := s.clients[ep.Name]
-	if c == nil {
-		c = s.judging.client // the judge's, which is measured nowhere
-	}
-	listed, listErr := s.models(ctx, c)
+func preflight(ctx context.Context, ep stream.Endpoint, c *stream.Client, secrets *secret.Set) (fatal bool, err error) {
+	listed, listErr := models(ctx, c, secrets)
 	tiny := c.Do(ctx, stream.Request{Messages: []openai.ChatCompletionMessage{{Role: "user", Content: "Say OK."}}, MaxTokens: 1})
 	if tiny.OK() {
 		return false, nil
@@ -87,12 +84,12 @@ func (s *Session) preflight(ctx context.Context, ep stream.Endpoint) (fatal bool
 	if len(hints) > 0 {
 		msg += "; " + strings.Join(hints, "; ")
 	}
-	return fatalPreflight(&tiny), errors.New(s.secrets.Redact(msg))
+	return fatalPreflight(&tiny), errors.New(secrets.Redact(msg))
 }
 
 // models lists the model ids the endpoint's server names (GET …/models),
 // at most maxListed of them.
-func (s *Session) models(ctx context.Context, c *stream.Client) ([]string, error) {
+func models(ctx context.Context, c *stream.Client, secrets *secret.Set) ([]string, error) {
 	ctx, cancel := context.WithTimeout(ctx, preflightTimeout)
 	defer cancel()
 	b, _, err := c.Fetch(ctx, c.Below("models"), nil, 1<<20)
@@ -109,7 +106,7 @@ func (s *Session) models(ctx context.Context, c *stream.Client) ([]string, error
 	}
 	var ids []string
 	for _, m := range list.Data[:min(len(list.Data), maxListed)] {
-		ids = append(ids, s.secrets.Redact(m.ID))
+		ids = append(ids, secrets.Redact(m.ID))
 	}
 	return ids, nil
 }
@@ -123,7 +120,7 @@ const maxListed = 10_000
 // used.
 func (s *Session) Latency(ctx context.Context, c Cell) (time.Duration, error) {
 	p := load.MaxTokens(c.Fixture, c.Settings.MaxTokens).Prompt(0)
-	smp := s.clients[c.Endpoint.Name].Do(ctx, p.Request)
+	smp := s.eps.clients[c.Endpoint.Name].Do(ctx, p.Request)
 	if !smp.OK() {
 		return 0, fmt.Errorf("%s endpoint=%s: probe: %s: %s%s", c.Scenario, c.Endpoint.Name, smp.ErrKind, smp.Err, toolsHint(p, smp))
 	}

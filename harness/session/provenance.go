@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -15,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/llmsla/llmsla/harness/config"
 	"github.com/llmsla/llmsla/harness/quality"
 	"github.com/llmsla/llmsla/harness/sample"
 	"github.com/llmsla/llmsla/harness/stream"
@@ -46,7 +48,7 @@ func (s *Session) Provenance(ctx context.Context, scenarios []Scenario) sample.P
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			f := s.probe(ctx, ep)
+			f := probe(ctx, ep, s.eps.clients[ep.Name])
 			mu.Lock()
 			defer mu.Unlock()
 			for k, v := range f {
@@ -56,7 +58,7 @@ func (s *Session) Provenance(ctx context.Context, scenarios []Scenario) sample.P
 	}
 	wg.Wait()
 	for _, sc := range scenarios {
-		s.scenarioProvenance(p, sc)
+		scenarioProvenance(p, s.cfg, sc)
 	}
 	p.Set(`{"include_usage":true}`, "request", "stream_options")
 	p.Set("true", "request", "stream")
@@ -68,8 +70,7 @@ func (s *Session) Provenance(ctx context.Context, scenarios []Scenario) sample.P
 // the models list (and the headers of its answer), vLLM's /version,
 // llama.cpp's /props, Ollama's /api/version and then, on an Ollama,
 // /api/tags and /api/show.
-func (s *Session) probe(ctx context.Context, ep stream.Endpoint) facts {
-	c := s.clients[ep.Name]
+func probe(ctx context.Context, ep stream.Endpoint, c *stream.Client) facts {
 	out := facts{"model": ep.Model, "request.max_tokens_param": maxTokensParam(ep)}
 	var mu sync.Mutex
 	add := func(f facts) {
@@ -105,7 +106,7 @@ func (s *Session) probe(ctx context.Context, ep stream.Endpoint) facts {
 				add(readLlamaProps(b))
 			}
 		},
-		func() { add(s.probeOllama(ctx, c, ep.Model, get)) },
+		func() { add(probeOllama(c, ep.Model, get)) },
 	}
 	var wg sync.WaitGroup
 	for _, f := range probes {
@@ -122,7 +123,7 @@ func (s *Session) probe(ctx context.Context, ep stream.Endpoint) facts {
 // probeOllama asks an Ollama its version, and then, being one, the
 // digest and details of the model (/api/tags) and its context length
 // (/api/show).
-func (s *Session) probeOllama(ctx context.Context, c *stream.Client, model string, get func(string, []byte) ([]byte, bool)) facts {
+func probeOllama(c *stream.Client, model string, get func(string, []byte) ([]byte, bool)) facts {
 	b, ok := get(c.Root("/api/version"), nil)
 	v := readVersion(b)
 	if !ok || v == "" {
@@ -160,7 +161,7 @@ const notSent = "not sent (the server's default)"
 // fixture, of each case's schema and of its system prompt, whether it
 // asks for structured output, its sampling parameters, and per endpoint
 // its answers' cap and cache policy.
-func (s *Session) scenarioProvenance(p sample.Provenance, sc Scenario) {
+func scenarioProvenance(p sample.Provenance, cfg *config.Config, sc Scenario) {
 	key := func(v string, parts ...string) {
 		p.Set(v, append([]string{"scenario", sample.NameValue(sc.Name)}, parts...)...)
 	}
@@ -189,8 +190,8 @@ func (s *Session) scenarioProvenance(p sample.Provenance, sc Scenario) {
 	if sc.Seed != nil {
 		key(strconv.Itoa(*sc.Seed), "seed")
 	}
-	for _, ep := range s.cfg.Endpoints {
-		conf := s.cfg.Scenario(sc.Name, ep.Name)
+	for _, ep := range cfg.Endpoints {
+		conf := cfg.Scenario(sc.Name, ep.Name)
 		name := sample.NameValue(ep.Name)
 		key(strconv.Itoa(conf.MaxTokens), "endpoint", name, "max_tokens")
 		key(string(conf.Cache.Or()), "endpoint", name, "cache")
@@ -220,10 +221,11 @@ func textHash(s string) string {
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
-// clientProvenance adds the client that measured: Go's version, the OS
-// and architecture, the CPU's model, its cores and GOMAXPROCS. The
-// command adds its own version (client.llmsla).
+// clientProvenance adds the client that measured: llmsla's commit, Go's
+// version, the OS and architecture, the CPU's model, its cores and
+// GOMAXPROCS.
 func clientProvenance(p sample.Provenance) {
+	p.Set(Commit(), "client", "llmsla")
 	p.Set(runtime.Version(), "client", "go")
 	p.Set(runtime.GOOS+"/"+runtime.GOARCH, "client", "os")
 	p.Set(cpuModel(), "client", "cpu")
@@ -247,4 +249,18 @@ func cpuModel() string {
 		}
 	}
 	return ""
+}
+
+// Commit is llmsla's own version: the git commit of the working tree
+// ("-dirty" when it has uncommitted changes), "unknown" outside one.
+func Commit() string {
+	out, err := exec.Command("git", "rev-parse", "--short", "HEAD").Output()
+	if err != nil {
+		return "unknown"
+	}
+	c := strings.TrimSpace(string(out))
+	if st, err := exec.Command("git", "status", "--porcelain", "--untracked-files=no").Output(); err == nil && len(st) > 0 {
+		c += "-dirty"
+	}
+	return c
 }

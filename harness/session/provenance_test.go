@@ -101,7 +101,7 @@ func probeSession(t *testing.T, srv *httptest.Server, model string) *Session {
 	cfg := &config.Config{Source: "test", Endpoints: []stream.Endpoint{{Name: "Local GPU", BaseURL: srv.URL + "/v1", Model: model}}, Scenarios: config.Presets()}
 	s, err := New(cfg, Run{}, Options{})
 	require.NoError(t, err)
-	t.Cleanup(s.Close)
+	t.Cleanup(func() { s.Close() })
 	return s
 }
 

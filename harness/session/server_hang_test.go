@@ -23,17 +23,17 @@ import (
 type readingCase struct {
 	name string
 	spec string // appended to the simulator's latency model
-	conf config.Server
+	conf server.Config
 }
 
 // Every 20 ms, fifty times a second, so that any cost shows; and the
 // 100,000 series at the default interval too.
 var readingCases = []readingCase{
-	{"off", "", config.Server{Off: true}},
-	{"on", "", config.Server{}},
-	{"hang", ",metrics_hang=1", config.Server{}},
-	{"series100k", ",metrics_series=100000", config.Server{}},
-	{"series100k-every1s", ",metrics_series=100000", config.Server{Every: time.Second}},
+	{"off", "", server.Config{Off: true}},
+	{"on", "", server.Config{}},
+	{"hang", ",metrics_hang=1", server.Config{}},
+	{"series100k", ",metrics_series=100000", server.Config{}},
+	{"series100k-every1s", ",metrics_series=100000", server.Config{Every: time.Second}},
 }
 
 // readingSession is a session on a simulator of 50 ms TTFT, 5 ms TPOT
@@ -47,17 +47,17 @@ func readingSession(t testing.TB, rc readingCase) (*Session, Cell) {
 		conf.Every = 20 * time.Millisecond
 	}
 	cfg := &config.Config{Source: "test", Endpoints: []stream.Endpoint{{Name: "sim", Model: "sim", Simulated: true}},
-		Scenarios: config.Presets(), SimSpecs: map[string]string{"sim": spec}, Servers: map[string]config.Server{"sim": conf}}
+		Scenarios: config.Presets(), SimSpecs: map[string]string{"sim": spec}, Servers: map[string]server.Config{"sim": conf}}
 	s, err := New(cfg, Run{}, Options{})
 	require.NoError(t, err)
-	t.Cleanup(s.Close)
+	t.Cleanup(func() { s.Close() })
 	if !conf.Off {
 		// The simulator's URL is known once it serves; the session finds
 		// an endpoint's sources at its first level.
-		ep, _ := s.Endpoint("sim")
+		ep, _, _ := s.Endpoint("sim")
 		u, err := server.MetricsURL(ep.BaseURL)
 		require.NoError(t, err)
-		cfg.Servers["sim"] = config.Server{URL: u, Every: conf.Every}
+		cfg.Servers["sim"] = server.Config{URL: u, Every: conf.Every}
 	}
 	src, err := s.Source(Scenario{Name: "chat", Fixture: "fixtures/classify.jsonl"})
 	require.NoError(t, err)
@@ -91,7 +91,7 @@ func TestServerHangDelaysNothing(t *testing.T) {
 		require.NoError(t, err)
 		errs[rc.name] = stats.Describe(ttft)
 		tot := stats.Describe(total)
-		srv := s.ServerOf(samples)
+		srv := s.Concerns().Servers.Of(samples)
 		t.Logf("%s: ttft reading error p50 %.0f µs p95 %.0f µs, total p95 %.0f µs; the level ended %v after its last request; server: %+v",
 			rc.name, errs[rc.name].P50, errs[rc.name].P95, tot.P95, start.Add(took).Sub(lastEnd).Round(time.Millisecond), srvSummary(srv))
 		if rc.name == "hang" {

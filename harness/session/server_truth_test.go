@@ -41,17 +41,17 @@ type serverRun struct {
 // measureServer measures n requests of chat at level lv on a simulator
 // of spec, its server read as conf says (every 20 ms unless set), judged
 // against objectives.
-func measureServer(t *testing.T, spec string, conf config.Server, lv config.Level, n int, objectives map[string]float64) serverRun {
+func measureServer(t *testing.T, spec string, conf server.Config, lv config.Level, n int, objectives map[string]float64) serverRun {
 	t.Helper()
 	if conf.Every == 0 {
 		conf.Every = 20 * time.Millisecond
 	}
 	cfg := &config.Config{Source: "test", Endpoints: []stream.Endpoint{{Name: "sim", Model: "sim", Simulated: true}},
-		Scenarios: config.Presets(), SimSpecs: map[string]string{"sim": spec}, Servers: map[string]config.Server{"sim": conf}}
+		Scenarios: config.Presets(), SimSpecs: map[string]string{"sim": spec}, Servers: map[string]server.Config{"sim": conf}}
 	file := filepath.Join(t.TempDir(), "run.server.jsonl")
 	s, err := New(cfg, Run{}, Options{Server: file})
 	require.NoError(t, err)
-	t.Cleanup(s.Close)
+	t.Cleanup(func() { s.Close() })
 	src, err := s.Source(Scenario{Name: "chat", Fixture: "fixtures/classify.jsonl"})
 	require.NoError(t, err)
 	sc := cfg.Scenario("chat", "sim")
@@ -60,7 +60,7 @@ func measureServer(t *testing.T, spec string, conf config.Server, lv config.Leve
 	cell := Cell{Scenario: "chat", Endpoint: cfg.Endpoints[0], Settings: sc, Level: lv, Fixture: src}
 	samples, err := s.Measure(context.Background(), cell, n)
 	require.NoError(t, err)
-	v := objective.JudgeServer(samples, sc.Objectives, s.ServerOf(samples))
+	v := objective.JudgeServer(samples, sc.Objectives, s.Concerns().Servers.Of(samples))
 	return serverRun{s: s, srv: s.Sim("sim"), samples: samples, v: v, file: file}
 }
 
@@ -97,11 +97,11 @@ func (r serverRun) during(t *testing.T) []sim.Scrape {
 // their bucket bounds; the client and the server agree, so the level
 // passes the implied agreement objective.
 func TestServerFiguresEqualTruth(t *testing.T) {
-	r := measureServer(t, "ttft=30ms,tpot=4ms,tokens=12,jitter=0.3,slots=3,cache=256,seed=5", config.Server{}, closed(8), 64,
+	r := measureServer(t, "ttft=30ms,tpot=4ms,tokens=12,jitter=0.3,slots=3,cache=256,seed=5", server.Config{}, closed(8), 64,
 		map[string]float64{"error_rate_max": 0})
 	st := r.v.Stats
 	srv := st.Server
-	require.NotNil(t, srv, "no server figures: %v", r.s.ServerSources(stream.Endpoint{Name: "sim"}))
+	require.NotNil(t, srv, "no server figures: %v", r.s.Concerns().Servers.Sources(stream.Endpoint{Name: "sim"}))
 	t.Log(report.ServerLine(st))
 
 	var waiting, running, kv []float64
@@ -162,7 +162,7 @@ func sorted(xs []float64) []float64 {
 // are those the session computed as it read, and every line is a reading
 // Read accepts.
 func TestServerFileEqualsSession(t *testing.T) {
-	r := measureServer(t, "ttft=20ms,tpot=2ms,tokens=8,slots=2", config.Server{}, closed(4), 24, map[string]float64{"error_rate_max": 0})
+	r := measureServer(t, "ttft=20ms,tpot=2ms,tokens=8,slots=2", server.Config{}, closed(4), 24, map[string]float64{"error_rate_max": 0})
 	r.s.Close()
 	readings, err := server.Read(r.file)
 	require.NoError(t, err)
@@ -183,7 +183,7 @@ func TestServerFileEqualsSession(t *testing.T) {
 // twice the real TTFT fails the level, naming the disagreement with both
 // figures; the truthful one passes (TestServerFiguresEqualTruth).
 func TestServerHistogramLieFails(t *testing.T) {
-	r := measureServer(t, "ttft=50ms,tpot=1ms,tokens=6,jitter=0.05,metrics_lie=2", config.Server{}, closed(2), 30, map[string]float64{"error_rate_max": 0})
+	r := measureServer(t, "ttft=50ms,tpot=1ms,tokens=6,jitter=0.05,metrics_lie=2", server.Config{}, closed(2), 30, map[string]float64{"error_rate_max": 0})
 	var gap *objective.Violation
 	for i, v := range r.v.Violations {
 		if v.Threshold.Name == "ttft_gap" {
@@ -204,7 +204,7 @@ func TestServerHistogramLieFails(t *testing.T) {
 func TestServerForeignLoad(t *testing.T) {
 	for name, exclusive := range map[string]bool{"shared": false, "exclusive": true} {
 		t.Run(name, func(t *testing.T) {
-			r := measureServer(t, "ttft=5ms,tpot=1ms,tokens=4,metrics_foreign=0.2", config.Server{Exclusive: exclusive}, closed(4), 50,
+			r := measureServer(t, "ttft=5ms,tpot=1ms,tokens=4,metrics_foreign=0.2", server.Config{Exclusive: exclusive}, closed(4), 50,
 				map[string]float64{"error_rate_max": 0})
 			srv := r.v.Stats.Server
 			require.NotNil(t, srv)
@@ -214,7 +214,7 @@ func TestServerForeignLoad(t *testing.T) {
 			var out bytes.Buffer
 			if exclusive {
 				// The configuration turns exclusive into foreign_max: 0.
-				conf := config.Config{Servers: map[string]config.Server{"sim": {Exclusive: true}}, Scenarios: config.Presets()}
+				conf := config.Config{Servers: map[string]server.Config{"sim": {Exclusive: true}}, Scenarios: config.Presets()}
 				o := conf.Objectives("chat", "sim")
 				v := objective.JudgeServer(r.samples, o, srv)
 				require.NotEmpty(t, v.Violations)
@@ -242,7 +242,7 @@ func violationsText(v objective.Verdict) string {
 // whose usage is 5 tokens over the stream on 10% of requests, naming the
 // count, which equals the simulator's truth.
 func TestTokensDisagreeFails(t *testing.T) {
-	r := measureServer(t, "ttft=1ms,tpot=0s,tokens=6,usage_off=5:0.1,seed=3", config.Server{Off: true}, synthetic(4), 100,
+	r := measureServer(t, "ttft=1ms,tpot=0s,tokens=6,usage_off=5:0.1,seed=3", server.Config{Off: true}, synthetic(4), 100,
 		map[string]float64{"tokens_disagree_max": 0.01})
 	off := 0
 	for _, tr := range r.measured() {
@@ -265,7 +265,7 @@ func TestTokensDisagreeFails(t *testing.T) {
 // too, and the request is named as the one where the client used its own
 // count.
 func TestTokensBelowChunksSwitch(t *testing.T) {
-	r := measureServer(t, "ttft=1ms,tpot=0s,tokens=6,usage_off=-2:0.5,seed=3", config.Server{Off: true}, synthetic(4), 40,
+	r := measureServer(t, "ttft=1ms,tpot=0s,tokens=6,usage_off=-2:0.5,seed=3", server.Config{Off: true}, synthetic(4), 40,
 		map[string]float64{"tokens_disagree_max": 0.01})
 	st := r.v.Stats
 	require.Greater(t, st.Tokens.Disagree, 0)
@@ -277,7 +277,7 @@ func TestTokensBelowChunksSwitch(t *testing.T) {
 // TestServerVanishedFamily: a TTFT histogram that disappears mid-level
 // leaves the server's TTFT not measured, and says so, rather than short.
 func TestServerVanishedFamily(t *testing.T) {
-	r := measureServer(t, "ttft=10ms,tpot=2ms,tokens=10,metrics_vanish=3", config.Server{}, closed(2), 30, map[string]float64{"srv_ttft_p95_ms": 1000})
+	r := measureServer(t, "ttft=10ms,tpot=2ms,tokens=10,metrics_vanish=3", server.Config{}, closed(2), 30, map[string]float64{"srv_ttft_p95_ms": 1000})
 	srv := r.v.Stats.Server
 	require.NotNil(t, srv)
 	assert.Equal(t, 0.0, srv.TTFT.N())

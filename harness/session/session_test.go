@@ -73,7 +73,7 @@ func TestBreakdownRedacted(t *testing.T) {
 	defer s.Close()
 	fix, err := s.Source(Scenario{Name: "chat", Fixture: "fixtures/classify.jsonl"})
 	require.NoError(t, err)
-	_, err = s.Breakdown(context.Background(), Cell{Scenario: "chat", Endpoint: ep, Settings: config.Scenario{MaxTokens: 8}, Fixture: fix}, 1)
+	_, err = s.Breakdown(context.Background(), Cell{Scenario: "chat", Endpoint: ep, Settings: config.Scenario{MaxTokens: 8}, Fixture: fix}, 1, false)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "HTTP 400")
 	assert.NotContains(t, err.Error(), secret)

@@ -9,13 +9,8 @@ import (
 
 // CheckShard reports, on any endpoint, a capacity search of the scenario
 // (its steps would each be split, and the limit found be no machine's) or
-// a level that cannot be split over the shards (fewer workers than shards).
-func (s *Session) CheckShard(scenario string) error {
-	return CheckShard(s.cfg, scenario, s.run.Shard)
-}
-
-// CheckShard is Session.CheckShard before there is a session: the command
-// checks every scenario it will run before it starts go test.
+// a level that cannot be split over the shards (fewer workers than shards):
+// checked for every scenario before go test starts, and by the glue.
 func CheckShard(cfg *config.Config, scenario string, shard load.Shard) error {
 	if !shard.On() {
 		return nil

@@ -49,13 +49,13 @@ func (s *Session) Cases(sc Scenario) ([]quality.Case, load.FixtureOptions, error
 	if err := quality.CheckIDs(cases, s.secrets); err != nil {
 		return nil, opts, fmt.Errorf("%s: %w", sc.Fixture, err)
 	}
-	if err := s.checkConversations(sc, cases); err != nil {
+	if err := checkConversations(s.cfg, sc, cases); err != nil {
 		return nil, opts, err
 	}
-	if err := s.planJudging(sc, cases); err != nil {
+	if err := s.concerns.Judge.Plan(sc.Name, sc.Rubric, cases, opts.NoChecks); err != nil {
 		return nil, opts, err
 	}
-	Teach(s.answers, cases)
+	Teach(s.eps.answers, cases)
 	return cases, opts, nil
 }
 

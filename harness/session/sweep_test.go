@@ -11,6 +11,7 @@ import (
 	"github.com/llmsla/llmsla/harness/config"
 	"github.com/llmsla/llmsla/harness/load"
 	"github.com/llmsla/llmsla/harness/objective"
+	"github.com/llmsla/llmsla/harness/report"
 	"github.com/llmsla/llmsla/harness/stats"
 )
 
@@ -28,7 +29,7 @@ func TestSweepOnSimulator(t *testing.T) {
 		Objectives: objective.MustParse(map[string]float64{"ttft_p95_ms": 100, "error_rate_max": 0})}
 	r, err := s.Sweep(context.Background(), Cell{Scenario: "chat", Endpoint: cfg.Endpoints[0], Settings: conf, Fixture: src})
 	require.NoError(t, err)
-	t.Log(SweepLine("chat", "sim", r))
+	t.Log(report.SweepLine("chat", "sim", r))
 	var service []float64
 	for _, tr := range s.Sim("sim").Truth() {
 		service = append(service, stats.Ms(tr.Last.Sub(tr.Received)-tr.QueueWait))
@@ -44,5 +45,5 @@ func TestSweepOnSimulator(t *testing.T) {
 	}
 	assert.LessOrEqual(t, r.Limit, four*1.05, "held above what the simulator can carry")
 	assert.GreaterOrEqual(t, r.Limit, r.Stream, "the one-stream rate holds its objective")
-	assert.Contains(t, SweepLine("chat", "sim", r), "every objective held up to")
+	assert.Contains(t, report.SweepLine("chat", "sim", r), "every objective held up to")
 }

@@ -184,19 +184,20 @@ func TestTraceCapacityBySpeedup(t *testing.T) {
 		Objectives: objective.MustParse(map[string]float64{"ttft_p95_ms": 60, "error_rate_max": 0})}
 	r, err := s.Capacity(context.Background(), Cell{Scenario: "chat", Endpoint: cfg.Endpoints[0], Settings: conf, Fixture: fix})
 	require.NoError(t, err)
-	t.Log(CapacityLine("chat", "sim", c, r))
+	t.Log(report.CapacityLine("chat", "sim", c.By, c.Resolution, r))
 	require.Greater(t, r.Limit, 2.0, "a trace at 10 req/s, twice as fast, is far below 100 req/s of service")
 	require.NotZero(t, r.Beyond, "the search found a speedup that failed")
-	assert.Len(t, s.Sim("sim").Truth(), 1+len(r.Steps)*tr.Sum.Rows, "the cold request, then each step the trace's rows")
+	truth := s.Sim("sim").Truth()
+	assert.Len(t, truth, calibrationRequests+1+len(r.Steps)*tr.Sum.Rows, "the endpoint's count of words, the cold request, then each step the trace's rows")
 	var service []float64
-	for _, tr := range s.Sim("sim").Truth() {
+	for _, tr := range truth[calibrationRequests:] {
 		service = append(service, stats.Ms(tr.Last.Sub(tr.Received)-tr.QueueWait))
 	}
 	carried := slots / (stats.Describe(service).Mean / 1000) // req/s
 	rate := float64(tr.Sum.Rows-1) / tr.Sum.Span.Seconds()
 	t.Logf("truth: %.1f req/s of service; the trace's %.2f req/s × %.2f = %.1f req/s", carried, rate, r.Limit, rate*r.Limit)
 	assert.LessOrEqual(t, rate*r.Limit, carried*1.05, "a limit above what the simulator could carry")
-	assert.Equal(t, "max-speedup", CapacityUnit(c))
+	assert.Equal(t, "max-speedup", c.Unit())
 }
 
 // replayShipped replays spec 4× faster on a new session's simulator with

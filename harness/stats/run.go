@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/llmsla/llmsla/harness/quality"
 	"github.com/llmsla/llmsla/harness/sample"
 )
 
@@ -59,7 +58,7 @@ type Stats struct {
 	OutTokPerSec float64 // Σ output tokens / wall
 	TokPerSec    float64 // Σ prompt and output tokens / wall
 
-	Quality quality.Tally
+	Quality sample.Tally
 	// QualityOff counts the requests whose answers were not judged
 	// (quality: off, -latency-only).
 	QualityOff int

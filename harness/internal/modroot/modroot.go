@@ -29,3 +29,17 @@ func Find(dir string) (string, error) {
 
 // FromWD is Find from the working directory.
 func FromWD() (string, error) { return Find(".") }
+
+// Path is path taken from the module root unless it is absolute: suites
+// and SLA files name fixtures, schemas and rubrics from there, and go
+// test runs in the package's directory.
+func Path(path string) (string, error) {
+	if filepath.IsAbs(path) {
+		return path, nil
+	}
+	root, err := FromWD()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(root, path), nil
+}

@@ -12,10 +12,11 @@ import (
 	"time"
 )
 
-// createModel uploads the gguf as a blob and creates "tiny" from it over the
-// HTTP API, as `ollama create -f Modelfile` does, without a second process,
-// and "tiny-tools" beside it (tools.go). The server reads tiny's chat
-// template from the gguf's metadata.
+// createModel uploads the gguf as a blob and creates "tiny" and
+// "tiny-tools" from it over the HTTP API, as `ollama create -f Modelfile`
+// and `-f Modelfile.tools` do with the Modelfiles beside it, without a
+// second process. The server reads tiny's chat template from the gguf's
+// metadata.
 func (s *Server) createModel(model string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -32,20 +33,24 @@ func (s *Server) createModel(model string) error {
 	if err := s.post(ctx, "/api/blobs/"+digest, f); err != nil {
 		return fmt.Errorf("upload %s: %w", model, err)
 	}
-	for name, template := range map[string]string{s.ModelName(): "", s.ToolModelName(): toolTemplate} {
+	dir := filepath.Dir(model)
+	for name, file := range map[string]string{s.ModelName(): "Modelfile", s.ToolModelName(): "Modelfile.tools"} {
+		mf, err := readModelfile(filepath.Join(dir, file))
+		if err != nil {
+			return err
+		}
+		if filepath.Base(mf.from) != filepath.Base(model) {
+			return fmt.Errorf("%s: FROM %s, want the test model %s", file, mf.from, filepath.Base(model))
+		}
+		// One thread (the Modelfiles say why): PARAMETER num_thread 1.
 		spec := map[string]any{
-			"model": name,
-			"files": map[string]string{filepath.Base(model): digest},
-			// One thread: the tiny model's decode is thread synchronisation,
-			// not arithmetic. Two threads on a 2-core machine decode at 3-5 ms
-			// a token, and at 40-60 ms when another process holds a core (a
-			// thread waits at every barrier for one descheduled); one thread
-			// decodes at 0.5 ms either way.
-			"parameters": map[string]any{"num_thread": 1},
+			"model":      name,
+			"files":      map[string]string{filepath.Base(model): digest},
+			"parameters": mf.parameters,
 			"stream":     false,
 		}
-		if template != "" {
-			spec["template"] = template
+		if mf.template != "" {
+			spec["template"] = mf.template
 		}
 		body, _ := json.Marshal(spec)
 		if err := s.post(ctx, "/api/create", bytes.NewReader(body)); err != nil {

@@ -1,34 +1,33 @@
-package main
+package session
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"syscall"
 
 	"golang.org/x/perf/benchfmt"
 
 	"github.com/llmsla/llmsla/harness/secret"
-	"github.com/llmsla/llmsla/harness/session"
 )
 
-// goTest is a go test run of the suites' benchmarks: -bench bench in pkg,
-// -count count runs of -benchtime nx requests each.
-type goTest struct {
-	pkg, bench string
-	count, n   int
+// GoTest is a go test run of the suites' benchmarks: -bench Bench in
+// Pkg, -count Count runs of -benchtime Nx requests each. The child it
+// starts is told what to do through Child.
+type GoTest struct {
+	Pkg, Bench string
+	Count, N   int
 }
 
-func (g goTest) args() []string {
-	return []string{"test", "-run", "^$", "-bench", g.bench, "-count", strconv.Itoa(g.count),
-		"-benchtime", fmt.Sprintf("%dx", g.n), "-timeout", "0", g.pkg}
+func (g GoTest) args() []string {
+	return []string{"test", "-run", "^$", "-bench", g.Bench, "-count", strconv.Itoa(g.Count),
+		"-benchtime", fmt.Sprintf("%dx", g.N), "-timeout", "0", g.Pkg}
 }
 
 // plan runs the benchmarks once in plan mode (session.Child.Plan): the
@@ -37,38 +36,39 @@ func (g goTest) args() []string {
 // whole configuration and shows the whole run before the first request.
 // go test's own output is returned with a failure (a suite that does not
 // compile).
-func (g goTest) plan() (defined []session.Scenario, benched []string, err error) {
+func (g GoTest) Suites() (Suites, error) {
 	dir, err := os.MkdirTemp("", "llmsla-plan-")
 	if err != nil {
-		return nil, nil, err
+		return Suites{}, err
 	}
 	defer os.RemoveAll(dir)
 	path := filepath.Join(dir, "plan.jsonl")
-	cmd := exec.Command("go", "test", "-run", "^$", "-bench", g.bench, "-count", "1", "-benchtime", "1x", g.pkg)
-	cmd.Env = append(os.Environ(), session.Child{Plan: path}.Env()...)
+	cmd := exec.Command("go", "test", "-run", "^$", "-bench", g.Bench, "-count", "1", "-benchtime", "1x", g.Pkg)
+	cmd.Env = append(os.Environ(), Child{Plan: path}.Env()...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		return nil, nil, fmt.Errorf("go test (listing the suites' scenarios): %w\n%s", err, strings.TrimSpace(string(out)))
+		return Suites{}, fmt.Errorf("go test (listing the suites' scenarios): %w\n%s", err, strings.TrimSpace(string(out)))
 	}
 	if _, err := os.Stat(path); os.IsNotExist(err) {
-		return nil, nil, nil // no benchmark matched
+		return Suites{Benchmarks: map[string]string{}}, nil // no benchmark matched
 	}
-	return session.ReadPlan(path)
+	return ReadPlan(path)
 }
 
-// record runs go test with child in its environment, writing each complete
-// output line to path as it arrives, redacted of sec, so that an
-// interrupted run leaves a file of what finished. What people read goes to
-// stdout: every line when verbose, else all but the benchmark record
-// (benchmark lines, units, configuration lines), which is the file's.
-// Interrupts go to the child; we stay to close the file.
-func (g goTest) record(path, header string, child session.Child, sec *secret.Set, verbose bool, stdout, stderr io.Writer) error {
+// Record runs go test with child in its environment, writing header and
+// then each complete output line to path as it arrives, redacted of sec,
+// so that an interrupted run leaves a file of what finished. What people
+// read goes to stdout: every line when verbose, else all but the
+// benchmark record (benchmark lines, units, configuration lines), which
+// is the file's. When ctx is done (the command was interrupted) the child
+// is interrupted, and Record stays to close the file.
+func (g GoTest) Record(ctx context.Context, path string, header []byte, child Child, sec *secret.Set, verbose bool, stdout, stderr io.Writer) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	if _, err := io.WriteString(f, header); err != nil {
+	if _, err := f.Write(header); err != nil {
 		return err
 	}
 	cmd := exec.Command("go", g.args()...)
@@ -79,21 +79,19 @@ func (g goTest) record(path, header string, child session.Child, sec *secret.Set
 	if err != nil {
 		return err
 	}
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
-	defer func() {
-		signal.Stop(sig) // after Stop, nothing more is sent on sig
-		close(sig)
-	}()
 	if err := cmd.Start(); err != nil {
 		return err
 	}
 	release := watchdog(cmd, stderr)
 	var interrupted atomic.Bool
+	waited := make(chan struct{})
+	defer close(waited)
 	go func() {
-		for s := range sig {
+		select {
+		case <-ctx.Done():
 			interrupted.Store(true)
-			_ = signalGroup(cmd, s)
+			_ = signalGroup(cmd, os.Interrupt)
+		case <-waited:
 		}
 	}()
 	werr := copyLines(pipe, f, sec, func(line string) {
@@ -165,16 +163,4 @@ func complete(line string) bool {
 		}
 	}
 	return true
-}
-
-func gitCommit() string {
-	out, err := exec.Command("git", "rev-parse", "--short", "HEAD").Output()
-	if err != nil {
-		return "unknown"
-	}
-	c := strings.TrimSpace(string(out))
-	if st, err := exec.Command("git", "status", "--porcelain", "--untracked-files=no").Output(); err == nil && len(st) > 0 {
-		c += "-dirty"
-	}
-	return c
 }

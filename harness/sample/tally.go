@@ -1,18 +1,16 @@
-package quality
+package sample
 
 import (
 	"math"
-
-	"github.com/llmsla/llmsla/harness/sample"
 )
 
-// Tally adds up sample.Quality verdicts. It is plain data: copy it, serialise it, Merge
+// Tally adds up Quality verdicts. It is plain data: copy it, serialise it, Merge
 // tallies from shards or endpoints. Each rate's denominator counts only the
 // responses where that check ran; a rate with no denominator is NaN, not 0,
 // because "never checked" is not "always failed".
 type Tally struct {
 	Responses int `json:"responses"`
-	Passed    int `json:"passed"` // every check that ran passed (sample.Quality.Pass)
+	Passed    int `json:"passed"` // every check that ran passed (Quality.Pass)
 	Truncated int `json:"truncated"`
 
 	JSONChecked int `json:"json_checked"`
@@ -42,7 +40,7 @@ type Tally struct {
 }
 
 // Add counts one result.
-func (t *Tally) Add(r sample.Quality) {
+func (t *Tally) Add(r Quality) {
 	t.Responses++
 	if r.Truncated {
 		t.Truncated++

@@ -1,4 +1,4 @@
-package main
+package progress
 
 import (
 	"bufio"
@@ -10,12 +10,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/llmsla/llmsla/harness/metric"
 	"github.com/llmsla/llmsla/harness/secret"
-	"github.com/llmsla/llmsla/harness/session"
 )
 
-// progressShow follows the progress file the test binary writes
-// (session.Child.Progress) and shows it on w: on a terminal one line per cell,
+// Show follows the progress file the test binary writes
+// (File) and shows it on w: on a terminal one line per cell,
 // rewritten in place; elsewhere a plain line at most every plainEvery with
 // the latest update, so that a CI log shows movement without drowning (a
 // bench has a hundred cells). It never writes to the results: that is go
@@ -25,7 +25,7 @@ import (
 // newline, and a terminal's progress line has none, so it would show
 // nothing until the run ends. Each line is redacted of sec instead (it
 // holds a cell's name and counts, and is written whole).
-type progressShow struct {
+type Show struct {
 	path     string
 	w        io.Writer
 	sec      *secret.Set
@@ -33,40 +33,40 @@ type progressShow struct {
 	stop     chan struct{}
 	done     sync.WaitGroup
 	shown    time.Time // when the last plain line was written
-	whole    wholeRun
+	whole    Whole
 	mu       sync.Mutex
 	open     bool   // a terminal line is showing
 	last     string // and it says this
 }
 
 const (
-	progressPoll = 250 * time.Millisecond
-	plainEvery   = 10 * time.Second
+	poll       = 250 * time.Millisecond
+	plainEvery = 10 * time.Second
 )
 
-// startProgress begins following path, showing it on w redacted of sec —
+// Start begins following path, showing it on w redacted of sec —
 // in place when terminal, the stream w writes to being one; stop with
-// close.
-func startProgress(path string, w io.Writer, sec *secret.Set, terminal bool, plan wholeRun) *progressShow {
+// Close.
+func Start(path string, w io.Writer, sec *secret.Set, terminal bool, plan Whole) *Show {
 	plan.start, plan.runs = time.Now(), map[string]int{}
-	p := &progressShow{path: path, w: w, sec: sec, terminal: terminal, stop: make(chan struct{}), shown: time.Now(), whole: plan}
+	p := &Show{path: path, w: w, sec: sec, terminal: terminal, stop: make(chan struct{}), shown: time.Now(), whole: plan}
 	p.done.Add(1)
 	go p.follow()
 	return p
 }
 
-func (p *progressShow) close() {
+func (p *Show) Close() {
 	close(p.stop)
 	p.done.Wait()
 	os.Remove(p.path)
 }
 
-func (p *progressShow) follow() {
+func (p *Show) follow() {
 	defer p.done.Done()
 	var f *os.File
 	var r *bufio.Reader
 	var partial string
-	tick := time.NewTicker(progressPoll)
+	tick := time.NewTicker(poll)
 	defer tick.Stop()
 	for stopping := false; ; {
 		if f == nil {
@@ -82,7 +82,7 @@ func (p *progressShow) follow() {
 				break
 			}
 			line, partial = partial+line, ""
-			var ev session.Progress
+			var ev Event
 			if json.Unmarshal([]byte(line), &ev) == nil {
 				p.show(ev)
 			}
@@ -104,9 +104,9 @@ func (p *progressShow) follow() {
 	}
 }
 
-func (p *progressShow) show(ev session.Progress) {
+func (p *Show) show(ev Event) {
 	p.whole.add(ev)
-	line := p.sec.Redact(progressLine(ev) + p.whole.line(ev))
+	line := p.sec.Redact(Line(ev) + p.whole.line(ev))
 	if p.terminal {
 		p.mu.Lock()
 		fmt.Fprintf(p.w, "\r\033[K%s", line)
@@ -124,7 +124,7 @@ func (p *progressShow) show(ev session.Progress) {
 // over returns a writer for output that shares the terminal with the
 // progress line: each write clears the line first and draws it again
 // after, so that the two never mix. Elsewhere it is w itself.
-func (p *progressShow) over(w io.Writer) io.Writer {
+func (p *Show) Over(w io.Writer) io.Writer {
 	if !p.terminal {
 		return w
 	}
@@ -146,9 +146,9 @@ type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(b []byte) (int, error) { return f(b) }
 
-// progressLine: "chat endpoint=sim concurrency=5: 12/23 requests, 8.1/s,
+// Line: "chat endpoint=sim concurrency=5: 12/23 requests, 8.1/s,
 // 0 errors, 1.5s elapsed, ETA 1.4s".
-func progressLine(ev session.Progress) string {
+func Line(ev Event) string {
 	var b strings.Builder
 	secs := ev.Elapsed.Seconds()
 	fmt.Fprintf(&b, "%s: %d", ev.Cell, ev.Done)
@@ -172,17 +172,17 @@ func progressLine(ev session.Progress) string {
 	return b.String()
 }
 
-// wholeRun is the whole run's progress, beside the cell's: requests done
+// Whole is the whole run's progress, beside the cell's: requests done
 // of the plan's, cells (scenario × endpoint × level) whose every -count
 // run ended, and an ETA from the rate so far.
-type wholeRun struct {
-	requests, cells, count int // the plan's
-	// weight is each cell's time a request (its probed latency over its
+type Whole struct {
+	Requests, Cells, Count int // the plan's
+	// Weight is each cell's time a request (its probed latency over its
 	// workers), so that the ETA weighs a slow cell's requests as they
-	// take; total is the plan's requests weighed so. No weights: every
+	// take; Total is the plan's requests weighed so. No weights: every
 	// request weighs 1.
-	weight map[string]float64
-	total  float64
+	Weight map[string]float64
+	Total  float64
 	start  time.Time
 	ended  int            // requests of the cell calls that ended
 	work   float64        // and their weight
@@ -191,7 +191,7 @@ type wholeRun struct {
 }
 
 // add counts an event of a cell.
-func (w *wholeRun) add(ev session.Progress) {
+func (w *Whole) add(ev Event) {
 	if !ev.End {
 		return
 	}
@@ -201,13 +201,13 @@ func (w *wholeRun) add(ev session.Progress) {
 		return
 	}
 	w.runs[ev.Cell]++
-	if w.runs[ev.Cell] == w.count {
+	if w.runs[ev.Cell] == w.Count {
 		w.done++
 	}
 }
 
-func (w *wholeRun) weightOf(cell string) float64 {
-	if x, ok := w.weight[cell]; ok {
+func (w *Whole) weightOf(cell string) float64 {
+	if x, ok := w.Weight[cell]; ok {
 		return x
 	}
 	return 1
@@ -216,8 +216,8 @@ func (w *wholeRun) weightOf(cell string) float64 {
 // line is "; run: 340/2171 requests, 3/10 cells, ETA 1m12s" while ev's
 // cell is at ev.Done. The ETA is the time so far, scaled by the work
 // left over the work done.
-func (w *wholeRun) line(ev session.Progress) string {
-	if w.requests == 0 {
+func (w *Whole) line(ev Event) string {
+	if w.Requests == 0 {
 		return ""
 	}
 	done, work := w.ended, w.work
@@ -225,27 +225,14 @@ func (w *wholeRun) line(ev session.Progress) string {
 		done += ev.Done
 		work += float64(ev.Done) * w.weightOf(ev.Cell)
 	}
-	s := fmt.Sprintf("; run: %d/%d requests, %d/%d cells", done, w.requests, w.done, w.cells)
-	total := w.total
+	s := fmt.Sprintf("; run: %d/%d requests, %d/%d cells", done, w.Requests, w.done, w.Cells)
+	total := w.Total
 	if total == 0 {
-		total = float64(w.requests)
+		total = float64(w.Requests)
 	}
-	if el := time.Since(w.start); work > 0 && done < w.requests && total > work {
+	if el := time.Since(w.start); work > 0 && done < w.Requests && total > work {
 		eta := time.Duration(float64(el) * (total - work) / work)
-		s += ", ETA " + roundDuration(eta)
+		s += ", ETA " + metric.Duration(eta)
 	}
 	return s
-}
-
-// isTerminal reports whether w is a character device (a terminal). A
-// variable, for a test to stand a buffer in for a terminal.
-var isTerminal = terminalFile
-
-func terminalFile(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }

@@ -1,0 +1,69 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/llmsla/llmsla/harness/load"
+	"github.com/llmsla/llmsla/harness/observe"
+	"github.com/llmsla/llmsla/harness/sample"
+)
+
+// AB is an interleaved A/B run (llmsla ab): a scenario's cases sent to
+// two endpoints in the same time window, each case to both in pairs whose
+// order is drawn at random, Runs runs of N pairs at each level.
+type AB struct {
+	Base, Candidate string // endpoint names
+	Levels          []load.Pacer
+	Runs, N, Warmup int
+	MaxTokens       int // 0: the scenario's on the base endpoint
+	Seed            uint64
+}
+
+// AB sends an interleaved run of sc and returns each endpoint's samples.
+// Every run of a level is a level to the session's observers, so that an
+// A/B run is guarded, shown, read on the servers' side, judged and
+// recorded as a bench's levels are; its samples carry each endpoint's
+// name, and the level names both (base+candidate).
+func (s *Session) AB(ctx context.Context, sc Scenario, o AB) (base, cand []sample.Sample, err error) {
+	var arms [2]load.Arm
+	for i, name := range []string{o.Base, o.Candidate} {
+		ep, c, ok := s.Endpoint(name)
+		if !ok {
+			return nil, nil, fmt.Errorf("endpoint %q is not in %s (have: %s)", name, s.cfg.Source, strings.Join(s.cfg.EndpointNames(), ", "))
+		}
+		arms[i] = load.Arm{Name: ep.Name, Doer: c}
+	}
+	cases, fopts, err := s.Cases(sc)
+	if err != nil {
+		return nil, nil, err
+	}
+	if o.MaxTokens == 0 {
+		o.MaxTokens = s.cfg.Scenario(sc.Name, o.Base).MaxTokens
+	}
+	settings := s.cfg.Scenario(sc.Name, o.Base)
+	ctx, stop := s.halt.watch(ctx)
+	defer stop()
+	each := func(p load.Pacer, first bool) ([]load.Option, func([]sample.Sample)) {
+		lv := &observe.Level{Scenario: sc.Name, Endpoint: o.Base, Arms: []string{o.Base, o.Candidate}, Label: p.Level(),
+			QualityOff: settings.QualityOff, Total: 2 * o.N, Stop: s.halt.stop}
+		if first {
+			lv.Total += 2 * o.Warmup
+		}
+		s.obs.LevelStart(ctx, lv)
+		opts := []load.Option{
+			load.Sink(func(smp *sample.Sample) { s.obs.Sample(lv, smp) }),
+			load.Measuring(func(run string) { lv.Run = run; s.obs.Measuring(lv) }),
+		}
+		return opts, func(samples []sample.Sample) { s.obs.LevelEnd(context.WithoutCancel(ctx), lv, samples) }
+	}
+	base, cand, err = load.Interleave(ctx, arms[0], arms[1], load.InterleaveOptions{
+		Scenario: sc.Name, Cases: cases, Fixture: fopts, Levels: o.Levels, Runs: o.Runs, N: o.N, Warmup: o.Warmup,
+		MaxTokens: o.MaxTokens, Seed: o.Seed, Each: each,
+	})
+	if err == nil {
+		err = s.halt.stopped()
+	}
+	return base, cand, err
+}

@@ -1,0 +1,76 @@
+package session
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/llmsla/llmsla/harness/config"
+	"github.com/llmsla/llmsla/harness/load"
+	"github.com/llmsla/llmsla/harness/sample"
+	"github.com/llmsla/llmsla/harness/secret"
+)
+
+// Capability is what a scenario's requests need of an endpoint beyond a
+// chat completion: tool calls (a fixture of tool cases offers tools),
+// structured output (response_format json_schema).
+type Capability string
+
+const (
+	Tools      Capability = "tools"
+	Structured Capability = "structured output"
+)
+
+// lacks says what an endpoint that refuses a capability does not do.
+var lacks = map[Capability]string{Tools: "does not call tools", Structured: "does not take structured output (response_format json_schema)"}
+
+// Unserved is a scenario an endpoint cannot serve: the capability it
+// lacks, and the server's word for it.
+type Unserved struct {
+	Scenario, Endpoint string
+	Lacks              Capability
+	Why                string
+}
+
+// String is "tools endpoint=local: not measured (the endpoint does not
+// call tools: HTTP 400 … does not support tools)".
+func (u Unserved) String() string {
+	return fmt.Sprintf("%s endpoint=%s: not measured (the endpoint %s: %s)", u.Scenario, u.Endpoint, lacks[u.Lacks], u.Why)
+}
+
+// needs lists what sc's requests need, each with the first prompt that
+// needs it.
+func needs(sc Scenario, fix *load.Fixture) map[Capability]load.Prompt {
+	out := map[Capability]load.Prompt{}
+	for i := range fix.Len() {
+		p := fix.Prompt(i)
+		if _, seen := out[Tools]; !seen && len(p.Request.Tools) > 0 {
+			out[Tools] = p
+		}
+	}
+	if sc.Structured && fix.Len() > 0 {
+		out[Structured] = fix.Prompt(0)
+	}
+	return out
+}
+
+// capabilities asks each endpoint, with one request of one token, for
+// every capability each scenario needs, and returns the scenarios an
+// endpoint refused one of as the client's error (Ollama answers HTTP 400
+// "does not support tools" for a model whose template offers none). Any
+// other failure is the preflight's and the plan's probe's to say.
+func (e *endpoints) capabilities(ctx context.Context, cfg *config.Config, secrets *secret.Set, scenarios []Scenario, fixtures map[string]*load.Fixture) []Unserved {
+	var out []Unserved
+	for _, sc := range scenarios {
+		for cap, p := range needs(sc, fixtures[sc.Name]) {
+			for _, ep := range cfg.Endpoints {
+				req := p.Request
+				req.MaxTokens = 1
+				smp := e.clients[ep.Name].Do(ctx, req)
+				if smp.ErrKind == sample.KindClientError {
+					out = append(out, Unserved{Scenario: sc.Name, Endpoint: ep.Name, Lacks: cap, Why: secrets.Redact(smp.Err)})
+				}
+			}
+		}
+	}
+	return out
+}
