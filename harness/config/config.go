@@ -440,8 +440,15 @@ func checkModel(m string) error {
 	if m == "" {
 		return nil // said where a model is required
 	}
+	if len(m) > maxModel {
+		return fmt.Errorf("a model name of %d bytes (allowed: at most %d): it names every benchmark line", len(m), maxModel)
+	}
 	return escape.CheckLine(m)
 }
+
+// maxModel bounds a model's name: the longest served names (a Hugging
+// Face repository with its quantisation) are under 150 bytes.
+const maxModel = 512
 
 func fileExists(p string) bool {
 	st, err := os.Stat(p)

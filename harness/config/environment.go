@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/llmsla/llmsla/harness/stream"
@@ -38,6 +39,51 @@ func (p *configParser) endpointsFrom(cfg *Config) {
 // variable is ${NAME} or ${NAME:-default} in a value of the file.
 var variable = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?\}`)
 
+// hidden is the plain word a variable is hidden behind while YAML reads
+// the file (hideVariables), its index in the file's variables.
+var hidden = regexp.MustCompile(`__llmsla_var_([0-9]+)__`)
+
+// hideVariables puts each ${NAME} and ${NAME:-default} of the file's text
+// behind a plain word (__llmsla_var_0__, …) before YAML reads it: in flow
+// style ({ttft_p95_ms: ${TTFT:-3000}}, [${A}]) YAML reads a variable's
+// braces as its own and refuses the file. expand puts each back before it
+// expands it, so that a variable means the same in flow and block style,
+// and its value is a value, never YAML. The words hold no newline, so the
+// lines of errors stay; a file that holds such a word already is read as
+// written, its variables unhidden.
+func hideVariables(b []byte) ([]byte, []string) {
+	if hidden.Match(b) {
+		return b, nil
+	}
+	var vars []string
+	out := lineVariable.ReplaceAllFunc(b, func(m []byte) []byte {
+		vars = append(vars, string(m))
+		return []byte("__llmsla_var_" + strconv.Itoa(len(vars)-1) + "__")
+	})
+	return out, vars
+}
+
+// lineVariable is a variable within one line, as hideVariables finds it.
+var lineVariable = regexp.MustCompile(`\$\{[A-Za-z_][A-Za-z0-9_]*(:-[^}\n]*)?\}`)
+
+// unhide puts back the variables hideVariables hid in s.
+func (p *configParser) unhide(s string) string {
+	if len(p.vars) == 0 {
+		return s
+	}
+	return hidden.ReplaceAllStringFunc(s, func(m string) string {
+		i, err := strconv.Atoi(hidden.FindStringSubmatch(m)[1])
+		if err != nil || i >= len(p.vars) {
+			return m
+		}
+		return p.vars[i]
+	})
+}
+
+// flowHint is said of a file YAML refused that holds a variable: one
+// hideVariables cannot hide (a default holding braces or a line break).
+const flowHint = `; if a ${VAR} is the cause, quote the value it is in ("${VAR:-default}"): in { } and [ ] YAML reads braces as its own`
+
 // expand replaces ${NAME} and ${NAME:-default} in every scalar value of the
 // tree (keys are left as written) with the environment's value, the
 // default when NAME is unset or empty. A variable that is unset and has no
@@ -48,6 +94,7 @@ func (p *configParser) expand(n *yaml.Node, key string) {
 	switch n.Kind {
 	case yaml.MappingNode:
 		for i := 0; i+1 < len(n.Content); i += 2 {
+			n.Content[i].Value = p.unhide(n.Content[i].Value) // a key as written
 			p.expand(n.Content[i+1], strings.TrimPrefix(key+"."+n.Content[i].Value, "."))
 		}
 	case yaml.SequenceNode:
@@ -55,7 +102,7 @@ func (p *configParser) expand(n *yaml.Node, key string) {
 			p.expand(c, key)
 		}
 	case yaml.ScalarNode:
-		n.Value = variable.ReplaceAllStringFunc(n.Value, func(m string) string {
+		n.Value = variable.ReplaceAllStringFunc(p.unhide(n.Value), func(m string) string {
 			sub := variable.FindStringSubmatch(m)
 			if v := os.Getenv(sub[1]); v != "" {
 				return v

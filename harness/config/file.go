@@ -38,6 +38,7 @@ type configParser struct {
 	// fixed are the output_tokens: {fixed: N} the file asks for, checked
 	// once the endpoints are known.
 	fixed []fixedAt
+	vars  []string // the file's variables, hidden while YAML read it
 }
 
 func (p *configParser) errf(n *yaml.Node, key, format string, args ...any) {
@@ -113,17 +114,21 @@ func LoadFile(path string) (*Config, error) {
 }
 
 func loadFile(path string) (*Config, error) {
-	b, err := os.ReadFile(path)
+	b, err := readBounded(path)
 	if err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}
-	doc, err := oneDocument(path, b)
+	text, vars := hideVariables(b)
+	doc, err := oneDocument(path, text)
 	if err != nil {
+		if bytes.Contains(b, []byte("${")) {
+			err = fmt.Errorf("%w%s", err, flowHint)
+		}
 		return nil, err
 	}
 	cfg := &Config{Source: path, Scenarios: Presets(), PerEndpoint: map[string]map[string]Scenario{},
 		SimSpecs: map[string]string{}, Prices: map[string]report.Price{}, lines: map[string]int{}, file: path, digest: Digest(b)}
-	p := &configParser{file: path}
+	p := &configParser{file: path, vars: vars}
 	p.expand(doc.Content[0], "")
 	f := &fileAt{cfg: cfg}
 	fileKeys.parse(p, doc.Content[0], "", f)
@@ -174,6 +179,27 @@ var fileKeys = section[*fileAt]{
 	{"budget", "the most a run may send, and take", func(p *configParser, f *fileAt, v *yaml.Node, _ string) { p.budget(f.cfg, v) }},
 	{"judge", "the endpoint that judges answers under rubrics", func(p *configParser, f *fileAt, v *yaml.Node, _ string) { f.judge = p.judge(f.cfg, v) }},
 	{"logs", "how production's request logs are read", func(p *configParser, f *fileAt, v *yaml.Node, _ string) { p.logs(f.cfg, v) }},
+}
+
+// maxFile bounds an SLA file: it is read whole, and one far larger is no
+// SLA file (a log or a data set named by mistake).
+const maxFile = 4 << 20
+
+// readBounded reads path, refusing a file over maxFile before reading it.
+func readBounded(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.Size() > maxFile {
+		return nil, fmt.Errorf("%s: %d bytes (allowed: at most %d): not an SLA file", path, st.Size(), maxFile)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxFile+1))
+	if err == nil && len(b) > maxFile {
+		err = fmt.Errorf("%s: more than %d bytes: not an SLA file", path, maxFile)
+	}
+	return b, err
 }
 
 // oneDocument parses the file's one YAML document. A second document

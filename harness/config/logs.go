@@ -76,8 +76,10 @@ var logsKeys = section[*Logs]{
 	}},
 	{"window", "the length of the windows judged", func(p *configParser, l *Logs, v *yaml.Node, key string) {
 		d, err := time.ParseDuration(p.str(v, key))
-		if err != nil || d < trace.MinWindow {
-			p.errf(v, key, "%q is not a window of at least %v (e.g. 1h, 15m)", v.Value, trace.MinWindow)
+		if err != nil {
+			p.errf(v, key, "%q is not a duration (e.g. 1h, 15m)", v.Value)
+		} else if err := trace.CheckWindow(d); err != nil {
+			p.errf(v, key, "%v", err)
 		}
 		l.Window = d
 	}},

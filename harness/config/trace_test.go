@@ -77,7 +77,11 @@ func TestLogsKey(t *testing.T) {
 		"unknown field": {"logs:\n  fields: {latency: x}\n", ":2: logs.fields.latency: unknown key"},
 		"empty name":    {"logs:\n  fields: {ttft_ms: \"\"}\n", ":2: logs.fields.ttft_ms: want the log's field name"},
 		"bad unit":      {"logs:\n  fields: {timestamp_unit: days}\n", `:2: logs.fields.timestamp_unit: "days" is not a timestamp unit`},
-		"bad window":    {"logs:\n  window: 5s\n", `:2: logs.window: "5s" is not a window`},
+		"bad window":    {"logs:\n  window: 5s\n", `:2: logs.window: 5s is not a window: want from 1m0s to a week`},
+		"7m window":     {"logs:\n  window: 7m\n", `:2: logs.window: 7m0s is not a window: want from 1m0s to a week, dividing a day`},
+		"zero window":   {"logs:\n  window: 0s\n", `:2: logs.window: 0s is not a window`},
+		"minus window":  {"logs:\n  window: -1h\n", `:2: logs.window: -1h0m0s is not a window`},
+		"not a window":  {"logs:\n  window: soon\n", `:2: logs.window: "soon" is not a duration`},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := loadText(t, tc.yaml)

@@ -9,7 +9,8 @@
 // starts with "=" as a formula. Each function here escapes for one place:
 //
 //   - [Text]: one line of a terminal or of go test output, every control
-//     character shown as an escape (\n, \x1b, \u202e).
+//     character shown as an escape (\n, \x1b, \u202e); [Lines] the same
+//     but for tab, newline and CR, for a format that carries line ends.
 //   - [Markdown]: inline markdown (a table cell, a list item): Text, then
 //     every character markdown reads as syntax backslash-escaped, so that
 //     it renders as the text it is.
@@ -87,6 +88,20 @@ func Text(s string) string {
 	var b strings.Builder
 	b.Grow(len(s) + 16)
 	writeEscaped(&b, s, "")
+	return b.String()
+}
+
+// Lines is Text for text of several lines, whose own format carries its
+// line ends (XML's character data, a workflow command's %0A): tab,
+// newline and CR are kept, every other hostile rune and byte that is not
+// UTF-8 escaped as Text escapes it.
+func Lines(s string) string {
+	if clean(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 16)
+	writeEscaped(&b, s, "\t\n\r")
 	return b.String()
 }
 

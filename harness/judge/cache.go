@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/llmsla/llmsla/harness/internal/jsonl"
 	"github.com/llmsla/llmsla/harness/judge/rubric"
@@ -152,8 +153,14 @@ func (c *Cache) read() error {
 		line++
 		read += len(sc.Bytes()) + 1
 		b := bytes.TrimSpace(sc.Bytes())
+		if line == 1 {
+			b = bytes.TrimPrefix(b, []byte("\ufeff")) // an editor's byte-order mark
+		}
 		if len(b) == 0 {
 			continue
+		}
+		if k := jsonl.RepeatedKey(b); k != "" {
+			return c.lineError(line, escape.Text(k), "given twice: which one is the judgment is not known")
 		}
 		var e Entry
 		dec := json.NewDecoder(bytes.NewReader(b))
@@ -201,6 +208,12 @@ func (c *Cache) Put(e Entry) {
 	if c == nil {
 		return
 	}
+	// A reason within the schema's characters may be past the bytes a
+	// cache line (and a sample) holds: cut, so that the file reads back.
+	e.Reason = cutBytes(e.Reason, sample.MaxJudgeText)
+	if err := e.check(); err != nil {
+		return // not a judgment the file can hold: asked again next run
+	}
 	c.mu.Lock()
 	c.entries[e.Key] = e
 	c.mu.Unlock()
@@ -231,6 +244,17 @@ func (c *Cache) Close() error {
 		return nil
 	}
 	return c.f.Close()
+}
+
+// cutBytes cuts s to at most n bytes, on a rune's boundary.
+func cutBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 // cutText shortens a value quoted in an error.

@@ -6,8 +6,8 @@
 //
 //   - Package rubric (harness/judge/rubric) is what is asked: a rubric
 //     file, the judge's prompt written and read back, the verdict's
-//     schema, labelled answers. It imports nothing of llmsla but the leaf
-//     harness/escape, so that the simulator's judge reads the prompt the
+//     schema, labelled answers. It imports nothing of llmsla but the leaves
+//     harness/escape and harness/internal/jsonl, so that the simulator's judge reads the prompt the
 //     judge writes without depending on the rest.
 //   - [Parse] reads a judge's answer as a verdict, strictly: prose, JSON
 //     that breaks the verdict's schema, or a pass that contradicts its

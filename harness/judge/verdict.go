@@ -4,11 +4,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/llmsla/llmsla/harness/judge/rubric"
 	"strconv"
 	"strings"
 	"sync"
 
+	"github.com/llmsla/llmsla/harness/escape"
+	"github.com/llmsla/llmsla/harness/internal/jsonl"
+	"github.com/llmsla/llmsla/harness/judge/rubric"
 	"github.com/llmsla/llmsla/harness/quality"
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
@@ -64,6 +66,9 @@ func Parse(r *rubric.Rubric, content string) (rubric.Verdict, error) {
 	doc, _, _, err := quality.ParseJSON(content, false)
 	if err != nil {
 		return v, fmt.Errorf("%w: %v (it answered %s)", ErrNotJSON, err, quote(content))
+	}
+	if k := jsonl.RepeatedKey([]byte(content)); k != "" {
+		return v, fmt.Errorf("%w: %s given twice (it answered %s)", ErrSchema, escape.Text(k), quote(content))
 	}
 	s, err := compiled(r)
 	if err != nil {

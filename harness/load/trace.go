@@ -86,6 +86,13 @@ func replay(spec trace.Spec, sum trace.Summary, speedup float64) (Trace, error) 
 	if !(speedup > 0 && speedup <= MaxSpeedup) {
 		return Trace{}, fmt.Errorf("speedup %v: want a factor > 0 and ≤ %d (2: twice as fast as the trace)", speedup, MaxSpeedup)
 	}
+	// A slow-down past a year is past the offset a sample may hold (and
+	// far enough past it, past a Duration: the schedule wrapped).
+	if long := float64(sum.Span) / speedup; long > float64(sample.MaxOffset) {
+		day := float64(24 * time.Hour)
+		return Trace{}, fmt.Errorf("speedup %v stretches the trace (%v) to %.4g days, longer than a run may last (%.0f days)",
+			speedup, sum.Span, long/day, float64(sample.MaxOffset)/day)
+	}
 	t := Trace{Spec: spec, Name: traceName(spec.File), Speedup: speedup, Sum: sum, rows: &rowQueue{}}
 	if r := t.rate(); r > MaxRate {
 		return Trace{}, fmt.Errorf("speedup %v sends the trace at %.0f req/s, more than %d", speedup, r, MaxRate)

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/llmsla/llmsla/harness/escape"
+	"github.com/llmsla/llmsla/harness/internal/jsonl"
 	"github.com/llmsla/llmsla/harness/internal/modroot"
 	"github.com/llmsla/llmsla/harness/secret"
 	"github.com/santhosh-tekuri/jsonschema/v5"
@@ -152,6 +153,9 @@ func (c *Case) Render() []Message {
 	return []Message{{Role: "user", Content: text}}
 }
 
+// MaxFixture bounds a fixture file: it is read whole, before any request.
+const MaxFixture = 64 << 20
+
 // CaseError is one problem in a fixture file, reported as
 // "file:line: key: what is wrong".
 type CaseError struct {
@@ -177,10 +181,11 @@ var loadSchemas Schemas
 // relative to the repository root: the nearest directory above the file
 // holding go.mod, or the file's own directory when there is none.
 func LoadCases(path string) ([]Case, error) {
-	data, err := os.ReadFile(path)
+	data, err := readBounded(path, MaxFixture)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w (a fixture is read whole)", path, err)
 	}
+	data = bytes.TrimPrefix(data, []byte("\ufeff")) // an editor's byte-order mark
 	root := repoRoot(path)
 	var cases []Case
 	var errs []error
@@ -225,6 +230,10 @@ func parseCase(line []byte, fail func(key, format string, a ...any)) (Case, bool
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(line, &raw); err != nil {
 		fail("json", "not a JSON object: %v", err)
+		return c, false
+	}
+	if k := jsonl.RepeatedKey(line); k != "" {
+		fail(escape.Text(k), "given twice: which one is meant is not known")
 		return c, false
 	}
 	keys := make([]string, 0, len(raw))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/llmsla/llmsla/harness/internal/jsonl"
 	"github.com/llmsla/llmsla/harness/sample"
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
@@ -82,6 +83,10 @@ func (c *Case) callError(call sample.ToolCall) string {
 	doc, _, _, err := ParseJSON(call.Arguments, false)
 	if err != nil {
 		return fmt.Sprintf("%s: arguments %v", t.Name, err)
+	}
+	if k := jsonl.RepeatedKey([]byte(call.Arguments)); k != "" {
+		// The tool's own parser may keep the other one: not the call checked.
+		return fmt.Sprintf("%s: arguments give %q twice", t.Name, k)
 	}
 	if v := ValidateSchema(t.Schema, doc); v != "" {
 		return fmt.Sprintf("%s: arguments fail its parameters schema: %s", t.Name, v)

@@ -265,7 +265,8 @@ func objectOf(raw json.RawMessage, allowed []string) (map[string]json.RawMessage
 	return m, nil
 }
 
-// readBounded reads a file of at most max bytes.
+// readBounded reads a file of at most max bytes; a larger one is refused
+// rather than read whole.
 func readBounded(path string, max int64) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -274,7 +275,7 @@ func readBounded(path string, max int64) ([]byte, error) {
 	defer f.Close()
 	b, err := io.ReadAll(io.LimitReader(f, max+1))
 	if err == nil && int64(len(b)) > max {
-		err = fmt.Errorf("more than %d bytes, beyond what a tool definition needs", max)
+		err = fmt.Errorf("more than %d bytes (allowed: at most %d)", max, max)
 	}
 	return b, err
 }

@@ -13,26 +13,39 @@ type span struct{ from, to int }
 // merged; with first, it stops at the first found.
 func (s *Set) find(text string, first bool) []span {
 	var out []span
-	search := func(in string, forms []string, orig func(int) int, end func(int) int) bool {
-		for _, f := range forms {
-			for i := 0; ; {
-				j := strings.Index(in[i:], f)
+	search := func(in string, groups []group, orig func(int) int, end func(int) int) bool {
+		for _, g := range groups {
+			for i := 0; ; i++ {
+				j := strings.Index(in[i:], g.anchor)
 				if j < 0 {
 					break
 				}
 				i += j
-				out = append(out, span{orig(i), end(i + len(f))})
-				if first {
-					return true
+				for _, f := range g.forms { // longest first
+					if strings.HasPrefix(in[i:], f) {
+						out = append(out, span{orig(i), end(i + len(f))})
+						if first {
+							return true
+						}
+						break
+					}
 				}
-				i += len(f)
 			}
 		}
 		return false
 	}
 	v := newView(text)
 	same := func(i int) int { return i }
-	if search(v.text, s.folded, v.orig, v.end) || search(text, s.exact, same, same) || len(out) < 2 {
+	if search(v.text, s.foldedGroups, v.orig, v.end) || search(text, s.exactGroups, same, same) {
+		return out
+	}
+	for _, f := range s.spaced {
+		var found bool
+		if out, found = findSpaced(out, v, f, first); found {
+			return out
+		}
+	}
+	if len(out) < 2 {
 		return out
 	}
 	slices.SortFunc(out, func(a, b span) int { return a.from - b.from })
@@ -159,4 +172,42 @@ func lowerASCII(s string) string {
 		}
 	}
 	return s
+}
+
+// group is forms that begin alike, searched for in one pass: the text is
+// scanned for their common beginning (anchor), and each place it is found
+// checked for each form. A value's forms mostly begin as the value does
+// (sk-…, its URL, JSON, markdown escapes), so a text costs a pass per
+// group rather than per form.
+type group struct {
+	anchor string
+	forms  []string // longest first
+}
+
+// anchorLen is the beginning forms are grouped by: every form is at least
+// MinLen bytes.
+const anchorLen = 4
+
+// groupForms groups forms (longest first) by their first anchorLen bytes,
+// each group's anchor the longest beginning its forms share.
+func groupForms(forms []string) []group {
+	var out []group
+	at := map[string]int{}
+	for _, f := range forms {
+		k := f[:min(anchorLen, len(f))]
+		i, ok := at[k]
+		if !ok {
+			i = len(out)
+			at[k] = i
+			out = append(out, group{anchor: f})
+		}
+		g := &out[i]
+		g.forms = append(g.forms, f)
+		n := 0
+		for n < len(g.anchor) && n < len(f) && g.anchor[n] == f[n] {
+			n++
+		}
+		g.anchor = g.anchor[:n]
+	}
+	return out
 }

@@ -10,14 +10,22 @@
 //   - as they are, in any case (a server that upper-cases what it echoes);
 //   - URL-escaped (query and path), JSON-escaped (with and without HTML
 //     escaping), and hex (lower or upper case) of the whole value;
+//   - as a report escapes them — markdown's backslashes (escape.Markdown:
+//     the step summary) and HTML's entities (html/template: the HTML
+//     report) — for the filter each of those files goes through once
+//     written;
 //   - base64 of the whole value, standard or URL alphabet, padded or not;
 //   - with any of their characters written as JSON \uXXXX escapes, behind
 //     any number of backslashes (a raw chunk quoted in an error message,
-//     and that message in a JSON samples file).
+//     and that message in a JSON samples file);
+//   - spaced out, up to three spaces or tabs between its characters, on
+//     one line ("s k - …": a model told to get a key past a filter, an
+//     echo wrapped or aligned in columns).
 //
 // Not covered: a secret split or transformed otherwise (base64 of a text
 // the secret is only part of, which shifts its alphabet; a hash of it;
-// its characters interleaved with others).
+// its characters interleaved with anything but spaces and tabs, or spaced
+// across lines).
 //
 // [Set.Redact] replaces each form with "[redacted]"; [Set.Cut] redacts and
 // then shortens, and drops what is left of a secret at the cut, so that no
@@ -33,10 +41,13 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"html"
 	"net/url"
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/llmsla/llmsla/harness/escape"
 )
 
 // MinLen is the shortest value a Set redacts.
@@ -54,6 +65,12 @@ type Set struct {
 	// case is its content). Both longest first: where two forms match at
 	// one place, the longer is replaced whole.
 	folded, exact []string
+	// foldedGroups and exactGroups are the same forms grouped for the
+	// search (groupForms).
+	foldedGroups, exactGroups []group
+	// spaced are the values matched spaced out (spacedForm), longest
+	// first.
+	spaced []spacedValue
 }
 
 // New returns the set of values, skipping those shorter than MinLen.
@@ -74,10 +91,15 @@ func New(values ...string) *Set {
 				s.exact = append(s.exact, f)
 			}
 		}
+		if f, ok := spacedForm(v); ok && !slices.Contains(s.spaced, f) {
+			s.spaced = append(s.spaced, f)
+		}
 	}
 	longestFirst := func(a, b string) int { return len(b) - len(a) }
 	slices.SortStableFunc(s.folded, longestFirst)
 	slices.SortStableFunc(s.exact, longestFirst)
+	s.foldedGroups, s.exactGroups = groupForms(s.folded), groupForms(s.exact)
+	slices.SortStableFunc(s.spaced, func(a, b spacedValue) int { return len(b.f) - len(a.f) })
 	return s
 }
 
@@ -86,7 +108,8 @@ func New(values ...string) *Set {
 // they failed on), escaped in a JSON string (the samples file), with and
 // without HTML escaping, and in hex.
 func foldedForms(v string) []string {
-	out := []string{v, url.QueryEscape(v), url.PathEscape(v), hex.EncodeToString([]byte(v))}
+	out := []string{v, url.QueryEscape(v), url.PathEscape(v), hex.EncodeToString([]byte(v)),
+		escape.Markdown(v), html.EscapeString(v), templateText.Replace(v)}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	for _, html := range []bool{true, false} {
@@ -98,6 +121,9 @@ func foldedForms(v string) []string {
 	}
 	return out
 }
+
+// templateText is how html/template escapes text in the HTML report.
+var templateText = strings.NewReplacer("\x00", "\ufffd", `"`, "&#34;", "&", "&amp;", "'", "&#39;", "+", "&#43;", "<", "&lt;", ">", "&gt;")
 
 // exactForms are the base64 forms of a value: standard and URL alphabet,
 // padded and not.
@@ -139,6 +165,9 @@ func (s *Set) longest() int {
 	n := len(s.folded[0])
 	if len(s.exact) > 0 {
 		n = max(n, len(s.exact[0]))
+	}
+	if len(s.spaced) > 0 {
+		n = max(n, (1+maxGap)*len(s.spaced[0].f))
 	}
 	return 7 * n
 }
@@ -215,6 +244,11 @@ func (s *Set) TrimPartial(text string) string {
 	for _, f := range s.exact {
 		if k := partialEnd(text, f); k > 0 {
 			cut = min(cut, len(text)-k)
+		}
+	}
+	for _, f := range s.spaced {
+		if i := partialSpaced(v.text, f); i < len(v.text) {
+			cut = min(cut, v.orig(i))
 		}
 	}
 	return text[:cut]

@@ -33,7 +33,7 @@ func (r *Reading) Check() error {
 	if r.Scenario == "" || r.Endpoint == "" || r.Run == "" {
 		return fmt.Errorf("not a reading: every reading has scenario, endpoint and run")
 	}
-	if r.At.Year() < 2000 || r.Took < 0 || r.Took > time.Hour {
+	if r.At.Year() < 2000 || r.At.Year() >= 2200 || r.Took < 0 || r.Took > time.Hour { // the years a sample's t0 may be in
 		return fmt.Errorf("t %s, took_ns %s: not when and how long a reading took", r.At, r.Took)
 	}
 	if r.Bytes < 0 || r.Bytes > MaxBody+MaxExpoLine || r.Families < 0 || r.SeriesSeen < 0 || r.Sent < 0 {
@@ -47,6 +47,29 @@ func (r *Reading) Check() error {
 			return fmt.Errorf("series[%d] %s: %w", i, escape.Text(r.Series[i].Name), err)
 		}
 	}
+	return nil
+}
+
+// keepValid holds a reading a source just took to the file's rules, so
+// that what is written reads back: a series that fails Check is left out
+// (Sampled) when no figure reads its family, and fails the reading when
+// one does — a figure is measured from what the server said, or not at
+// all.
+func (r *Reading) keepValid() error {
+	kept := r.Series[:0]
+	for i := range r.Series {
+		s := r.Series[i]
+		err := s.check()
+		if err == nil {
+			kept = append(kept, s)
+			continue
+		}
+		if _, ok := figureOf(r.Source, s.Name); ok {
+			return fmt.Errorf("%s: %w", escape.Text(s.Name), err)
+		}
+		r.Sampled = true
+	}
+	r.Series = kept
 	return nil
 }
 

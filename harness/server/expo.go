@@ -13,6 +13,8 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+
+	"github.com/llmsla/llmsla/harness/escape"
 )
 
 // A /metrics body is read line by line and filtered before it is parsed:
@@ -276,6 +278,13 @@ func seriesOf(fams map[string]*dto.MetricFamily) ([]Series, error) {
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].key() < out[j].key() })
+	for i := 1; i < len(out); i++ {
+		if out[i].key() == out[i-1].key() {
+			// The parser keeps both; which one is the server's figure is not
+			// known.
+			return nil, fmt.Errorf("not the Prometheus text format: series %s given twice", escape.Text(out[i].key()))
+		}
+	}
 	return out, nil
 }
 

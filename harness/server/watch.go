@@ -5,7 +5,9 @@ import (
 	"slices"
 	"sync"
 	"time"
+	"unicode/utf8"
 
+	"github.com/llmsla/llmsla/harness/escape"
 	"github.com/llmsla/llmsla/harness/sample"
 	"github.com/llmsla/llmsla/harness/stats"
 )
@@ -143,6 +145,9 @@ func (w *Watch) read(parent context.Context, src Source, d *deltas, p Phase) {
 	w.mu.Unlock()
 	ctx, cancel := context.WithTimeout(parent, Timeout(w.every))
 	err := src.Read(ctx, rd)
+	if err == nil {
+		err = rd.keepValid()
+	}
 	cancel()
 	rd.Took = time.Since(rd.At)
 	if err != nil && p == During && parent.Err() != nil {
@@ -167,10 +172,16 @@ func (w *Watch) read(parent context.Context, src Source, d *deltas, p Phase) {
 // maxErr bounds an error kept in a reading.
 const maxErr = 300
 
+// errText is an error as a reading keeps it: what a server sent in it
+// escaped (Check refuses a control character), cut on a rune's boundary.
 func errText(err error) string {
-	s := err.Error()
+	s := escape.Text(err.Error())
 	if len(s) > maxErr {
-		s = s[:maxErr] + "…"
+		n := maxErr
+		for n > 0 && !utf8.RuneStart(s[n]) {
+			n--
+		}
+		s = s[:n] + "…"
 	}
 	return s
 }

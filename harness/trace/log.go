@@ -40,6 +40,16 @@ type LogFields struct {
 	Event, EventValue string
 }
 
+// reads reports whether name is a field the log is read by.
+func (f LogFields) reads(name string) bool {
+	for _, n := range []string{f.Timestamp, f.Scenario, f.Endpoint, f.TTFT, f.TPOT, f.Total, f.OutputTokens, f.PromptTokens, f.Error, f.Event} {
+		if n != "" && n == name {
+			return true
+		}
+	}
+	return false
+}
+
 // DefaultLogFields are the seed's structlog field names.
 func DefaultLogFields() LogFields {
 	return LogFields{Timestamp: "timestamp", Unit: DateTime, Scenario: "endpoint", Endpoint: "model",
@@ -120,8 +130,19 @@ func readLogFile(path string, f LogFields, fn func(LogRequest) error) error {
 // another event.
 func logLine(line []byte, f LogFields) (req LogRequest, keep bool, err error) {
 	raw := map[string]string{}
-	if err := objectFields(line, func(k string, v []byte) { raw[k] = string(v) }); err != nil {
+	var twice []string
+	if err := objectFields(line, func(k string, v []byte) {
+		if _, ok := raw[k]; ok {
+			twice = append(twice, k)
+		}
+		raw[k] = string(v)
+	}); err != nil {
 		return req, false, fmt.Errorf("not a JSON object: %v", err)
+	}
+	for _, k := range twice {
+		if f.reads(k) {
+			return req, false, errTwice(k)
+		}
 	}
 	get := func(name string) field {
 		v, ok := raw[name]
@@ -184,7 +205,13 @@ func logTimes(s *sample.Sample, get func(string) field, f LogFields) error {
 	if total := ms(f.Total, false); total >= 0 {
 		s.Total = total
 	} else if tpot := ms(f.TPOT, true); n > 1 {
-		s.Total = s.TTFT + tpot*time.Duration(n-1)
+		// In floating point first: tpot × tokens may overflow a Duration
+		// and wrap into a short request.
+		if float64(s.TTFT)+float64(tpot)*float64(n-1) > float64(sample.MaxDuration) {
+			errs = append(errs, fmt.Errorf("total: %s + %s × (%s − 1) is longer than %v: not one request", f.TTFT, f.TPOT, f.OutputTokens, sample.MaxDuration))
+		} else {
+			s.Total = s.TTFT + tpot*time.Duration(n-1)
+		}
 	} else {
 		s.Total = s.TTFT
 	}
@@ -194,6 +221,22 @@ func logTimes(s *sample.Sample, get func(string) field, f LogFields) error {
 
 // MinWindow is the shortest time window a log is judged in.
 const MinWindow = time.Minute
+
+// MaxWindow is the longest time window a log is judged in.
+const MaxWindow = 7 * 24 * time.Hour
+
+// CheckWindow reports a window a log cannot be judged in, naming what is
+// allowed: from MinWindow to MaxWindow, dividing a day or a whole number
+// of days, so that the windows of every day start at the same times. A
+// zero or negative window is refused, never read as a default: the
+// caller that has a default applies it before, where it knows the window
+// was not given.
+func CheckWindow(window time.Duration) error {
+	if window < MinWindow || window > MaxWindow || (24*time.Hour)%window != 0 && window%(24*time.Hour) != 0 {
+		return fmt.Errorf("%v is not a window: want from %v to a week, dividing a day or a whole number of days (1h, 15m, 24h)", window, MinWindow)
+	}
+	return nil
+}
 
 // WindowLevel is the level label of the window starting at start:
 // window=2026-11-30T10:00Z.
@@ -226,8 +269,8 @@ const WindowRuns = 4
 // log records no quality check: every sample says its answer was not
 // judged (QualityOff).
 func LogSamples(paths []string, f LogFields, window time.Duration) ([]sample.Sample, error) {
-	if window < MinWindow || window > 7*24*time.Hour || (24*time.Hour)%window != 0 && window%(24*time.Hour) != 0 {
-		return nil, fmt.Errorf("window %v: want from %v to a week, dividing a day or a whole number of days (1h, 15m, 24h)", window, MinWindow)
+	if err := CheckWindow(window); err != nil {
+		return nil, err
 	}
 	var out []sample.Sample
 	err := ReadLog(paths, f, func(r LogRequest) error {

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/llmsla/llmsla/harness/escape"
 )
 
 // field is one column's raw value: JSON text, or a CSV cell.
@@ -70,15 +72,22 @@ func (r *Reader) fields(line []byte) (func(name string) field, error) {
 	}
 	cols := [...]string{r.cols.Timestamp, r.cols.Input, r.cols.Output, r.cols.Messages, r.cols.Hashes}
 	var raws [len(cols)][]byte
+	var twice string
 	err := objectFields(line, func(key string, raw []byte) {
 		for i, c := range cols {
 			if c != "" && key == c {
+				if raws[i] != nil {
+					twice = key
+				}
 				raws[i] = raw
 			}
 		}
 	})
 	if err != nil {
 		return nil, fmt.Errorf("not a JSON object: %v", err)
+	}
+	if twice != "" {
+		return nil, errTwice(twice)
 	}
 	return func(name string) field {
 		for i, c := range cols {
@@ -103,12 +112,20 @@ func (r *Reader) readHeader() error {
 	}
 	r.header = map[string]int{}
 	for i, c := range cells {
-		r.header[strings.TrimSpace(strings.TrimPrefix(c, "\ufeff"))] = i
+		name := strings.TrimSpace(c)
+		if _, ok := r.header[name]; ok {
+			return r.errorf("header: column %s twice: which one a row means is not known", quote(name))
+		}
+		r.header[name] = i
 	}
 	c := r.cols
 	for _, need := range []string{c.Timestamp, c.Output} {
 		if _, ok := r.header[need]; !ok {
-			return r.errorf("header has no column %q (columns: %s)", need, strings.Join(cells, ", "))
+			names := make([]string, len(cells))
+			for i, c := range cells {
+				names[i] = quote(c)
+			}
+			return r.errorf("header has no column %q (columns: %s)", need, strings.Join(names, ", "))
 		}
 	}
 	_, in := r.header[c.Input]
@@ -117,6 +134,21 @@ func (r *Reader) readHeader() error {
 		return r.errorf("header has neither the input column %q nor the messages column %q", c.Input, c.Messages)
 	}
 	return nil
+}
+
+// errTwice is a line that gives a field it reads twice: readers differ
+// on which one counts (the first, the last), so the file is ambiguous.
+func errTwice(key string) error {
+	return fmt.Errorf("%s: given twice in the line: which one is meant is not known", key)
+}
+
+// quote writes a name from the file for a message: quoted, its control
+// characters escaped, at most 80 bytes of it.
+func quote(s string) string {
+	if len(s) > 80 {
+		s = s[:80] + "…"
+	}
+	return `"` + escape.Text(s) + `"`
 }
 
 func csvCells(line []byte) ([]string, error) {
@@ -145,6 +177,13 @@ func (f field) text() (string, bool) {
 	return f.raw, true // a number: its parser checks it
 }
 
+// firstDate and lastDate bound the dates a timestamp may name: an
+// instant is held as nanoseconds from the Unix epoch in an int64, so a
+// later date would wrap into another, and from the epoch on, so that the
+// offset between any two rows fits in a Duration (as a number's does:
+// numbers are ≥ 0).
+var firstDate, lastDate = time.Unix(0, 0).UTC(), time.Unix(0, math.MaxInt64).UTC()
+
 // timestamp reads a row's instant.
 func timestamp(f field, u Unit) (time.Duration, error) {
 	s, ok := f.text()
@@ -153,18 +192,45 @@ func timestamp(f field, u Unit) (time.Duration, error) {
 	}
 	if u == DateTime {
 		for _, layout := range []string{time.RFC3339Nano, "2006-01-02 15:04:05.999999999", "2006-01-02T15:04:05.999999999"} {
-			if t, err := time.Parse(layout, s); err == nil {
-				return time.Duration(t.UnixNano()), nil
+			t, err := time.Parse(layout, s)
+			switch {
+			case err != nil:
+				continue
+			case t.Before(firstDate):
+				return 0, fmt.Errorf("%s: %q is before %s: a date is held as nanoseconds from the Unix epoch (allowed: %s to %s)", f.name, s, firstDate.Format(time.RFC3339), firstDate.Format(time.RFC3339), lastDate.Format(time.RFC3339))
+			case t.After(lastDate):
+				return 0, fmt.Errorf("%s: %q is after %s, the last date nanoseconds from the Unix epoch hold in 64 bits (allowed: %s to %s)", f.name, s, lastDate.Format(time.RFC3339), firstDate.Format(time.RFC3339), lastDate.Format(time.RFC3339))
 			}
+			return time.Duration(t.UnixNano()), nil
 		}
 		return 0, fmt.Errorf("%s: %q is not a date and time (RFC 3339, or 2006-01-02 15:04:05.999)", f.name, s)
 	}
-	x, err := strconv.ParseFloat(s, 64)
-	ns := x * float64(unitOf(u))
-	if err != nil || !(ns >= 0 && ns < math.MaxInt64) {
-		return 0, fmt.Errorf("%s: %q is not a timestamp in %s ≥ 0", f.name, s, u)
+	if ns, ok := number(s, unitOf(u)); ok {
+		return ns, nil
 	}
-	return time.Duration(ns), nil
+	return 0, fmt.Errorf("%s: %q is not a timestamp in %s from 0 to %d", f.name, s, u, math.MaxInt64/int64(unitOf(u)))
+}
+
+// number reads a timestamp of unit u written as a decimal number ≥ 0: a
+// whole one exactly (a Unix time in ns has more digits than a float64
+// holds), a fraction to the nanosecond float64 keeps; ok false for
+// anything else, or past what a Duration holds.
+func number(s string, u time.Duration) (time.Duration, bool) {
+	if s == "" || strings.ContainsFunc(s, func(r rune) bool { return !strings.ContainsRune("0123456789.eE+-", r) }) {
+		return 0, false // hex, inf, nan, underscores: not a timestamp a log writes
+	}
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		if n < 0 || n > math.MaxInt64/int64(u) {
+			return 0, false
+		}
+		return time.Duration(n) * u, true
+	}
+	x, err := strconv.ParseFloat(s, 64)
+	ns := x * float64(u)
+	if err != nil || !(ns >= 0 && ns < math.MaxInt64) {
+		return 0, false
+	}
+	return time.Duration(ns), true
 }
 
 // tokens reads a length in tokens, 1 to MaxTokens.

@@ -144,18 +144,27 @@ func (r *Reader) readLine() ([]byte, error) {
 		switch {
 		case err == nil:
 			r.line++
-			return bytes.TrimRight(r.buf, "\r\n"), nil
+			return r.bom(bytes.TrimRight(r.buf, "\r\n")), nil
 		case errors.Is(err, bufio.ErrBufferFull):
 			continue
 		case err == io.EOF && len(r.buf) > 0:
 			r.line++
-			return r.buf, nil
+			return r.bom(r.buf), nil
 		case err == io.EOF:
 			return nil, io.EOF
 		default:
 			return nil, fmt.Errorf("%s: %w", r.name, err)
 		}
 	}
+}
+
+// bom drops the byte-order mark an editor on Windows puts before the
+// first line; on a later line it is the line's, and refused with it.
+func (r *Reader) bom(line []byte) []byte {
+	if r.line == 1 {
+		return bytes.TrimPrefix(line, []byte("\ufeff"))
+	}
+	return line
 }
 
 // unitOf is a numeric unit's length.

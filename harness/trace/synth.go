@@ -53,8 +53,12 @@ func Synth(spec Spec, o Rescale, w io.Writer) (int, error) {
 		if o.Subsample < 1 && r.Float64() >= o.Subsample {
 			return nil
 		}
+		at := float64(off) / o.Speedup
+		if !(at < math.MaxInt64) {
+			return fmt.Errorf("%s:%d: %v from the start is past what a timestamp holds (292 years) at speedup %v", spec.File, row.Line, off, o.Speedup)
+		}
 		n++
-		out := Row{At: time.Duration(float64(off) / o.Speedup), Input: scale(row.Input, o.InputScale),
+		out := Row{At: time.Duration(at), Input: scale(row.Input, o.InputScale),
 			Output: scale(row.Output, o.OutputScale), Hashes: row.Hashes}
 		return writeMooncake(bw, out)
 	})

@@ -20,9 +20,10 @@ import (
 // default.
 func Window(cfg *config.Config, flagged time.Duration, set bool) (time.Duration, error) {
 	switch {
-	case set && flagged <= 0:
-		return 0, fmt.Errorf("-window %v: want a length from %v to a week that divides a day or is whole days (1h, 15m, 24h)", flagged, trace.MinWindow)
 	case set:
+		if err := trace.CheckWindow(flagged); err != nil {
+			return 0, fmt.Errorf("-window: %w", err)
+		}
 		return flagged, nil
 	case cfg.Logs.Window > 0:
 		return cfg.Logs.Window, nil

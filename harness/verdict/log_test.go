@@ -19,7 +19,7 @@ func TestWindow(t *testing.T) {
 	for _, w := range []time.Duration{-time.Hour, 0} {
 		_, err := Window(none, w, true)
 		require.Error(t, err, "%v", w)
-		assert.Contains(t, err.Error(), "-window "+w.String()+": want a length from 1m0s to a week")
+		assert.Contains(t, err.Error(), "-window: "+w.String()+" is not a window: want from 1m0s to a week")
 	}
 	for _, tc := range []struct {
 		cfg     *config.Config

@@ -10,6 +10,7 @@
 package jsonl
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -103,4 +104,32 @@ func (a *Appender) Close() error {
 		a.f = nil
 	}
 	return a.err
+}
+
+// RepeatedKey is the first key the JSON object b gives twice at its top
+// level, "" when none (or b is no object: the caller's decoder says what
+// is wrong). encoding/json keeps the last of them and another reader the
+// first, so a line holding one means two things: its readers refuse it.
+func RepeatedKey(b []byte) string {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return ""
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		t, err := dec.Token()
+		k, ok := t.(string)
+		if err != nil || !ok {
+			return ""
+		}
+		if seen[k] {
+			return k
+		}
+		seen[k] = true
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return ""
+		}
+	}
+	return ""
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/llmsla/llmsla/harness/escape"
+	"github.com/llmsla/llmsla/harness/internal/jsonl"
 )
 
 // Label is a person's judgment of one answer: the item, and pass or fail
@@ -42,6 +43,7 @@ func LoadLabels(path string, r *Rubric) ([]Label, error) {
 	var out []Label
 	var errs []error
 	first := map[string]int{}
+	b = bytes.TrimPrefix(b, []byte("\ufeff")) // an editor's byte-order mark
 	for i, line := range bytes.Split(b, []byte("\n")) {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
@@ -75,6 +77,10 @@ func parseLabel(line []byte, r *Rubric, fail func(key, format string, a ...any))
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(line, &raw); err != nil {
 		fail("json", "not a JSON object: %v", err)
+		return Label{}, false
+	}
+	if k := jsonl.RepeatedKey(line); k != "" {
+		fail(escape.Text(k), "given twice: which one is meant is not known")
 		return Label{}, false
 	}
 	var l Label

@@ -9,7 +9,8 @@
 // simulator's judge answers from what a judge is sent. [Rubric.Schema] is
 // the verdict asked for ({score, pass, reason}), and [LoadLabels] reads
 // answers labelled by people, checked against the scale. Package judge
-// asks; this package imports nothing of llmsla but the leaf harness/escape.
+// asks; this package imports nothing of llmsla but the leaves
+// harness/escape and harness/internal/jsonl.
 package rubric
 
 import (
@@ -25,6 +26,8 @@ import (
 	"sync"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/llmsla/llmsla/harness/escape"
 )
 
 // Scale is how a rubric scores an answer.
@@ -164,6 +167,9 @@ func (p *rubricParser) key(r *Rubric, k, v *yaml.Node) {
 	switch k.Value {
 	case "name":
 		r.Name = strings.TrimSpace(v.Value)
+		if err := escape.CheckLine(r.Name); r.Name != "" && err != nil {
+			p.fail(v, "name", "%v: it names every cache line and report row", err) // printed as it is
+		}
 	case "criteria":
 		p.criteria(r, v)
 	case "scale":

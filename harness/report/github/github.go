@@ -19,6 +19,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/llmsla/llmsla/harness/escape"
 )
 
 // Actions reports whether this process runs in GitHub Actions, which sets
@@ -46,13 +48,16 @@ type Annotation struct {
 	Level, Title, Message string
 }
 
-// String is the command's line, escaped.
+// String is the command's line, escaped: what would act where the line
+// is read (the job log renders ANSI; a bidi override reorders the
+// annotation) shown as an escape (escape.Lines), then GitHub's own
+// escapes.
 func (a Annotation) String() string {
 	title := ""
 	if a.Title != "" {
-		title = " title=" + property.Replace(a.Title)
+		title = " title=" + property.Replace(escape.Lines(a.Title))
 	}
-	return "::" + a.Level + title + "::" + data.Replace(a.Message)
+	return "::" + a.Level + title + "::" + data.Replace(escape.Lines(a.Message))
 }
 
 var (
@@ -88,8 +93,11 @@ func Annotate(w io.Writer, as []Annotation) error {
 }
 
 // Code is text as a fenced code block, shown as it is: its fence is longer
-// than any run of backticks in text, so that nothing in it ends the block.
+// than any run of backticks in text, so that nothing in it ends the block,
+// and what would act in the page (a bidi override that reorders a line)
+// is shown escaped (escape.Lines).
 func Code(text string) string {
+	text = escape.Lines(text)
 	longest, run := 0, 0
 	for _, r := range text {
 		if r == '`' {
@@ -116,11 +124,18 @@ func AppendSummary(path string, md []byte) error {
 		f.Close()
 		return fmt.Errorf("step summary: %w", err)
 	}
-	if _, err := f.Write(fit(md, MaxSummary-int(st.Size()))); err != nil {
+	part := fit(md, MaxSummary-int(st.Size()))
+	if _, err := f.Write(part); err != nil {
 		f.Close()
 		return fmt.Errorf("step summary %s: %w", path, err)
 	}
-	return f.Close()
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("step summary %s: %w", path, err)
+	}
+	if len(part) == 0 && len(md) > 0 {
+		return fmt.Errorf("step summary %s already holds %d bytes (GitHub takes %d): nothing appended; the job log has it", path, st.Size(), MaxSummary)
+	}
+	return nil
 }
 
 // cutNote ends a summary that was cut.

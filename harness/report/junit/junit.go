@@ -15,8 +15,9 @@
 // Names and messages come from endpoints and files, so they are hostile:
 // [Write] replaces every character XML 1.0 forbids (the C0 controls but
 // tab, newline and CR; unpaired surrogates; U+FFFE, U+FFFF; invalid
-// UTF-8) with its Go escape (\x1b), so that the document parses and shows
-// what was sent, and passes every string through the caller's redactor.
+// UTF-8), and those that act where the file is shown (DEL, C1, bidi
+// controls), with its Go escape (\x1b), so that the document parses and
+// shows what was sent, and passes every string through the caller's redactor.
 // The counts of each suite are computed from its cases, never given.
 package junit
 
@@ -27,6 +28,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/llmsla/llmsla/harness/escape"
 )
 
 // Suites is a document: one testsuite per command's subject (a run's
@@ -168,13 +171,16 @@ func seconds(d time.Duration) string {
 	return fmt.Sprintf("%.3f", d.Seconds())
 }
 
-// Clean makes s valid XML 1.0 character data: each character the
-// specification's Char production excludes, and each byte of invalid
-// UTF-8, is written as its Go escape (\x1b, \ufffe). Tab, newline and CR
-// are kept: they are characters XML allows.
+// Clean makes s valid XML 1.0 character data that a CI page or a
+// terminal shows as it is: each character the specification's Char
+// production excludes, each byte of invalid UTF-8, and each rune that
+// acts where it is shown (DEL and the C1 controls, which XML 1.0 allows
+// but discourages, an 8-bit CSI among them; the bidi controls, which make
+// "ok" of "failed") is written as its Go escape (\x1b, \ufffe, \u202e).
+// Tab, newline and CR are kept: they are characters XML allows.
 func Clean(s string) string {
 	if valid(s) {
-		return s
+		return escape.Lines(s)
 	}
 	var b strings.Builder
 	for i := 0; i < len(s); {
@@ -193,7 +199,7 @@ func Clean(s string) string {
 		}
 		i += n
 	}
-	return b.String()
+	return escape.Lines(b.String())
 }
 
 func valid(s string) bool {
