@@ -4,14 +4,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/llmsla/llmsla/harness/config"
 	"github.com/llmsla/llmsla/harness/gate"
-	"github.com/llmsla/llmsla/harness/guard"
 	"github.com/llmsla/llmsla/harness/load"
 	"github.com/llmsla/llmsla/harness/recording"
 	"github.com/llmsla/llmsla/harness/session"
@@ -33,7 +31,7 @@ func runAB(args []string, stdout, stderr io.Writer) int {
 		return exitBroken
 	}
 	f.configure(cfg) // the SLA file's gate: section and objectives, read once with the rest
-	stdout, stderr, sec, done := redacting(cfg, stdout, stderr)
+	stdout, stderr, _, done := redacting(cfg, stdout, stderr)
 	defer done()
 	fail := func(err error) int {
 		fmt.Fprintf(stderr, "llmsla ab: %v\n", err)
@@ -47,14 +45,9 @@ func runAB(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return fail(fmt.Errorf("-scenario %q: no such scenario (defined: %s)", f.scenario, strings.Join(suites.Names(), ", ")))
 	}
-	if err := os.MkdirAll(f.out, 0o755); err != nil {
-		return fail(err)
-	}
-	rec := recording.NewRun(f.out, recording.KindAB, time.Now(), 0, 0)
-	if err := prepareSends(cfg, rec, []session.Scenario{sc}, sec, "sending", stderr); err != nil {
-		return fail(err)
-	}
-	s, err := session.New(cfg, session.Run{AbortAfter: guard.DefaultAbortAfter}, filesOf(cfg, rec))
+	s, err := session.OpenInProcess(cfg, recording.KindAB, f.out, []session.Scenario{sc}, func(w error) {
+		fmt.Fprintf(stderr, "llmsla ab: warning: preflight:\n%v\nsending anyway\n", w)
+	})
 	if err != nil {
 		return fail(err)
 	}
@@ -69,12 +62,10 @@ func runAB(args []string, stdout, stderr io.Writer) int {
 		err = s.Close()
 	}
 	if err != nil {
-		err = why(ctx, err)
-		s.Close()
-		kept, _ := rec.MarkPartial()
-		return fail(fmt.Errorf("%v; %s holds the samples so far", err, kept.Samples()))
+		kept := s.Abandon()
+		return fail(fmt.Errorf("%v; %s holds the samples so far", why(ctx, err), kept.Samples()))
 	}
-	fmt.Fprintf(stdout, "recorded %s\n\n", rec.Samples())
+	fmt.Fprintf(stdout, "recorded %s\n\n", s.Rec.Samples())
 	f.opts.AcrossEndpoints = true // the two arms are two endpoints
 	rep, err := gate.GateRequests(f.endpoints[0], f.endpoints[1], base, cand, f.opts)
 	if err != nil {

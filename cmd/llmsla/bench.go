@@ -134,7 +134,7 @@ func withBudget(run session.Run, b config.Budget) session.Run {
 // (session.PrepareBench) and prints the plan. It returns the bench, or
 // nil and the exit code.
 func prepare(cfg *config.Config, run session.Run, o *benchOptions, stdout, stderr io.Writer) (*session.Bench, int) {
-	b, err := session.PrepareBench(cfg, run, o.g, o.dryRun, o.keepGoing)
+	b, err := session.PrepareBench(cfg, run, o.g, o.dryRun, o.KeepGoing)
 	for _, note := range b.Notes {
 		fmt.Fprintln(stdout, "note: "+note)
 	}
@@ -145,7 +145,7 @@ func prepare(cfg *config.Config, run session.Run, o *benchOptions, stdout, stder
 		fmt.Fprintf(stderr, "llmsla: preflight:\n%v\n-keep-going: measuring anyway\n", b.Preflight)
 	}
 	if b.Plan != nil {
-		writePlan(stdout, b.Plan)
+		report.WritePlan(stdout, b.Plan.Report())
 	}
 	for _, u := range b.Unserved {
 		fmt.Fprintln(stdout, "  "+u.String())
@@ -164,7 +164,7 @@ func (o *benchOptions) measure(ctx context.Context, cfg *config.Config, b *sessi
 	r := session.Recorder{Dir: o.out, Latest: o.latest, Keep: o.keep, Verbose: o.verbose}
 	if !o.quiet {
 		r.Progress = func(path string) (io.Writer, io.Writer, func()) {
-			show := progress.Start(path, rawStderr, sec, terminal, progressPlan(b.Plan))
+			show := progress.Start(path, rawStderr, sec, terminal, b.Plan.Progress())
 			return show.Over(stdout), show.Over(stderr), show.Close
 		}
 	}

@@ -1,26 +1,16 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"slices"
-	"strings"
-	"time"
 
 	"github.com/llmsla/llmsla/harness/capacity"
 	"github.com/llmsla/llmsla/harness/config"
-	"github.com/llmsla/llmsla/harness/guard"
-	"github.com/llmsla/llmsla/harness/load"
 	"github.com/llmsla/llmsla/harness/metric"
 	"github.com/llmsla/llmsla/harness/recording"
 	"github.com/llmsla/llmsla/harness/report"
-	"github.com/llmsla/llmsla/harness/sample"
-	"github.com/llmsla/llmsla/harness/secret"
 	"github.com/llmsla/llmsla/harness/session"
-	"golang.org/x/perf/benchfmt"
 )
 
 // definitions lists the scenarios a package of suites defines (go test in
@@ -80,131 +70,42 @@ could not.
 	}
 	stdout, stderr, _, done := redacting(cfg, stdout, stderr)
 	defer done()
-	c := capacityRun{cfg: cfg, scenario: *scenario, endpoint: *endpoint, settings: set, out: *out}
-	return c.search(*pkg, stdout, stderr)
-}
-
-// capacityRun is one llmsla capacity.
-type capacityRun struct {
-	cfg                *config.Config
-	scenario, endpoint string
-	settings           []string
-	out                string
-}
-
-func (c capacityRun) search(pkg string, stdout, stderr io.Writer) int {
 	fail := func(err error) int {
 		fmt.Fprintf(stderr, "llmsla capacity: %v\n", err)
 		return exitBroken
 	}
-	eps, searches, sc, bench, err := c.prepare(pkg)
+	suites, err := definitions(*pkg)
 	if err != nil {
 		return fail(err)
 	}
-	if err := os.MkdirAll(c.out, 0o755); err != nil {
-		return fail(err)
-	}
-	rec := recording.NewRun(c.out, recording.KindCapacity, time.Now(), 0, 0)
-	sec := secret.New(c.cfg.Secrets()...)
-	if err := prepareSends(c.cfg, rec, []session.Scenario{sc}, sec, "searching", stderr); err != nil {
-		return fail(err)
-	}
-	s, err := session.New(c.cfg, session.Run{AbortAfter: guard.DefaultAbortAfter}, filesOf(c.cfg, rec))
+	search, err := session.PrepareCapacity(cfg, suites, *scenario, *endpoint, set)
 	if err != nil {
 		return fail(err)
 	}
-	defer s.Close()
-	fix, err := s.Source(sc)
+	run, err := session.OpenInProcess(cfg, recording.KindCapacity, *out, []session.Scenario{search.Scenario}, func(w error) {
+		fmt.Fprintf(stderr, "llmsla capacity: warning: preflight:\n%v\nsearching anyway\n", w)
+	})
 	if err != nil {
 		return fail(err)
 	}
 	ctx, stop := interrupts()
 	defer stop()
-	var results []recording.Result
-	for _, name := range eps {
-		r, err := c.searchOne(ctx, s, fix, bench, name, searches[name], stdout)
+	err = search.Run(ctx, run, func(name string, cs config.Capacity, r capacity.Result, err error) {
+		for _, st := range r.Steps {
+			verdict := "held"
+			if !st.OK {
+				verdict = "over: " + st.Why
+			}
+			fmt.Fprintf(stdout, "  step %s endpoint=%s %s=%s: %s\n", *scenario, name, cs.By, metric.Num(st.Level), verdict)
+		}
 		if err == nil {
-			err = ctx.Err()
+			fmt.Fprintln(stdout, report.CapacityLine(*scenario, name, cs.By, cs.Resolution, r))
 		}
-		if err != nil {
-			err = why(ctx, err)
-			s.Close()
-			kept, _ := rec.MarkPartial()
-			return fail(fmt.Errorf("%s endpoint=%s: %w; %s holds the steps so far (no limit is recorded)", c.scenario, name, err, kept.Samples()))
-		}
-		results = append(results, r)
+	})
+	if err != nil {
+		kept := run.Abandon()
+		return fail(fmt.Errorf("%w; %s holds the steps so far (no limit is recorded)", why(ctx, err), kept.Samples()))
 	}
-	if err := s.Close(); err != nil {
-		return fail(err)
-	}
-	header := recording.Header{Commit: session.Commit(), Date: time.Now(), Config: c.cfg.Source}
-	for _, u := range metric.Units() {
-		if u.Unit() == "max-rps" || u.Unit() == "max-concurrency" || u.Unit() == "max-speedup" {
-			header.Units = append(header.Units, recording.Unit{Name: u.Unit(), Better: u.Better()})
-		}
-	}
-	if err := recording.WriteResults(rec.Txt(), header, results); err != nil {
-		return fail(err)
-	}
-	fmt.Fprintf(stdout, "recorded %s and %s\n", rec.Txt(), rec.Samples())
+	fmt.Fprintf(stdout, "recorded %s and %s\n", run.Rec.Txt(), run.Rec.Samples())
 	return exitOK
-}
-
-// prepare checks everything before a request: the endpoints to search,
-// each one's search (its capacity: block with the flags on top), the
-// scenario's definition among the suites' and its benchmark, whose name
-// the limit is recorded under.
-func (c capacityRun) prepare(pkg string) (eps []string, searches map[string]config.Capacity, sc session.Scenario, bench string, err error) {
-	eps = c.cfg.EndpointNames()
-	if c.endpoint != "" {
-		if !slices.Contains(eps, c.endpoint) {
-			return nil, nil, sc, "", fmt.Errorf("-endpoint %q is not in %s (have: %s)", c.endpoint, c.cfg.Source, strings.Join(eps, ", "))
-		}
-		eps = []string{c.endpoint}
-	}
-	searches = map[string]config.Capacity{}
-	for _, ep := range eps {
-		if searches[ep], err = c.cfg.SearchCapacity(c.scenario, ep, c.settings); err != nil {
-			return nil, nil, sc, "", err
-		}
-	}
-	suites, err := definitions(pkg)
-	if err != nil {
-		return nil, nil, sc, "", err
-	}
-	sc, ok := suites.Scenario(c.scenario)
-	if !ok {
-		return nil, nil, sc, "", fmt.Errorf("-scenario %q: no such scenario (defined: %s)", c.scenario, strings.Join(suites.Names(), ", "))
-	}
-	if bench = suites.Benchmarks[sc.Name]; bench == "" {
-		return nil, nil, sc, "", fmt.Errorf("-scenario %s: no benchmark measures it (a func BenchmarkX calling harness.Bench), and the limit found is recorded as that benchmark's figure", sc.Name)
-	}
-	return eps, searches, sc, bench, nil
-}
-
-// searchOne searches one endpoint, shows its steps and its answer, and
-// returns its benchmark line.
-func (c capacityRun) searchOne(ctx context.Context, s *session.Session, fix *load.Fixture, bench, name string, cs config.Capacity, stdout io.Writer) (recording.Result, error) {
-	ep, _, _ := s.Endpoint(name)
-	conf := c.cfg.Scenario(c.scenario, name)
-	conf.Capacity = &cs
-	r, err := s.Capacity(ctx, session.Cell{Scenario: c.scenario, Endpoint: ep, Settings: conf, Fixture: fix})
-	writeSteps(stdout, c.scenario, name, cs, r)
-	if err != nil {
-		return recording.Result{}, err
-	}
-	fmt.Fprintln(stdout, report.CapacityLine(c.scenario, name, cs.By, cs.Resolution, r))
-	return recording.Result{Name: fmt.Sprintf("%s/endpoint=%s/capacity=%s", bench, sample.NameValue(name), cs.By),
-		Values: []benchfmt.Value{{Value: 0, Unit: "ns/op"}, {Value: r.Limit, Unit: cs.Unit()}}}, nil
-}
-
-// writeSteps shows a search's steps, held or over, before its answer.
-func writeSteps(w io.Writer, scenario, endpoint string, cs config.Capacity, r capacity.Result) {
-	for _, st := range r.Steps {
-		verdict := "held"
-		if !st.OK {
-			verdict = "over: " + st.Why
-		}
-		fmt.Fprintf(w, "  step %s endpoint=%s %s=%s: %s\n", scenario, endpoint, cs.By, metric.Num(st.Level), verdict)
-	}
 }

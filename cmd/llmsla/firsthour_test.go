@@ -20,6 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/llmsla/llmsla/harness/sample"
+	"github.com/llmsla/llmsla/harness/session"
 	"github.com/llmsla/llmsla/harness/sim"
 )
 
@@ -290,15 +291,15 @@ func TestRunFlags(t *testing.T) {
 		want string
 	}{
 		"bad shard flag":   {[]string{"-shard", "3/3"}, nil, `-shard: "3/3" is not a shard`},
-		"bad shard env":    {nil, map[string]string{envShard: "x"}, `$LLMSLA_SHARD: "x" is not a shard`},
-		"indexed job":      {nil, map[string]string{"JOB_COMPLETION_INDEX": "4", envShards: "3"}, `$JOB_COMPLETION_INDEX/$LLMSLA_SHARDS: "4/3" is not a shard`},
+		"bad shard env":    {nil, map[string]string{session.EnvShard: "x"}, `$LLMSLA_SHARD: "x" is not a shard`},
+		"indexed job":      {nil, map[string]string{"JOB_COMPLETION_INDEX": "4", session.EnvShards: "3"}, `$JOB_COMPLETION_INDEX/$LLMSLA_SHARDS: "4/3" is not a shard`},
 		"start in 2099":    {[]string{"-start-at", "2099-01-01T00:00:00Z"}, nil, "-start-at: 2099-01-01T00:00:00Z is"},
-		"start not a time": {nil, map[string]string{envStartAt: "soon"}, `$LLMSLA_START_AT: "soon" is not an RFC 3339 time`},
+		"start not a time": {nil, map[string]string{session.EnvStartAt: "soon"}, `$LLMSLA_START_AT: "soon" is not an RFC 3339 time`},
 		"slot no start":    {[]string{"-level-every", "30s"}, nil, "-level-every 30s: the slots count from the agreed start"},
 		"slot zero":        {[]string{"-start-at", time.Now().Add(time.Minute).UTC().Format(time.RFC3339), "-level-every", "0s"}, nil, `-level-every: "0s" is not a duration > 0`},
 	} {
 		t.Run(name, func(t *testing.T) {
-			for _, k := range []string{envShard, envShards, envStartAt, envLevelEvery, "JOB_COMPLETION_INDEX"} {
+			for _, k := range []string{session.EnvShard, session.EnvShards, session.EnvStartAt, session.EnvLevelEvery, "JOB_COMPLETION_INDEX"} {
 				t.Setenv(k, tc.env[k])
 			}
 			var f runFlags
@@ -323,7 +324,7 @@ func TestShardsOfThePresetsRefusedEarly(t *testing.T) {
 	var out, errOut bytes.Buffer
 	code := runBench([]string{"-pkg", suites, "-out", t.TempDir(), "-shard", "0/3", "-count", "1", "-n", "2"}, &out, &errOut)
 	assert.Equal(t, exitBroken, code)
-	assert.Contains(t, errOut.String(), "shard 0/3: scenarios.chat (concurrency=1): concurrency 1 cannot be split over 3 shards")
+	assert.Contains(t, errOut.String(), "shard 0/3: scenarios.agent (concurrency=1): concurrency 1 cannot be split over 3 shards")
 	assert.NotContains(t, out.String(), "recorded", "nothing ran")
 }
 

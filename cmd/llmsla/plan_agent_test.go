@@ -11,6 +11,7 @@ import (
 	"github.com/llmsla/llmsla/harness/config"
 	"github.com/llmsla/llmsla/harness/load"
 	"github.com/llmsla/llmsla/harness/quality"
+	"github.com/llmsla/llmsla/harness/report"
 	"github.com/llmsla/llmsla/harness/session"
 	"github.com/llmsla/llmsla/harness/stream"
 )
@@ -51,7 +52,7 @@ func TestPlanCountsAgentLoops(t *testing.T) {
 	assert.Equal(t, 8, loops.Other)
 	assert.Equal(t, 8, plain.Other)
 	var out bytes.Buffer
-	writePlan(&out, p)
+	report.WritePlan(&out, p.Report())
 	assert.Contains(t, out.String(), "up to 48 measured (agent loops of up to 4 steps) + 8 other")
 	assert.Contains(t, out.String(), "12 measured + 8 other")
 	assert.Contains(t, out.String(), "total: up to 76 requests (60 measured, 16 probes, warm-up and cold)")

@@ -16,6 +16,7 @@ import (
 	"github.com/llmsla/llmsla/harness/config"
 	"github.com/llmsla/llmsla/harness/objective"
 	"github.com/llmsla/llmsla/harness/sample"
+	"github.com/llmsla/llmsla/harness/session"
 	"github.com/llmsla/llmsla/harness/sim"
 	"github.com/llmsla/llmsla/harness/stats"
 )
@@ -38,8 +39,8 @@ func TestShardedRun(t *testing.T) {
 		"    sla: {accuracy_min: 0}\n", srv.URL+"/v1") // the external simulator knows no fixture answers
 	simEnv(t, "")
 	useConfig(t, yaml)
-	t.Setenv(envShard, "")
-	t.Setenv(envStartAt, "")
+	t.Setenv(session.EnvShard, "")
+	t.Setenv(session.EnvStartAt, "")
 	bin := buildLlmsla(t, true)
 	run := func(dir string, args ...string) {
 		cmd := exec.Command(bin, append([]string{"bench", "-pkg", suites, "-bench", "Chat", "-count", "1", "-n", "36", "-q", "-out", dir}, args...)...)
@@ -161,9 +162,9 @@ func TestShardsKeepTogether(t *testing.T) {
 	}
 	configs := []string{cfg(0), cfg(6)}
 	simEnv(t, "")
-	t.Setenv(envShard, "")
-	t.Setenv(envStartAt, "")
-	t.Setenv(envLevelEvery, "")
+	t.Setenv(session.EnvShard, "")
+	t.Setenv(session.EnvStartAt, "")
+	t.Setenv(session.EnvLevelEvery, "")
 	bin := buildLlmsla(t, true)
 	sharded := func(slots ...string) []objective.Verdict {
 		start := time.Now().Add(12 * time.Second).UTC().Format(time.RFC3339)

@@ -8,6 +8,8 @@ import (
 
 	"github.com/llmsla/llmsla/harness/config"
 	"github.com/llmsla/llmsla/harness/load"
+	"github.com/llmsla/llmsla/harness/progress"
+	"github.com/llmsla/llmsla/harness/report"
 	"github.com/llmsla/llmsla/harness/stream"
 )
 
@@ -248,4 +250,44 @@ func (r *PlanRow) estimate(count, n int, shard load.Shard) time.Duration {
 		total += time.Duration(count) * time.Duration(math.Ceil(float64(n)/float64(w))) * per
 	}
 	return total
+}
+
+// Report is the plan as people read it (report.WritePlan).
+func (p *Plan) Report() report.Plan {
+	t := p.Totals()
+	out := report.Plan{Cells: t.Cells, Count: p.Count, N: p.N, Requests: t.Requests(), Measured: t.Measured, Other: t.Other,
+		UpTo: t.UpTo, Known: t.Known, Expected: t.Expected, Span: t.Span, MaxRequests: p.Run.MaxRequests, MaxDuration: p.Run.MaxDuration}
+	if p.Run.Shard.On() {
+		out.Shard = p.Run.Shard.String()
+	}
+	for _, r := range p.Rows {
+		row := report.PlanRow{Scenario: r.Cell.Scenario, Endpoint: r.Cell.Endpoint.Name, Measured: r.Measured, Other: r.Other, Steps: r.Steps,
+			Soak: r.Soak, Capacity: r.Capacity, Sweep: r.Sweep, Latency: r.Latency, Expected: r.Expected}
+		for _, lv := range r.Levels {
+			row.Levels = append(row.Levels, string(lv.Label()))
+		}
+		out.Rows = append(out.Rows, row)
+	}
+	return out
+}
+
+// Progress is what the progress line counts the whole run against: the
+// plan's requests, each cell's weighed by its probed time a request.
+func (p *Plan) Progress() progress.Whole {
+	t := p.Totals()
+	w := progress.Whole{Requests: t.Requests(), Cells: t.Cells, Count: p.Count, Weight: map[string]float64{}}
+	for _, r := range p.Rows {
+		if r.Latency <= 0 {
+			return progress.Whole{Requests: w.Requests, Cells: w.Cells, Count: w.Count} // not probed: every request alike
+		}
+		per := float64(r.Measured+r.Other) / float64(len(r.Levels))
+		for _, lv := range r.Levels {
+			c := r.Cell
+			c.Level = lv
+			x := r.Latency.Seconds() / float64(max(lv.Pacer.Workers(), 1))
+			w.Weight[c.Name()] = x
+			w.Total += per * x
+		}
+	}
+	return w
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -223,4 +224,22 @@ func TestLongTraceRowsNamed(t *testing.T) {
 	require.Len(t, notes, 1)
 	require.Contains(t, notes[0], "chat endpoint=a trace=prod/speedup=1: 2 of the trace's 3 rows ask more prompt tokens than the model's context of 4096")
 	require.Empty(t, longRows(p, map[string]string{}), "no context length known: nothing said")
+}
+
+// TestStartAtBounds: a -start-at more than a day ahead would hold a CI job
+// that long, and more than a day behind would record every request as
+// that late (a sample the reader refuses); both are refused naming what
+// was given. Within a day, either way, is taken.
+func TestStartAtBounds(t *testing.T) {
+	at := func(d time.Duration) Given {
+		return Given{Value: time.Now().Add(d).UTC().Format(time.RFC3339), From: "-start-at"}
+	}
+	_, err := ParseRun(RunSpec{StartAt: at(-400 * 24 * time.Hour)})
+	require.ErrorContains(t, err, "-start-at:")
+	require.ErrorContains(t, err, "ago: every request would be recorded that late")
+	_, err = ParseRun(RunSpec{StartAt: at(48 * time.Hour)})
+	require.ErrorContains(t, err, "from now: the shards would wait that long")
+	r, err := ParseRun(RunSpec{StartAt: at(-time.Hour)})
+	require.NoError(t, err)
+	require.False(t, r.StartAt.IsZero())
 }
