@@ -4,8 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/llmsla/llmsla/harness/config"
@@ -41,9 +39,9 @@ func runAB(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(err)
 	}
-	sc, ok := suites.Scenario(f.scenario)
-	if !ok {
-		return fail(fmt.Errorf("-scenario %q: no such scenario (defined: %s)", f.scenario, strings.Join(suites.Names(), ", ")))
+	sc, err := suites.Find("-scenario", f.scenario)
+	if err != nil {
+		return fail(err)
 	}
 	s, err := session.OpenInProcess(cfg, recording.KindAB, f.out, []session.Scenario{sc}, func(w error) {
 		fmt.Fprintf(stderr, "llmsla ab: warning: preflight:\n%v\nsending anyway\n", w)
@@ -56,8 +54,7 @@ func runAB(args []string, stdout, stderr io.Writer) int {
 		f.endpoints[0], f.endpoints[1], f.count, f.n, f.levels, sc.Name, sc.Fixture, cfg.Source)
 	ctx, stop := interrupts()
 	defer stop()
-	base, cand, err := s.AB(ctx, sc, session.AB{Base: f.endpoints[0], Candidate: f.endpoints[1], Levels: f.pacers,
-		Runs: f.count, N: f.n, Warmup: f.warmup, MaxTokens: f.maxT, Seed: f.seed})
+	base, cand, err := s.AB(ctx, sc, f.ab())
 	if err == nil {
 		err = s.Close()
 	}
@@ -86,24 +83,6 @@ type abRun struct {
 	endpoints              []string
 }
 
-const abUsage = `usage: llmsla ab [flags] BASE_ENDPOINT CANDIDATE_ENDPOINT
-
-Sends a scenario's cases (one the suites define: -scenario, chat by
-default) to both endpoints of the configuration (sla.yaml, or
-$LLMSLA_CONFIG) in the same time window: each case to both, in pairs whose
-order is drawn at random, -count runs of -n pairs at each level. Then gates
-the candidate against the base with the per-request tests of llmsla gate:
-latency percentiles, and quality paired by case, against the scenario's
-objectives. No stored baseline is needed, and whatever drifts (the machine,
-the network, a shared server) drifts for both alike.
-
-Exit codes as llmsla gate: 0 pass, 1 the candidate is worse, 2 unusable,
-or blind: a latency percentile an objective bounds that no change of these
-requests would show (record more with -n and -count, or -allow-blind the
-unit).
-
-`
-
 // parseAB reads the flags of llmsla ab; a nil run comes with the exit
 // code.
 func parseAB(args []string, stderr io.Writer) (*abRun, int) {
@@ -122,37 +101,32 @@ func parseAB(args []string, stderr io.Writer) (*abRun, int) {
 	misnamed(fs, "o", useOut)
 	fs.Uint64Var(&f.seed, "seed", uint64(time.Now().UnixNano()), "seed of the order within each pair")
 	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), abUsage)
+		fmt.Fprint(fs.Output(), usageOf("ab"))
 		fs.PrintDefaults()
 	}
 	if err := parse(fs, args); err != nil {
 		return nil, parseFailed(err)
 	}
 	var err error
-	f.pacers, err = parseLevels(f.levels)
+	f.pacers, err = load.ParseClosed(f.levels)
 	switch {
 	case err != nil:
 		fmt.Fprintf(stderr, "llmsla ab: -concurrency: %v\n", err)
 	case fs.NArg() != 2:
 		fs.Usage()
-	case f.n < 1 || f.count < 2 || f.warmup < 0 || f.maxT < 0:
-		fmt.Fprintf(stderr, "llmsla ab: -n %d, -count %d, -warmup %d, -max-tokens %d: want -n ≥ 1, -count ≥ 2, -warmup ≥ 0 and -max-tokens ≥ 0\n", f.n, f.count, f.warmup, f.maxT)
 	default:
 		f.endpoints = fs.Args()
+		if err := f.ab().Check(); err != nil {
+			fmt.Fprintf(stderr, "llmsla ab: %v\n", err)
+			return nil, exitBroken
+		}
 		return f, exitOK
 	}
 	return nil, exitBroken
 }
 
-// parseLevels reads "1,4" as closed-loop pacers.
-func parseLevels(s string) ([]load.Pacer, error) {
-	var out []load.Pacer
-	for _, f := range strings.Split(s, ",") {
-		c, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || c < 1 {
-			return nil, fmt.Errorf("%q is not a concurrency ≥ 1", f)
-		}
-		out = append(out, load.Closed(c))
-	}
-	return out, nil
+// ab is the A/B run the flags ask for.
+func (f *abRun) ab() session.AB {
+	return session.AB{Base: f.endpoints[0], Candidate: f.endpoints[1], Levels: f.pacers,
+		Runs: f.count, N: f.n, Warmup: f.warmup, MaxTokens: f.maxT, Seed: f.seed}
 }

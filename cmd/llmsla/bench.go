@@ -68,11 +68,12 @@ func runBench(args []string, stdout, stderr io.Writer) (code int) {
 	}
 	stderr = o.ci.Start("bench", stdout, stderr)
 	defer func() { code = o.ci.Finish(code) }()
-	if o.g.Count < 1 || o.g.N < 2 || fs.NArg() > 0 || o.keep < 0 {
-		// -n 1 would measure nothing: go test's first call of a benchmark,
-		// b.N = 1, is its probe, which the harness counts as warm-up.
-		fmt.Fprintf(stderr, "llmsla bench: -count %d, -n %d, -keep %d, extra arguments %q: want -count ≥ 1 (≥ 10 for the gate), -n ≥ 2 (-n 1 is go test's probe alone, which measures nothing), -keep ≥ 0 and no arguments\n",
-			o.g.Count, o.g.N, o.keep, fs.Args())
+	if err := o.g.Check(); err != nil {
+		fmt.Fprintf(stderr, "llmsla bench: %v\n", err)
+		return exitBroken
+	}
+	if fs.NArg() > 0 || o.keep < 0 {
+		fmt.Fprintf(stderr, "llmsla bench: -keep %d, extra arguments %q: want -keep ≥ 0 and no arguments\n", o.keep, fs.Args())
 		return exitBroken
 	}
 	run, err := o.run(fs)
@@ -85,7 +86,7 @@ func runBench(args []string, stdout, stderr io.Writer) (code int) {
 		fmt.Fprintf(stderr, "llmsla: %v\n", err)
 		return exitBroken
 	}
-	run = withBudget(run, cfg.Budget)
+	run = run.Within(cfg.Budget)
 	run.PerRun = o.g.N
 	if run.LatencyOnly {
 		cfg.LatencyOnly()
@@ -117,17 +118,6 @@ func runBench(args []string, stdout, stderr io.Writer) (code int) {
 	code = o.measure(ctx, cfg, b, run, sec, stdout, stderr, rawStderr, terminal)
 	fmt.Fprintf(stdout, "\nllmsla bench: %s\n", exitWords(code))
 	return code
-}
-
-// withBudget is run with the SLA file's budget where no flag set one.
-func withBudget(run session.Run, b config.Budget) session.Run {
-	if run.MaxRequests == 0 {
-		run.MaxRequests = b.MaxRequests
-	}
-	if run.MaxDuration == 0 {
-		run.MaxDuration = b.MaxDuration
-	}
-	return run
 }
 
 // prepare checks everything that can be checked before a request

@@ -43,17 +43,7 @@ func runCapacity(args []string, stdout, stderr io.Writer) int {
 		fs.Func(k.name, k.usage, func(v string) error { set = append(set, k.name+"="+v); return nil })
 	}
 	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), `usage: llmsla capacity [flags]
-
-Finds the highest load (rate, or concurrency) at which every objective of
-the scenario holds on each endpoint: doubling from -start until a level
-fails, then bisecting to -resolution. Each level sends the scenario's
-samples: requests. Prints every step, then the limit and the first
-objective that fails above it; records every step in results/ with the
-limit as max-rps (max-concurrency). Exit 0 when the search ran, 2 when it
-could not.
-
-`)
+		fmt.Fprint(fs.Output(), usageOf("capacity"))
 		fs.PrintDefaults()
 	}
 	if err := parse(fs, args); err != nil {

@@ -23,7 +23,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&opts.Filter, "filter", "*", "use only benchmarks matching benchfilter `query`")
 	full := fs.Bool("full", false, "benchstat's tables, every unit, instead of the summary")
 	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), compareUsage)
+		fmt.Fprint(fs.Output(), usageOf("compare"))
 		fs.PrintDefaults()
 	}
 	if err := parse(fs, args); err != nil {
@@ -64,19 +64,6 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	}
 	return exitOK
 }
-
-const compareUsage = `usage: llmsla compare [flags] FILE...
-
-One line per benchmark and key figure (the verdict table's columns) for
-each column after the first against the first: medians over runs, the
-change, Mann-Whitney p and n; changes with p < 0.05 first. With one file,
-pick a column key: llmsla compare -col /endpoint results/latest.txt.
--full prints benchstat's tables instead: median ± 95% CI of every unit.
-A directory (the results of a run's shards) is one run: compare BASE DIR
-shows the gate's per-request comparison of their pooled samples.
-Descriptive: it always exits 0 on readable input; llmsla gate decides.
-
-`
 
 func isDir(p string) bool {
 	st, err := os.Stat(p)

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
-	"strings"
 
 	"github.com/llmsla/llmsla/harness/config"
 	"github.com/llmsla/llmsla/harness/gate"
@@ -43,7 +41,7 @@ func runGate(args []string, stdout, stderr io.Writer) (code int) {
 	plan := fs.String("plan", "", "instead of gating, tell how many requests a side BASE's recording needs for the gate to flag a change of `unit=10%` (relative) or unit=2 (absolute: points for *-%)")
 	file := configFlag(fs)
 	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), gateUsage)
+		fmt.Fprint(fs.Output(), usageOf("gate"))
 		fs.PrintDefaults()
 	}
 	if err := parse(fs, args); err != nil {
@@ -74,7 +72,11 @@ func runGate(args []string, stdout, stderr io.Writer) (code int) {
 	}
 	configure(cfg)
 	if *plan != "" {
-		return runPlan(*plan, fs.Arg(0), opts, stdout, stderr)
+		if err := gate.PlanFor(*plan, recording.File(fs.Arg(0)), opts, stdout); err != nil {
+			fmt.Fprintf(stderr, "llmsla gate: %v\n", err)
+			return exitBroken
+		}
+		return exitOK
 	}
 	gated := func() (*gate.Report, error) { return verdict.Gate(fs.Arg(0), fs.Arg(1), opts) }
 	if len(logs) > 0 {
@@ -94,40 +96,6 @@ func runGate(args []string, stdout, stderr io.Writer) (code int) {
 	ci.Gated(rep)
 	return writeVerdict("gate", rep, stdout, stderr)
 }
-
-const gateUsage = `usage: llmsla gate [flags] BASE NEW
-       llmsla gate -plan ttft-p95-ms=10% BASE
-
-Fails (exit 1) when a figure in NEW is significantly worse than in BASE,
-after Holm–Bonferroni within its family, and beyond its tolerance
-(defaults: 10% and 1 ms for *-ms units, 20% for *-p99-ms, 10% for */s, 1
-point for *-% units, then the gate: section of the SLA file NEW was
-measured under, or -config's, then -tolerance). Latency percentiles and
-quality proportions are judged on the requests in X.samples.jsonl beside
-each X.txt when both have one; other figures, and all of them without
-samples, over runs. The report says what each family covers and what
-change it can see. Each side's X.txt must record what its samples file
-records (model, digest, fixture, parameters); flags may come before or
-after the files.
-
-BASE or NEW may be a directory: the results of a run's shards (each
-shard's directory, or one holding them all), pooled into one run; every
-figure is then judged on their requests, a missing shard is exit 2.
-
-With -log FILE (production's request logs, read as llmsla verdict -log
-reads them), BASE and NEW may be windows of the log, named by their start
-as the verdict table shows it (2026-11-30T10:00Z, -window long), or one of
-them a recorded run of one level, matched by the model its endpoint served.
-
-Exit 2 means the files cannot be compared — a file missing, cut short or
-corrupt (named as file:line), a benchmark of BASE missing from NEW, a
-side's two files disagreeing — or the SLA file is broken; the message
-says why and what to do. It also means BLIND: nothing regressed, but a
-latency percentile could not be seen at these sample sizes (no change of
-it, however large, would be flagged); record more requests, or
--allow-blind the unit.
-
-`
 
 // writeVerdict writes rep and returns the exit code of its verdict: 0
 // PASS, 1 FAIL, 2 BLIND (a latency asked for could not be seen).
@@ -152,7 +120,7 @@ func writeVerdict(cmd string, rep *gate.Report, stdout, stderr io.Writer) int {
 func decisionFlags(fs *flag.FlagSet, opts *gate.Options) (configure func(cfg *config.Config)) {
 	flagTol := map[string]gate.Tolerance{}
 	fs.Func("alpha", "family-wise significance `level` of every family, or family=level for one (latency, quality, runs); repeatable; default gate.alpha of the SLA file, else latency=0.05 quality=0.005 runs=0.025", func(s string) error {
-		return parseAlpha(s, opts)
+		return gate.ParseAlpha(s, opts)
 	})
 	fs.Func("tolerance", "per-unit tolerance `unit=10%` (relative) or `unit=1` (absolute); unit may be a glob; repeatable; overrides gate.tolerance of the SLA file for that unit", func(s string) error {
 		unit, t, err := gate.ParseTolerance(s)
@@ -166,48 +134,4 @@ func decisionFlags(fs *flag.FlagSet, opts *gate.Options) (configure func(cfg *co
 		return nil
 	})
 	return func(cfg *config.Config) { verdict.Decide(opts, cfg, flagTol) }
-}
-
-// parseAlpha reads one -alpha: a level for every family, or family=level.
-func parseAlpha(s string, opts *gate.Options) error {
-	family, val, one := strings.Cut(s, "=")
-	if !one {
-		val = s
-	}
-	a, err := strconv.ParseFloat(val, 64)
-	if err != nil {
-		return fmt.Errorf("%q is not a number: want a level such as 0.05, or family=level (latency, quality, runs)", val)
-	}
-	// 0 is checked here: in Options it means "the default".
-	if err := gate.CheckAlpha(a); err != nil {
-		return err
-	}
-	if !one {
-		opts.Alpha = a
-		return nil
-	}
-	if opts.FamilyAlpha == nil {
-		opts.FamilyAlpha = map[string]float64{}
-	}
-	opts.FamilyAlpha[family] = a
-	return nil
-}
-
-// runPlan answers -plan: how many requests a side BASE's recording needs
-// for the gate to flag the change.
-func runPlan(spec, base string, opts gate.Options, stdout, stderr io.Writer) int {
-	unit, change, err := gate.ParseTolerance(spec)
-	if err != nil {
-		fmt.Fprintf(stderr, "llmsla gate: -plan: %v\n", strings.Replace(err.Error(), "tolerance", "change", 1))
-		return exitBroken
-	}
-	lines, err := gate.Plan(recording.File(base), unit, change, opts)
-	if err == nil {
-		err = gate.WritePlan(stdout, lines, fmt.Sprintf("%s %s", unit, change))
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "llmsla gate: %v\n", err)
-		return exitBroken
-	}
-	return exitOK
 }

@@ -7,6 +7,7 @@
 package main
 
 import (
+	"embed"
 	"errors"
 	"flag"
 	"fmt"
@@ -80,4 +81,20 @@ func parseFailed(err error) int {
 		return exitOK
 	}
 	return exitBroken
+}
+
+// usages are each command's usage text, the words -h prints before its
+// flags (usage/NAME.txt: documentation, kept beside the code that parses
+// what it describes).
+//
+//go:embed usage/*.txt
+var usages embed.FS
+
+// usageOf is a command's usage text.
+func usageOf(name string) string {
+	b, err := usages.ReadFile("usage/" + name + ".txt")
+	if err != nil {
+		panic(err) // embedded: cannot be missing
+	}
+	return string(b)
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"flag"
 	"fmt"
 	"io"
@@ -11,9 +10,7 @@ import (
 
 	"github.com/llmsla/llmsla/harness/atomicfile"
 	"github.com/llmsla/llmsla/harness/config"
-	"github.com/llmsla/llmsla/harness/escape"
 	"github.com/llmsla/llmsla/harness/report"
-	"github.com/llmsla/llmsla/harness/report/html"
 	"github.com/llmsla/llmsla/harness/verdict"
 )
 
@@ -50,9 +47,8 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "llmsla report: -quality %q: want one of %s\n", *qual, strings.Join(report.QualityAxes(), ", "))
 		return exitBroken
 	}
-	write, ok := formats[*format]
-	if !ok {
-		fmt.Fprintf(stderr, "llmsla report: -format %q: want text, markdown, json, csv or html\n", *format)
+	if !slices.Contains(verdict.Formats, *format) {
+		fmt.Fprintf(stderr, "llmsla report: -format %q: want %s\n", *format, strings.Join(verdict.Formats, ", "))
 		return exitBroken
 	}
 	paths := fs.Args()
@@ -77,29 +73,15 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "llmsla: %v\n", err)
 		return exitBroken
 	}
-	b := r.Board(cfg, report.Prefer(*prefer), *qual)
-	if *format == "html" { // the page's header names the run
-		write = func(w io.Writer, b *report.Board) error { return html.WriteRun(w, b, r.Info(cfg)) }
-	}
-	var buf bytes.Buffer
-	switch *format { // the run's provenance at the top of what people read
-	case "text":
-		report.Provenance(&buf, r.Provenance)
-		buf.WriteString("\n")
-	case "markdown":
-		for _, l := range report.ProvenanceLines(r.Provenance) {
-			buf.WriteString(escape.Markdown(l) + "  \n")
-		}
-		buf.WriteString("\n")
-	}
-	if err := write(&buf, b); err != nil {
+	buf, err := verdict.Render(r, cfg, *format, report.Prefer(*prefer), *qual)
+	if err != nil {
 		fmt.Fprintf(stderr, "llmsla report: %v\n", err)
 		return exitBroken
 	}
 	if *out == "" {
-		_, err = stdout.Write(buf.Bytes())
+		_, err = stdout.Write(buf)
 	} else {
-		err = atomicfile.Write(*out, sec.RedactBytes(buf.Bytes()))
+		err = atomicfile.Write(*out, sec.RedactBytes(buf))
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "llmsla report: %v\n", err)
@@ -109,12 +91,4 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "wrote %s\n", *out)
 	}
 	return exitOK
-}
-
-var formats = map[string]func(io.Writer, *report.Board) error{
-	"text":     func(w io.Writer, b *report.Board) error { b.Text(w, false); return nil },
-	"markdown": func(w io.Writer, b *report.Board) error { b.Markdown(w); return nil },
-	"json":     func(w io.Writer, b *report.Board) error { return b.JSON(w) },
-	"csv":      func(w io.Writer, b *report.Board) error { return b.CSV(w) },
-	"html":     func(w io.Writer, b *report.Board) error { return html.Write(w, b) },
 }

@@ -10,27 +10,11 @@ import (
 	"github.com/llmsla/llmsla/harness/verdict"
 )
 
-const traceUsage = `usage: llmsla trace analyze [flags] FILE
-       llmsla trace synth [flags] -o OUT FILE
-       llmsla trace from-log -o OUT LOG…
-
-analyze describes a trace: rows, duration, rate over time, input and
-output length distributions, burstiness (the gamma shape that fits its
-gaps) and the share of prompt tokens in shared prefixes (hash ids).
-synth writes a rescaled copy in Mooncake's format: faster (-speedup),
-longer or shorter prompts and answers (-input-scale, -output-scale), a
-seeded share of its rows (-subsample, -seed), so that a week of production
-becomes a short CI replay. from-log turns request logs (the fields of the
-SLA file's logs: block, by default the structlog names) into a trace.
--o is the file written. Exit 0 done, 2 when the input cannot be read (the
-message names its line).
-`
-
 // runTrace runs a trace subcommand.
 func runTrace(args []string, stdout, stderr io.Writer) int {
 	sub := map[string]func([]string, io.Writer, io.Writer) int{"analyze": traceAnalyze, "synth": traceSynth, "from-log": traceFromLog}
 	if len(args) == 0 || sub[args[0]] == nil {
-		fmt.Fprint(stderr, traceUsage)
+		fmt.Fprint(stderr, usageOf("trace"))
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "help") {
 			return exitOK
 		}
@@ -60,7 +44,7 @@ func traceFlags(fs *flag.FlagSet) func(file string) (trace.Spec, error) {
 func traceSet(name string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("trace "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, traceUsage); fs.PrintDefaults() }
+	fs.Usage = func() { fmt.Fprint(stderr, usageOf("trace")); fs.PrintDefaults() }
 	misnamed(fs, "out", useO)
 	return fs
 }
@@ -72,7 +56,7 @@ func traceAnalyze(args []string, stdout, stderr io.Writer) int {
 		return parseFailed(err)
 	}
 	if fs.NArg() != 1 {
-		fmt.Fprint(stderr, traceUsage)
+		fmt.Fprint(stderr, usageOf("trace"))
 		return exitBroken
 	}
 	s, err := spec(fs.Arg(0))
@@ -102,7 +86,7 @@ func traceSynth(args []string, stdout, stderr io.Writer) int {
 		return parseFailed(err)
 	}
 	if fs.NArg() != 1 || *out == "" {
-		fmt.Fprint(stderr, traceUsage)
+		fmt.Fprint(stderr, usageOf("trace"))
 		return exitBroken
 	}
 	s, err := spec(fs.Arg(0))
@@ -123,7 +107,7 @@ func traceFromLog(args []string, stdout, stderr io.Writer) int {
 		return parseFailed(err)
 	}
 	if fs.NArg() == 0 || *out == "" {
-		fmt.Fprint(stderr, traceUsage)
+		fmt.Fprint(stderr, usageOf("trace"))
 		return exitBroken
 	}
 	cfg, err := verdict.SLAFile()

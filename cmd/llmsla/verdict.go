@@ -25,23 +25,7 @@ func runVerdict(args []string, stdout, stderr io.Writer) (code int) {
 	window := fs.Duration("window", 0, "with -log, the `length` of each window judged (default logs.window of the SLA file, else 1h)")
 	file := configFlag(fs)
 	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), `usage: llmsla verdict [flags] SAMPLES.jsonl|DIR [MORE …]
-       llmsla verdict -log [-window 1h] LOG.jsonl [MORE …]
-
-Prints the SLA verdict table of recorded samples (e.g.
-results/latest.samples.jsonl) against the objectives of the configuration
-the run was measured under (the SLA file its samples recorded; -config
-another), or for files that recorded none of $LLMSLA_CONFIG, sla.yaml or
-the presets. The files of several shards or runs are pooled into one
-verdict; a directory stands for the *.samples.jsonl files in and below it,
-and a sharded run missing a shard is an error, as is a file cut short
-(unless -partial), a line holding what no request can measure (file:line
-names it), samples that measured nothing (warm-up or capacity-search steps
-only) and a scenario the SLA file names that the files do not hold. Flags
-may come before or after the files. Exit 0 when every objective is met, 1
-when one is not, 2 when the files cannot be judged.
-
-`)
+		fmt.Fprint(fs.Output(), usageOf("verdict"))
 		fs.PrintDefaults()
 	}
 	if err := parse(fs, args); err != nil {

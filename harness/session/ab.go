@@ -21,6 +21,14 @@ type AB struct {
 	Seed            uint64
 }
 
+// Check refuses an A/B run that cannot be judged, naming the flags.
+func (o AB) Check() error {
+	if o.N < 1 || o.Runs < 2 || o.Warmup < 0 || o.MaxTokens < 0 {
+		return fmt.Errorf("-n %d, -count %d, -warmup %d, -max-tokens %d: want -n ≥ 1, -count ≥ 2 (drift between runs is measured from them), -warmup ≥ 0 and -max-tokens ≥ 0", o.N, o.Runs, o.Warmup, o.MaxTokens)
+	}
+	return nil
+}
+
 // AB sends an interleaved run of sc and returns each endpoint's samples.
 // Every run of a level is a level to the session's observers, so that an
 // A/B run is guarded, shown, read on the servers' side, judged and

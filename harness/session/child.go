@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/llmsla/llmsla/harness/atomicfile"
@@ -165,6 +166,15 @@ func (s Suites) Scenario(name string) (Scenario, bool) {
 		}
 	}
 	return Scenario{}, false
+}
+
+// Find is the defined scenario of that name, or an error naming the
+// defined ones (flag names the flag that gave it: -scenario).
+func (s Suites) Find(flag, name string) (Scenario, error) {
+	if sc, ok := s.Scenario(name); ok {
+		return sc, nil
+	}
+	return Scenario{}, fmt.Errorf("%s %q: no such scenario (defined: %s)", flag, name, strings.Join(s.Names(), ", "))
 }
 
 // Names are the defined scenarios' names.

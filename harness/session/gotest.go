@@ -25,6 +25,16 @@ type GoTest struct {
 	Count, N   int
 }
 
+// Check refuses runs that would measure nothing: -count below 1, or -n
+// below 2 (go test's first call of a benchmark, b.N = 1, is its probe,
+// which the harness counts as warm-up).
+func (g GoTest) Check() error {
+	if g.Count < 1 || g.N < 2 {
+		return fmt.Errorf("-count %d, -n %d: want -count ≥ 1 (≥ 10 for the gate) and -n ≥ 2 (-n 1 is go test's probe alone, which measures nothing)", g.Count, g.N)
+	}
+	return nil
+}
+
 func (g GoTest) args() []string {
 	return []string{"test", "-run", "^$", "-bench", g.Bench, "-count", strconv.Itoa(g.Count),
 		"-benchtime", fmt.Sprintf("%dx", g.N), "-timeout", "0", g.Pkg}

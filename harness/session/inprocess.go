@@ -110,9 +110,9 @@ func PrepareCapacity(cfg *config.Config, suites Suites, scenario, endpoint strin
 		}
 		c.Searches[ep] = cs
 	}
-	sc, ok := suites.Scenario(scenario)
-	if !ok {
-		return nil, fmt.Errorf("-scenario %q: no such scenario (defined: %s)", scenario, strings.Join(suites.Names(), ", "))
+	sc, err := suites.Find("-scenario", scenario)
+	if err != nil {
+		return nil, err
 	}
 	c.Scenario = sc
 	if c.Benchmark = suites.Benchmarks[sc.Name]; c.Benchmark == "" {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/llmsla/llmsla/harness/config"
 	"github.com/llmsla/llmsla/harness/guard"
 	"github.com/llmsla/llmsla/harness/load"
 )
@@ -83,4 +84,15 @@ func ParseRun(g RunSpec) (Run, error) {
 		r.LevelEvery = d
 	}
 	return r, nil
+}
+
+// Within is r with the SLA file's budget where nothing set one.
+func (r Run) Within(b config.Budget) Run {
+	if r.MaxRequests == 0 {
+		r.MaxRequests = b.MaxRequests
+	}
+	if r.MaxDuration == 0 {
+		r.MaxDuration = b.MaxDuration
+	}
+	return r
 }
