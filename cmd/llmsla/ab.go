@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"time"
@@ -25,16 +24,12 @@ func runAB(args []string, stdout, stderr io.Writer) int {
 	}
 	cfg, err := config.Load()
 	if err != nil {
-		fmt.Fprintf(stderr, "llmsla ab: %v\n", err)
-		return exitBroken
+		return broken(stderr, "llmsla ab", err)
 	}
 	f.configure(cfg) // the SLA file's gate: section and objectives, read once with the rest
 	stdout, stderr, _, done := redacting(cfg, stdout, stderr)
 	defer done()
-	fail := func(err error) int {
-		fmt.Fprintf(stderr, "llmsla ab: %v\n", err)
-		return exitBroken
-	}
+	fail := func(err error) int { return broken(stderr, "llmsla ab", err) }
 	suites, err := definitions(f.pkg)
 	if err != nil {
 		return fail(err)
@@ -51,10 +46,10 @@ func runAB(args []string, stdout, stderr io.Writer) int {
 	}
 	defer s.Close()
 	fmt.Fprintf(stdout, "A/B: %s (base) vs %s (candidate), interleaved: %d runs of %d pairs at concurrency %s, scenario %s (%s) — config: %s\n",
-		f.endpoints[0], f.endpoints[1], f.count, f.n, f.levels, sc.Name, sc.Fixture, cfg.Source)
+		f.Base, f.Candidate, f.Runs, f.N, f.levels, sc.Name, sc.Fixture, cfg.Source)
 	ctx, stop := interrupts()
 	defer stop()
-	base, cand, err := s.AB(ctx, sc, f.ab())
+	base, cand, err := s.AB(ctx, sc, f.AB)
 	if err == nil {
 		err = s.Close()
 	}
@@ -64,7 +59,7 @@ func runAB(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "recorded %s\n\n", s.Rec.Samples())
 	f.opts.AcrossEndpoints = true // the two arms are two endpoints
-	rep, err := gate.GateRequests(f.endpoints[0], f.endpoints[1], base, cand, f.opts)
+	rep, err := gate.GateRequests(f.Base, f.Candidate, base, cand, f.opts)
 	if err != nil {
 		return fail(err)
 	}
@@ -73,60 +68,46 @@ func runAB(args []string, stdout, stderr io.Writer) int {
 
 // abRun is what the flags of llmsla ab ask for.
 type abRun struct {
-	opts                   gate.Options
-	configure              func(*config.Config)
-	scenario, pkg, out     string
-	levels                 string
-	n, count, warmup, maxT int
-	seed                   uint64
-	pacers                 []load.Pacer
-	endpoints              []string
+	session.AB
+	opts               gate.Options
+	configure          func(*config.Config)
+	scenario, pkg, out string
+	levels             string
 }
 
 // parseAB reads the flags of llmsla ab; a nil run comes with the exit
 // code.
 func parseAB(args []string, stderr io.Writer) (*abRun, int) {
-	fs := flag.NewFlagSet("ab", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("ab", usageOf("ab"), stderr)
 	f := &abRun{}
 	f.configure = decisionFlags(fs, &f.opts)
 	fs.StringVar(&f.scenario, "scenario", "chat", "the scenario whose cases to ask (one the suites define, a user's included)")
 	fs.StringVar(&f.pkg, "pkg", "./suites/...", "package of the scenarios")
-	fs.IntVar(&f.n, "n", 20, "requests to each endpoint per run")
-	fs.IntVar(&f.count, "count", 5, "runs per level (≥ 2: drift between runs is measured from them)")
+	fs.IntVar(&f.N, "n", 20, "requests to each endpoint per run")
+	fs.IntVar(&f.Runs, "count", 5, "runs per level (≥ 2: drift between runs is measured from them)")
 	fs.StringVar(&f.levels, "concurrency", "1,4", "closed-loop levels, comma-separated; each sends both endpoints' requests")
-	fs.IntVar(&f.warmup, "warmup", 2, "requests to each endpoint before a level's first run, not measured")
-	fs.IntVar(&f.maxT, "max-tokens", 0, "cap on each answer (default: the scenario's max_tokens on the base endpoint)")
+	fs.IntVar(&f.Warmup, "warmup", 2, "requests to each endpoint before a level's first run, not measured")
+	fs.IntVar(&f.MaxTokens, "max-tokens", 0, "cap on each answer (default: the scenario's max_tokens on the base endpoint)")
 	fs.StringVar(&f.out, "out", "results", "the `directory` the samples are written to (ab-<UTC timestamp>.samples.jsonl)")
 	misnamed(fs, "o", useOut)
-	fs.Uint64Var(&f.seed, "seed", uint64(time.Now().UnixNano()), "seed of the order within each pair")
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), usageOf("ab"))
-		fs.PrintDefaults()
-	}
+	fs.Uint64Var(&f.Seed, "seed", uint64(time.Now().UnixNano()), "seed of the order within each pair")
 	if err := parse(fs, args); err != nil {
 		return nil, parseFailed(err)
 	}
 	var err error
-	f.pacers, err = load.ParseClosed(f.levels)
+	f.Levels, err = load.ParseClosed(f.levels)
 	switch {
 	case err != nil:
 		fmt.Fprintf(stderr, "llmsla ab: -concurrency: %v\n", err)
 	case fs.NArg() != 2:
 		fs.Usage()
 	default:
-		f.endpoints = fs.Args()
-		if err := f.ab().Check(); err != nil {
+		f.Base, f.Candidate = fs.Arg(0), fs.Arg(1)
+		if err := f.Check(); err != nil {
 			fmt.Fprintf(stderr, "llmsla ab: %v\n", err)
 			return nil, exitBroken
 		}
 		return f, exitOK
 	}
 	return nil, exitBroken
-}
-
-// ab is the A/B run the flags ask for.
-func (f *abRun) ab() session.AB {
-	return session.AB{Base: f.endpoints[0], Candidate: f.endpoints[1], Levels: f.pacers,
-		Runs: f.count, N: f.n, Warmup: f.warmup, MaxTokens: f.maxT, Seed: f.seed}
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 
@@ -15,8 +14,7 @@ import (
 // a run that met its SLAs, has enough runs per benchmark to ever show a
 // significant change, and that the gate can read (verdict.CheckBaseline).
 func runBaseline(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("baseline", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("baseline", "", stderr)
 	from := fs.String("from", "results/latest.txt", "recorded run (benchfmt)")
 	samples := fs.String("samples", "", "its samples (default: FROM with .samples.jsonl)")
 	to := fs.String("to", "golden/baseline.txt", "baseline to write; its samples go beside it (.samples.jsonl)")
@@ -35,13 +33,11 @@ func runBaseline(args []string, stdout, stderr io.Writer) int {
 		*samples = recording.SamplesBeside(*from)
 	}
 	if err := verdict.CheckBaseline(*from, *samples, *minCount); err != nil {
-		fmt.Fprintf(stderr, "llmsla baseline: %v\n", err)
-		return exitBroken
+		return broken(stderr, "llmsla baseline", err)
 	}
 	cfg, note, err := verdict.Against(*file, config.LoadWithoutKeys, *samples)
 	if err != nil {
-		fmt.Fprintf(stderr, "llmsla baseline: %v\n", err)
-		return exitBroken
+		return broken(stderr, "llmsla baseline", err)
 	}
 	if note != "" {
 		fmt.Fprintf(stderr, "llmsla baseline: note: %s\n", note)
@@ -53,8 +49,7 @@ func runBaseline(args []string, stdout, stderr io.Writer) int {
 	// The samples go first: a reader of the baseline never sees a new
 	// benchmark file beside the old samples, which the gate would refuse.
 	if err := recording.PromoteTo(*from, *samples, *to); err != nil {
-		fmt.Fprintf(stderr, "llmsla baseline: %v\n", err)
-		return exitBroken
+		return broken(stderr, "llmsla baseline", err)
 	}
 	fmt.Fprintf(stdout, "promoted %s to %s and %s to %s\n", *from, *to, *samples, recording.SamplesBeside(*to))
 	return exitOK

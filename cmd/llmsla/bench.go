@@ -32,8 +32,7 @@ type benchOptions struct {
 
 func benchFlags(stderr io.Writer) (*flag.FlagSet, *benchOptions) {
 	o := &benchOptions{}
-	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("bench", "", stderr)
 	// 10 runs, as in the Makefile: the gate corrects for every (benchmark,
 	// unit) it compares, and the suites give it about 80. With 6 runs a
 	// side Mann-Whitney's smallest p (0.0022) clears Holm's first step only
@@ -69,8 +68,7 @@ func runBench(args []string, stdout, stderr io.Writer) (code int) {
 	stderr = o.ci.Start("bench", stdout, stderr)
 	defer func() { code = o.ci.Finish(code) }()
 	if err := o.g.Check(); err != nil {
-		fmt.Fprintf(stderr, "llmsla bench: %v\n", err)
-		return exitBroken
+		return broken(stderr, "llmsla bench", err)
 	}
 	if fs.NArg() > 0 || o.keep < 0 {
 		fmt.Fprintf(stderr, "llmsla bench: -keep %d, extra arguments %q: want -keep ≥ 0 and no arguments\n", o.keep, fs.Args())
@@ -78,13 +76,11 @@ func runBench(args []string, stdout, stderr io.Writer) (code int) {
 	}
 	run, err := o.run(fs)
 	if err != nil {
-		fmt.Fprintf(stderr, "llmsla bench: %v\n", err)
-		return exitBroken
+		return broken(stderr, "llmsla bench", err)
 	}
 	cfg, err := config.Load()
 	if err != nil {
-		fmt.Fprintf(stderr, "llmsla: %v\n", err)
-		return exitBroken
+		return broken(stderr, "llmsla", err)
 	}
 	run = run.Within(cfg.Budget)
 	run.PerRun = o.g.N
@@ -180,8 +176,7 @@ func (o *benchOptions) measure(ctx context.Context, cfg *config.Config, b *sessi
 		fmt.Fprintf(stderr, "llmsla: %s\n", why)
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "llmsla: %v\n", err)
-		return exitBroken
+		return broken(stderr, "llmsla", err)
 	}
 	if runErr != nil {
 		return exitBroken

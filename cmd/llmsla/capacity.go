@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 
@@ -25,8 +24,7 @@ var definitions = func(pkg string) (session.Suites, error) {
 // level of the scenario's samples: requests, recorded (labelled
 // search=capacity) in results/ but not as results/latest.*, the answer last.
 func runCapacity(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("capacity", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("capacity", usageOf("capacity"), stderr)
 	scenario := fs.String("scenario", "chat", "the scenario to search (one the suites define)")
 	endpoint := fs.String("endpoint", "", "the endpoint to search (default: every selected one)")
 	out := fs.String("out", "results", "the `directory` of recorded runs")
@@ -42,10 +40,6 @@ func runCapacity(args []string, stdout, stderr io.Writer) int {
 	} {
 		fs.Func(k.name, k.usage, func(v string) error { set = append(set, k.name+"="+v); return nil })
 	}
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), usageOf("capacity"))
-		fs.PrintDefaults()
-	}
 	if err := parse(fs, args); err != nil {
 		return parseFailed(err)
 	}
@@ -55,15 +49,11 @@ func runCapacity(args []string, stdout, stderr io.Writer) int {
 	}
 	cfg, err := config.Load()
 	if err != nil {
-		fmt.Fprintf(stderr, "llmsla capacity: %v\n", err)
-		return exitBroken
+		return broken(stderr, "llmsla capacity", err)
 	}
 	stdout, stderr, _, done := redacting(cfg, stdout, stderr)
 	defer done()
-	fail := func(err error) int {
-		fmt.Fprintf(stderr, "llmsla capacity: %v\n", err)
-		return exitBroken
-	}
+	fail := func(err error) int { return broken(stderr, "llmsla capacity", err) }
 	suites, err := definitions(*pkg)
 	if err != nil {
 		return fail(err)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -15,17 +14,12 @@ import (
 // runCompare prints a benchstat-style table of recorded runs. It is
 // descriptive and never fails on a regression; that is runGate's job.
 func runCompare(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("compare", usageOf("compare"), stderr)
 	var opts compare.Options
 	fs.StringVar(&opts.Col, "col", ".file", "split results into columns by distinct values of `projection` (e.g. /endpoint)")
 	fs.StringVar(&opts.Row, "row", ".fullname", "split results into rows by distinct values of `projection`")
 	fs.StringVar(&opts.Filter, "filter", "*", "use only benchmarks matching benchfilter `query`")
 	full := fs.Bool("full", false, "benchstat's tables, every unit, instead of the summary")
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), usageOf("compare"))
-		fs.PrintDefaults()
-	}
 	if err := parse(fs, args); err != nil {
 		return parseFailed(err)
 	}
@@ -41,8 +35,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 			err = rep.WriteText(stdout)
 		}
 		if err != nil {
-			fmt.Fprintf(stderr, "llmsla compare: %v\n", err)
-			return exitBroken
+			return broken(stderr, "llmsla compare", err)
 		}
 		return exitOK
 	}
@@ -59,8 +52,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		describe = compare.Tables
 	}
 	if err := describe(stdout, opts, srcs...); err != nil {
-		fmt.Fprintf(stderr, "llmsla compare: %v\n", err)
-		return exitBroken
+		return broken(stderr, "llmsla compare", err)
 	}
 	return exitOK
 }

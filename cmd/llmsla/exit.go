@@ -1,5 +1,10 @@
 package main
 
+import (
+	"fmt"
+	"io"
+)
+
 // Exit codes, the same for every command, so that CI can tell a failed
 // objective from a broken run: 0 every objective met (or the report
 // written), 1 an objective violated or a regression found, 2 the run or
@@ -20,4 +25,10 @@ func exitWords(code int) string {
 		return "exit 1: an objective was violated"
 	}
 	return "exit 2: the run is broken or could not be judged (above)"
+}
+
+// broken says a command's error and is the exit code of a broken run.
+func broken(stderr io.Writer, cmd string, err error) int {
+	fmt.Fprintf(stderr, "%s: %v\n", cmd, err)
+	return exitBroken
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"errors"
 	"flag"
+	"fmt"
+	"io"
 )
 
 // parse parses args with fs, flags before or after the positional
@@ -56,4 +58,19 @@ const (
 // judged against, instead of the one they were measured under.
 func configFlag(fs *flag.FlagSet) *string {
 	return fs.String("config", "", "judge against this SLA `file` (default: the one the run was measured under, as its samples recorded it; for files that recorded none, $LLMSLA_CONFIG or sla.yaml)")
+}
+
+// newFlags is a command's flag set: errors and -h on stderr, -h printing
+// the command's usage text (usage: one of usage/*.txt, "" none) before its
+// flags.
+func newFlags(name, usage string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	if usage != "" {
+		fs.Usage = func() {
+			fmt.Fprint(fs.Output(), usage)
+			fs.PrintDefaults()
+		}
+	}
+	return fs
 }

@@ -19,8 +19,7 @@ import (
 // benchmark run. Alpha and tolerances default to the gate: section of the
 // SLA file NEW was measured under; flags override them.
 func runGate(args []string, stdout, stderr io.Writer) (code int) {
-	fs := flag.NewFlagSet("gate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("gate", usageOf("gate"), stderr)
 	var opts gate.Options
 	configure := decisionFlags(fs, &opts)
 	fs.StringVar(&opts.Filter, "filter", "*", "use only benchmarks matching benchfilter `query`; the others need not be in NEW")
@@ -40,10 +39,6 @@ func runGate(args []string, stdout, stderr io.Writer) (code int) {
 	window := fs.Duration("window", 0, "with -log, the `length` of a window (default logs.window of the SLA file, else 1h)")
 	plan := fs.String("plan", "", "instead of gating, tell how many requests a side BASE's recording needs for the gate to flag a change of `unit=10%` (relative) or unit=2 (absolute: points for *-%)")
 	file := configFlag(fs)
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), usageOf("gate"))
-		fs.PrintDefaults()
-	}
 	if err := parse(fs, args); err != nil {
 		return parseFailed(err)
 	}
@@ -64,8 +59,7 @@ func runGate(args []string, stdout, stderr io.Writer) (code int) {
 	}
 	cfg, note, err := verdict.Against(*file, verdict.SLAFile, recorded...)
 	if err != nil {
-		fmt.Fprintf(stderr, "llmsla gate: %v\n", err)
-		return exitBroken
+		return broken(stderr, "llmsla gate", err)
 	}
 	if note != "" {
 		fmt.Fprintf(stderr, "llmsla gate: note: %s\n", note)
@@ -73,8 +67,7 @@ func runGate(args []string, stdout, stderr io.Writer) (code int) {
 	configure(cfg)
 	if *plan != "" {
 		if err := gate.PlanFor(*plan, recording.File(fs.Arg(0)), opts, stdout); err != nil {
-			fmt.Fprintf(stderr, "llmsla gate: %v\n", err)
-			return exitBroken
+			return broken(stderr, "llmsla gate", err)
 		}
 		return exitOK
 	}
@@ -90,8 +83,7 @@ func runGate(args []string, stdout, stderr io.Writer) (code int) {
 	}
 	rep, err := gated()
 	if err != nil {
-		fmt.Fprintf(stderr, "llmsla gate: %v\n", err)
-		return exitBroken
+		return broken(stderr, "llmsla gate", err)
 	}
 	ci.Gated(rep)
 	return writeVerdict("gate", rep, stdout, stderr)

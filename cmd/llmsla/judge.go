@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -21,8 +20,7 @@ func runJudge(args []string, stdout, stderr io.Writer) int {
 		}
 		return exitBroken
 	}
-	fs := flag.NewFlagSet("judge calibrate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("judge calibrate", usageOf("judge"), stderr)
 	f := &session.Calibration{}
 	fs.StringVar(&f.Labels, "labels", "", "the labelled answers (JSON lines)")
 	fs.StringVar(&f.Rubric, "rubric", "", "the rubric the answers are judged under (a YAML file)")
@@ -30,7 +28,6 @@ func runJudge(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.Vs, "vs", "", "a second judge endpoint, compared with the first and with the labels")
 	fs.BoolVar(&f.Rejudge, "rejudge", false, "ask the judges about every answer again, reading nothing from the cache")
 	fs.Float64Var(&f.AgreementMin, "agreement-min", math.NaN(), "the least kappa with the labels (default: the SLA file's judge_agreement_min, else none)")
-	fs.Usage = func() { fmt.Fprint(fs.Output(), usageOf("judge")); fs.PrintDefaults() }
 	if err := parse(fs, args[1:]); err != nil {
 		return parseFailed(err)
 	}
@@ -40,8 +37,7 @@ func runJudge(args []string, stdout, stderr io.Writer) int {
 	}
 	cfg, err := config.Load()
 	if err != nil {
-		fmt.Fprintf(stderr, "llmsla: %v\n", err)
-		return exitBroken
+		return broken(stderr, "llmsla", err)
 	}
 	stdout, stderr, _, done := redacting(cfg, stdout, stderr)
 	defer done()
@@ -50,8 +46,7 @@ func runJudge(args []string, stdout, stderr io.Writer) int {
 	met, err := session.Calibrate(ctx, cfg, *f, stdout)
 	switch {
 	case err != nil:
-		fmt.Fprintf(stderr, "llmsla judge calibrate: %v\n", why(ctx, err))
-		return exitBroken
+		return broken(stderr, "llmsla judge calibrate", why(ctx, err))
 	case !met:
 		return exitViolated
 	}

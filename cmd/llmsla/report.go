@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -23,19 +22,14 @@ var defaultSamples = filepath.Join("results", "latest.samples.jsonl")
 // or the configuration is unusable. Whether an endpoint met its objectives
 // is in the report, not the exit code: `llmsla verdict` is the check.
 func runReport(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("report", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("report", usageOf("report"), stderr)
 	format := fs.String("format", "text", "text, markdown, json, csv or html")
 	prefer := fs.String("prefer", "cost", "what the recommendation minimises among endpoints meeting every objective: cost or latency")
 	out := fs.String("o", "", "write the report to this `file` instead of standard output")
 	misnamed(fs, "out", useO)
 	qual := fs.String("quality", "accuracy", "the quality axis: "+strings.Join(report.QualityAxes(), ", ")+" (judge_pass: the judge's verdicts)")
 	file := configFlag(fs)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: llmsla report [-format text|markdown|json|csv|html] [-prefer cost|latency] [-quality accuracy|judge_pass|…] [-o FILE] [-config FILE] [SAMPLES.jsonl|DIR …]\n"+
-			"  (default %s; several files, or the results/ of several shards, pool their samples; endpoints, prices and objectives are those of the SLA file the run was measured under)\n", defaultSamples)
-		fs.PrintDefaults()
-	}
+
 	if err := parse(fs, args); err != nil {
 		return parseFailed(err)
 	}
@@ -57,8 +51,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	}
 	cfg, note, err := verdict.Against(*file, config.LoadWithoutKeys, paths...) // a report sends nothing
 	if err != nil {
-		fmt.Fprintf(stderr, "llmsla: %v\n", err)
-		return exitBroken
+		return broken(stderr, "llmsla", err)
 	}
 	stdout, stderr, sec, done := redacting(cfg, stdout, stderr)
 	defer done()
@@ -70,13 +63,11 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	// different board.
 	r, err := verdict.Load(cfg, paths, verdict.Options{})
 	if err != nil {
-		fmt.Fprintf(stderr, "llmsla: %v\n", err)
-		return exitBroken
+		return broken(stderr, "llmsla", err)
 	}
 	buf, err := verdict.Render(r, cfg, *format, report.Prefer(*prefer), *qual)
 	if err != nil {
-		fmt.Fprintf(stderr, "llmsla report: %v\n", err)
-		return exitBroken
+		return broken(stderr, "llmsla report", err)
 	}
 	if *out == "" {
 		_, err = stdout.Write(buf)
@@ -84,8 +75,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		err = atomicfile.Write(*out, sec.RedactBytes(buf))
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "llmsla report: %v\n", err)
-		return exitBroken
+		return broken(stderr, "llmsla report", err)
 	}
 	if *out != "" {
 		fmt.Fprintf(stderr, "wrote %s\n", *out)

@@ -42,9 +42,7 @@ func traceFlags(fs *flag.FlagSet) func(file string) (trace.Spec, error) {
 
 // traceSet is a trace subcommand's flag set; -out is refused naming -o.
 func traceSet(name string, stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet("trace "+name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, usageOf("trace")); fs.PrintDefaults() }
+	fs := newFlags("trace "+name, usageOf("trace"), stderr)
 	misnamed(fs, "out", useO)
 	return fs
 }
@@ -67,8 +65,7 @@ func traceAnalyze(args []string, stdout, stderr io.Writer) int {
 			return exitOK
 		}
 	}
-	fmt.Fprintf(stderr, "llmsla trace analyze: %v\n", err)
-	return exitBroken
+	return broken(stderr, "llmsla trace analyze", err)
 }
 
 func traceSynth(args []string, stdout, stderr io.Writer) int {
@@ -94,8 +91,7 @@ func traceSynth(args []string, stdout, stderr io.Writer) int {
 		err = writeTrace(*out, stdout, func(w io.Writer) (int, error) { return trace.Synth(s, o, w) })
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "llmsla trace synth: %v\n", err)
-		return exitBroken
+		return broken(stderr, "llmsla trace synth", err)
 	}
 	return exitOK
 }

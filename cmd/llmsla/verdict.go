@@ -1,14 +1,12 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 
 	"github.com/llmsla/llmsla/harness/config"
 	"github.com/llmsla/llmsla/harness/gate/gateci"
 	"github.com/llmsla/llmsla/harness/metric"
-	"github.com/llmsla/llmsla/harness/objective"
 	"github.com/llmsla/llmsla/harness/report"
 	"github.com/llmsla/llmsla/harness/secret"
 	"github.com/llmsla/llmsla/harness/verdict"
@@ -16,18 +14,13 @@ import (
 
 // runVerdict prints the SLA verdicts of recorded samples files.
 func runVerdict(args []string, stdout, stderr io.Writer) (code int) {
-	fs := flag.NewFlagSet("verdict", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("verdict", usageOf("verdict"), stderr)
 	var opts verdictOptions
 	opts.ci = ciFlags(fs)
 	fs.BoolVar(&opts.Partial, "partial", false, "judge files cut short (an interrupted run) on what finished, saying so, instead of refusing them")
 	logs := fs.Bool("log", false, "the FILEs are production's request logs, one JSON object a request (the SLA file's logs: fields, by default the structlog names), judged per -window")
 	window := fs.Duration("window", 0, "with -log, the `length` of each window judged (default logs.window of the SLA file, else 1h)")
 	file := configFlag(fs)
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), usageOf("verdict"))
-		fs.PrintDefaults()
-	}
 	if err := parse(fs, args); err != nil {
 		return parseFailed(err)
 	}
@@ -46,8 +39,7 @@ func runVerdict(args []string, stdout, stderr io.Writer) (code int) {
 		cfg, note, err = verdict.Against(*file, config.LoadWithoutKeys, fs.Args()...)
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "llmsla: %v\n", err)
-		return exitBroken
+		return broken(stderr, "llmsla", err)
 	}
 	// Samples come redacted; this is the second line for what they hold of
 	// keys set in this environment.
@@ -66,8 +58,7 @@ func runVerdict(args []string, stdout, stderr io.Writer) (code int) {
 		r, err = verdict.LogRun(cfg, fs.Args(), w)
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "llmsla: %v\n", err)
-		return exitBroken
+		return broken(stderr, "llmsla", err)
 	}
 	return printVerdicts(cfg, r, stdout, stderr, opts)
 }
@@ -120,39 +111,13 @@ func printVerdicts(cfg *config.Config, r *verdict.Run, stdout, stderr io.Writer,
 	opts.ci.Judged(info, vs, share, secret.New(cfg.Secrets()...))
 	report.Provenance(stdout, r.Provenance)
 	report.Verdicts(stdout, vs)
-	code := conclude(vs, opts, stdout)
+	code := [...]int{report.Met: exitOK, report.Violated: exitViolated, report.Unfinished: exitBroken}[report.Conclude(stdout, vs, share, opts.unfinished)]
 	if opts.summary != "" {
 		if err := verdict.WriteSummary(opts.summary, vs, info, code); err != nil {
-			fmt.Fprintf(stderr, "llmsla: the run's summary: %v\n", err)
-			return exitBroken
+			return broken(stderr, "llmsla: the run's summary", err)
 		}
 	}
 	return code
-}
-
-// conclude says, under the table, what the verdicts come to, and returns
-// the exit code.
-func conclude(vs []objective.Verdict, opts verdictOptions, stdout io.Writer) int {
-	if opts.Shard.On() {
-		fmt.Fprintf(stdout, "\nShard %s: its share of the run only. Judge the run with every shard's files: llmsla verdict DIR…\n", opts.Shard)
-		return exitOK
-	}
-	if opts.unfinished {
-		fmt.Fprintln(stdout, "\nThe run did not finish: the table shows what it measured, which is not judged.")
-		return exitBroken
-	}
-	if objective.Failed(vs) {
-		fmt.Fprintln(stdout, "\nSLA violated.")
-		return exitViolated
-	}
-	for _, v := range vs {
-		if v.Search() == "" {
-			fmt.Fprintln(stdout, "\nAll SLAs met.")
-			return exitOK
-		}
-	}
-	fmt.Fprintln(stdout, "\nOnly search steps: held = every objective met at that level, over = not.")
-	return exitOK
 }
 
 // judgeRun prints what bench prints of the run's samples file: the
