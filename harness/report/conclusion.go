@@ -12,8 +12,8 @@ type Conclusion int
 
 const (
 	Met        Conclusion = iota // every objective met (or only search steps, or a shard's share)
-	Violated                  // an objective the SLA judges was missed
-	Unfinished                // the run did not finish: what it measured is not judged
+	Violated                     // an objective the SLA judges was missed
+	Unfinished                   // the run did not finish: what it measured is not judged
 )
 
 // Conclude says, under the verdict table, what the verdicts come to: a
