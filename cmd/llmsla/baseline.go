@@ -42,7 +42,7 @@ func runBaseline(args []string, stdout, stderr io.Writer) int {
 	if note != "" {
 		fmt.Fprintf(stderr, "llmsla baseline: note: %s\n", note)
 	}
-	if code := verdicts(cfg, []string{*samples}, stdout, stderr, verdictOptions{}); code != exitOK {
+	if code, _ := judgeFiles(cfg, []string{*samples}, stdout, stderr, verdictOptions{}); code != exitOK {
 		fmt.Fprintf(stderr, "llmsla baseline: not promoting %s: it did not meet its SLAs\n", *from)
 		return code
 	}

@@ -19,25 +19,21 @@ import (
 
 // benchOptions are llmsla bench's flags.
 type benchOptions struct {
-	g       session.GoTest
-	out     string
-	latest  bool
-	quiet   bool
-	verbose bool
-	dryRun  bool
-	keep    int
-	ci      *gateci.Outputs
+	g           session.GoTest
+	out         string
+	latest      bool
+	quiet       bool
+	verbose     bool
+	dryRun      bool
+	keep        int
+	allowChange bool
+	ci          *gateci.Outputs
 	runFlags
 }
 
 func benchFlags(stderr io.Writer) (*flag.FlagSet, *benchOptions) {
 	o := &benchOptions{}
 	fs := newFlags("bench", "", stderr)
-	// 10 runs, as in the Makefile: the gate corrects for every (benchmark,
-	// unit) it compares, and the suites give it about 80. With 6 runs a
-	// side Mann-Whitney's smallest p (0.0022) clears Holm's first step only
-	// for up to 23 comparisons, so the gate would refuse; with 10 (p ≈ 1e-5)
-	// it can flag a change among thousands.
 	fs.IntVar(&o.g.Count, "count", 10, "runs of each benchmark (the gate needs ≥ 10 for the suites' number of comparisons)")
 	fs.IntVar(&o.g.N, "n", 20, "requests per benchmark run (go test -benchtime Nx)")
 	fs.StringVar(&o.g.Bench, "bench", ".", "benchmarks to run (go test -bench)")
@@ -48,6 +44,7 @@ func benchFlags(stderr io.Writer) (*flag.FlagSet, *benchOptions) {
 	fs.IntVar(&o.keep, "keep", 20, "recorded runs kept in -out (oldest removed first; latest.* and baselines are never touched; 0 keeps all)")
 	fs.BoolVar(&o.quiet, "q", false, "no progress lines on stderr")
 	fs.BoolVar(&o.verbose, "v", false, "show go test's benchmark lines too (they are always in the results file)")
+	fs.BoolVar(&o.allowChange, "allow-change", false, allowChange)
 	fs.BoolVar(&o.dryRun, "dry-run", false, "print the plan and check the configuration, send nothing")
 	o.runFlags.register(fs)
 	o.ci = ciFlags(fs)
@@ -162,7 +159,7 @@ func (o *benchOptions) measure(ctx context.Context, cfg *config.Config, b *sessi
 	if runErr == nil {
 		fmt.Fprintf(stdout, "\nrecorded %s and %s\n\n", rec.Txt(), rec.Samples())
 	}
-	code := judgeRun(cfg, rec.Samples(), stdout, stderr, verdictOptions{Options: verdict.Options{Shard: run.Shard, Partial: runErr != nil}, unfinished: runErr != nil, summary: rec.Summary(), ci: o.ci})
+	code := judgeRun(cfg, rec.Samples(), stdout, stderr, verdictOptions{Options: verdict.Options{Shard: run.Shard, Partial: runErr != nil, AllowChange: o.allowChange}, unfinished: runErr != nil, summary: rec.Summary(), ci: o.ci})
 	breakdownLines(stdout, rec.Txt())
 	for _, u := range b.Unserved {
 		fmt.Fprintln(stdout, u.String())

@@ -330,7 +330,8 @@ func TestShardsOfThePresetsRefusedEarly(t *testing.T) {
 
 // TestShardExampleRuns: the sharded example of docs/load.md, as written,
 // runs on the shipped suites: every shard of three plans its share of
-// every level (a dry run checks all of it and sends nothing).
+// every level (a dry run checks all of it and sends nothing), at -n 12:
+// 4 requests a shard, which hold its share of the conversations.
 func TestShardExampleRuns(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go test on the suites")
@@ -342,7 +343,7 @@ func TestShardExampleRuns(t *testing.T) {
 	require.Contains(t, string(doc), "export LLMSLA_CONFIG=examples/sla.shards.yaml")
 	for i := range 3 {
 		var out, errOut bytes.Buffer
-		code := runBench([]string{"-pkg", suites, "-out", t.TempDir(), "-dry-run", "-shard", fmt.Sprintf("%d/3", i), "-count", "1", "-n", "3"}, &out, &errOut)
+		code := runBench([]string{"-pkg", suites, "-out", t.TempDir(), "-dry-run", "-shard", fmt.Sprintf("%d/3", i), "-count", "1", "-n", "12"}, &out, &errOut)
 		assert.Equal(t, exitOK, code, "shard %d/3:\n%s\n%s", i, &out, &errOut)
 		assert.Contains(t, out.String(), fmt.Sprintf("this is shard %d/3", i))
 	}

@@ -50,8 +50,9 @@ func misnamed(fs *flag.FlagSet, name, use string) {
 
 // Why each command refuses the other's spelling.
 const (
-	useOut = "-o names one file a command writes (report, trace); the directory of recorded runs is -out DIR"
-	useO   = "-out names the directory of recorded runs (bench, capacity, ab); the file this command writes is -o FILE"
+	useOut      = "-o names one file a command writes (report, trace); the directory of recorded runs is -out DIR"
+	useO        = "-out names the directory of recorded runs (bench, capacity, ab); the file this command writes is -o FILE"
+	allowChange = "judge a run whose endpoint served several models or fingerprints on their pooled figures (else exit 2)"
 )
 
 // configFlag declares -config on fs: the SLA file recorded runs are

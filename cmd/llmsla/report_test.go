@@ -189,7 +189,7 @@ func TestReportUsage(t *testing.T) {
 		args []string
 		want string
 	}{
-		"bad format":       {[]string{"-format", "pdf", empty}, `-format "pdf": want text, markdown, json, csv or html`},
+		"bad format":       {[]string{"-format", "pdf", empty}, `-format "pdf": want text, markdown, json, csv, html`},
 		"bad prefer":       {[]string{"-prefer", "speed", empty}, `-prefer "speed": want cost or latency`},
 		"default missing":  {nil, filepath.Join("results", "latest.samples.jsonl")},
 		"empty file":       {[]string{empty}, empty + ": no samples recorded"},

@@ -18,6 +18,7 @@ func runVerdict(args []string, stdout, stderr io.Writer) (code int) {
 	var opts verdictOptions
 	opts.ci = ciFlags(fs)
 	fs.BoolVar(&opts.Partial, "partial", false, "judge files cut short (an interrupted run) on what finished, saying so, instead of refusing them")
+	fs.BoolVar(&opts.AllowChange, "allow-change", false, allowChange)
 	logs := fs.Bool("log", false, "the FILEs are production's request logs, one JSON object a request (the SLA file's logs: fields, by default the structlog names), judged per -window")
 	window := fs.Duration("window", 0, "with -log, the `length` of each window judged (default logs.window of the SLA file, else 1h)")
 	file := configFlag(fs)
@@ -77,16 +78,10 @@ type verdictOptions struct {
 	ci *gateci.Outputs
 }
 
-// verdicts prints the SLA table of samples files and directories (shards
-// of one run merge: their samples are pooled; a missing shard is an error):
-// 0 all met, 1 not, 2 unusable.
-func verdicts(cfg *config.Config, paths []string, stdout, stderr io.Writer, opts verdictOptions) int {
-	code, _ := judgeFiles(cfg, paths, stdout, stderr, opts)
-	return code
-}
-
-// judgeFiles is verdicts, returning also the run it judged (nil when it
-// could not be read).
+// judgeFiles prints the SLA table of samples files and directories
+// (shards of one run merge: their samples are pooled; a missing shard is
+// an error), returning 0 all met, 1 not, 2 unusable, and the run it
+// judged (nil when it could not be read).
 func judgeFiles(cfg *config.Config, paths []string, stdout, stderr io.Writer, opts verdictOptions) (int, *verdict.Run) {
 	r, err := verdict.Load(cfg, paths, opts.Options)
 	if err != nil {
@@ -111,7 +106,10 @@ func printVerdicts(cfg *config.Config, r *verdict.Run, stdout, stderr io.Writer,
 	opts.ci.Judged(info, vs, share, secret.New(cfg.Secrets()...))
 	report.Provenance(stdout, r.Provenance)
 	report.Verdicts(stdout, vs)
-	code := [...]int{report.Met: exitOK, report.Violated: exitViolated, report.Unfinished: exitBroken}[report.Conclude(stdout, vs, share, opts.unfinished)]
+	for _, d := range r.Doubts() {
+		fmt.Fprintf(stdout, "WARNING: %s\n", d)
+	}
+	code := [...]int{report.Met: exitOK, report.Violated: exitViolated, report.Unfinished: exitBroken}[report.Conclude(stdout, vs, share, opts.unfinished, r.Unjudged(opts.Options))]
 	if opts.summary != "" {
 		if err := verdict.WriteSummary(opts.summary, vs, info, code); err != nil {
 			return broken(stderr, "llmsla: the run's summary", err)

@@ -18,14 +18,19 @@ const (
 
 // Conclude says, under the verdict table, what the verdicts come to: a
 // shard's share (share "1/3") is judged only with every shard's files; a
-// run that did not finish is not judged, whatever its table shows.
-func Conclude(w io.Writer, vs []objective.Verdict, share string, unfinished bool) Conclusion {
+// run that did not finish is not judged, whatever its table shows, nor
+// is one whose figures cannot be taken as a verdict (unjudged says why:
+// a warm-up that mostly failed, a model that changed during the run).
+func Conclude(w io.Writer, vs []objective.Verdict, share string, unfinished bool, unjudged string) Conclusion {
 	switch {
 	case share != "":
 		fmt.Fprintf(w, "\nShard %s: its share of the run only. Judge the run with every shard's files: llmsla verdict DIR…\n", share)
 		return Met
 	case unfinished:
 		fmt.Fprintln(w, "\nThe run did not finish: the table shows what it measured, which is not judged.")
+		return Unfinished
+	case unjudged != "":
+		fmt.Fprintf(w, "\n%s\n", unjudged)
 		return Unfinished
 	case objective.Failed(vs):
 		fmt.Fprintln(w, "\nSLA violated.")

@@ -1,6 +1,7 @@
 package verdict
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/llmsla/llmsla/harness/config"
@@ -24,6 +25,10 @@ type Options struct {
 	// of llmsla capacity); elsewhere samples of search steps alone are
 	// nothing an objective judges.
 	Steps bool
+	// AllowChange: a run whose endpoint served several models (or
+	// fingerprints) is judged on their pooled figures, saying so; else
+	// it is no verdict (Run.Changed).
+	AllowChange bool
 }
 
 // Run is what a verdict judges: the samples of recorded files, pooled,
@@ -38,6 +43,39 @@ type Run struct {
 	// Provenance is what the files say was measured, pooled, and the
 	// models that answered; nil when they recorded none.
 	Provenance sample.Provenance
+	// Changed are the endpoints whose served model or fingerprint
+	// changed during the run.
+	Changed []Change
+	// Warmups are the levels whose warm-up had failures.
+	Warmups []Warmup
+}
+
+// Doubts are the warnings a run's figures carry: a served model that
+// changed, a warm-up that failed.
+func (r *Run) Doubts() []fmt.Stringer {
+	var out []fmt.Stringer
+	for _, c := range r.Changed {
+		out = append(out, c)
+	}
+	for _, w := range r.Warmups {
+		out = append(out, w)
+	}
+	return out
+}
+
+// Unjudged says why a run whose objectives were judged is still no
+// verdict ("" it is one): a level whose warm-up mostly failed, or, unless
+// o.AllowChange, an endpoint that served several models.
+func (r *Run) Unjudged(o Options) string {
+	for _, w := range r.Warmups {
+		if w.Mostly() {
+			return "A level's warm-up mostly failed: the run is no verdict (fix what failed, or give the level fewer streams)."
+		}
+	}
+	if len(r.Changed) > 0 && !o.AllowChange {
+		return "The model served changed during the run: its figures pool several models and are no verdict (-allow-change judges them)."
+	}
+	return ""
 }
 
 // Load reads what verdict, report and bench's leaderboard judge, with one
@@ -68,7 +106,7 @@ func Load(cfg *config.Config, paths []string, o Options) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Run{Paths: paths, Samples: samples, Cut: cut, Servers: servers, Provenance: provenanceOf(paths, samples)}, nil
+	return &Run{Paths: paths, Samples: samples, Cut: cut, Servers: servers, Provenance: provenanceOf(paths, samples), Changed: Changes(samples), Warmups: Warmups(samples)}, nil
 }
 
 // searched reports whether samples hold a measured capacity-search step.
