@@ -144,10 +144,10 @@ var Table = append([]*Metric{
 		Value:   func(st *stats.Stats) (float64, int) { return st.Quality.ToolMatchRate(), st.Quality.ToolMatchChecked },
 		PerCase: true,
 		Outcome: quality(func(q *sample.Quality) (bool, bool) { return q.ToolMatchChecked, q.ToolMatched })},
-	{Name: "agent_total", Kind: Latency, Lower: true, Report: []int{50, 95}, Threshold: true, Needs: needsLoops + " that gave a final answer",
+	{Name: "agent_total", Kind: Latency, Lower: true, Report: []int{50, 95}, Columns: []int{95}, Threshold: true, Needs: needsLoops + " that gave a final answer",
 		Dist:   func(st *stats.Stats) stats.Summary { return st.Tools.AgentTotal },
 		Detail: unfinished},
-	{Name: "agent_steps", Kind: Figure, Lower: true, BenchUnit: "agent-steps-max", Bench: true, Threshold: true, Needs: needsLoops,
+	{Name: "agent_steps", Kind: Figure, Lower: true, BenchUnit: "agent-steps-max", Bench: true, Column: "steps max", Threshold: true, Needs: needsLoops,
 		Applies: func(st *stats.Stats) bool { return st.Tools.Loops > 0 },
 		Value: func(st *stats.Stats) (float64, int) {
 			if st.Tools.Loops == 0 {
@@ -163,15 +163,15 @@ var Table = append([]*Metric{
 		Value: func(st *stats.Stats) (float64, int) { return st.Cache.HitRate(), st.Cache.Known }},
 	{Name: "cached_tok", Kind: Fraction, BenchUnit: "cached-tok-%", Bench: true, Column: "cached", Needs: needsCache,
 		Value: func(st *stats.Stats) (float64, int) { return st.Cache.CachedRate(), st.Cache.Known }},
-	{Name: "ttft_hit", Kind: Latency, Lower: true, Report: []int{50, 95}, Threshold: true, Applies: cacheSplit, Needs: needsSplit,
+	{Name: "ttft_hit", Kind: Latency, Lower: true, Report: []int{50, 95}, Columns: []int{50}, Threshold: true, Applies: cacheSplit, Needs: needsSplit,
 		Dist:       func(st *stats.Stats) stats.Summary { return st.Cache.TTFTHit },
 		PerRequest: func(s *sample.Sample) (float64, bool) { return stats.Ms(s.TTFT), s.TTFT > 0 && s.CacheHit() }},
-	{Name: "ttft_miss", Kind: Latency, Lower: true, Report: []int{50, 95}, Threshold: true, Applies: cacheSplit, Needs: needsSplit,
+	{Name: "ttft_miss", Kind: Latency, Lower: true, Report: []int{50, 95}, Columns: []int{50}, Threshold: true, Applies: cacheSplit, Needs: needsSplit,
 		Dist: func(st *stats.Stats) stats.Summary { return st.Cache.TTFTMiss },
 		PerRequest: func(s *sample.Sample) (float64, bool) {
 			return stats.Ms(s.TTFT), s.TTFT > 0 && s.CacheKnown() && !s.CacheHit()
 		}},
-	{Name: "cache_speedup", Kind: Figure, BenchUnit: "cache-speedup-x", Bench: true, Threshold: true, Applies: cacheSplit, Needs: needsSplit,
+	{Name: "cache_speedup", Kind: Figure, BenchUnit: "cache-speedup-x", Bench: true, Column: "speedup", Threshold: true, Applies: cacheSplit, Needs: needsSplit,
 		Value: func(st *stats.Stats) (float64, int) {
 			return st.Cache.Speedup(), min(st.Cache.TTFTHit.N, st.Cache.TTFTMiss.N)
 		}},

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"fmt"
 	"testing"
 	"time"
 
@@ -43,4 +44,47 @@ func TestCachedVerdict(t *testing.T) {
 		assert.NotContains(t, out, "% cached", name)
 		assert.NotContains(t, out, "cache (chat", name)
 	}
+}
+
+// TestWorkloadColumns: a level with a prefix cache split into hits and
+// misses shows its ttft hit and miss and the speedup in the table, as
+// the cache_speedup_min objective judges them (issue 32, item 2).
+func TestWorkloadColumns(t *testing.T) {
+	hit, miss := 40, 0
+	ss := make([]sample.Sample, 10)
+	for i := range ss {
+		c, ttft := &miss, 30*time.Millisecond
+		if i%2 == 0 {
+			c, ttft = &hit, 10*time.Millisecond
+		}
+		ss[i] = sample.Sample{Scenario: "chat", Endpoint: "x", Level: "concurrency=1", Cache: sample.CacheWarm, PromptTokens: 100, CachedTokens: c,
+			TTFT: ttft, Total: ttft + time.Millisecond, Start: time.Now()}
+	}
+	var b bytes.Buffer
+	Verdicts(&b, []objective.Verdict{objective.Judge(ss, objective.MustParse(map[string]float64{"cache_speedup_min": 2}))})
+	assert.Regexp(t, `ttft hit p50 +ttft miss p50 +speedup +verdict`, b.String())
+	assert.Regexp(t, `10\.0 ms +30\.0 ms +3\.0 +ok`, b.String())
+}
+
+// TestAgentRow: an agent level's n is its loops, not its steps, and its
+// loop latency and most steps are columns (issue 32, item 1).
+func TestAgentRow(t *testing.T) {
+	base, ms := time.Now(), time.Millisecond
+	var ss []sample.Sample
+	for loop := range 4 {
+		at := base.Add(time.Duration(loop) * time.Second)
+		for k := 1; k <= 3; k++ {
+			s := sample.Sample{Scenario: "agent", Endpoint: "x", Level: "concurrency=1", Session: fmt.Sprint("l", loop), Step: k,
+				Start: at.Add(time.Duration(k-1) * 50 * ms), TTFT: 10 * ms, Total: 40 * ms, Finish: "stop"}
+			if k < 3 {
+				s.Finish, s.TTFTool, s.ToolDone = "tool_calls", 10*ms, 40*ms
+				s.ToolCalls = []sample.ToolCall{{Name: "f", Arguments: "{}"}}
+			}
+			ss = append(ss, s)
+		}
+	}
+	var b bytes.Buffer
+	Verdicts(&b, []objective.Verdict{objective.Judge(ss, nil)})
+	assert.Regexp(t, `agent total p95 +steps max +verdict`, b.String())
+	assert.Regexp(t, `agent +x +1 +4 loops .* 140 ms +3\.0 +ok`, b.String())
 }

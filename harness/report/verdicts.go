@@ -37,7 +37,7 @@ func Verdicts(w io.Writer, vs []objective.Verdict) {
 	}
 	fmt.Fprintln(tw, strings.Join(append(head, "verdict"), "\t")+"\t")
 	for _, v := range vs {
-		row := []string{escape.Text(v.Scenario), escape.Text(v.Endpoint), escape.Text(levelCell(v.Level)), fmt.Sprint(v.Stats.Attempted)}
+		row := []string{escape.Text(v.Scenario), escape.Text(v.Endpoint), escape.Text(levelCell(v.Level)), count(v.Stats)}
 		for _, c := range cols {
 			got, _ := c.Of(v.Stats)
 			row = append(row, c.Format(got))
@@ -207,6 +207,15 @@ func levelColumn(vs []objective.Verdict) (string, func(sample.Level) string) {
 		}
 		return string(l)
 	}
+}
+
+// count is a row's n: its requests, or, for agent loops, its loops (each
+// several requests), said so.
+func count(st *stats.Stats) string {
+	if st.Tools.Loops > 0 {
+		return fmt.Sprintf("%d loops", st.Tools.Loops)
+	}
+	return fmt.Sprint(st.Attempted)
 }
 
 func header(f metric.Fig) string {

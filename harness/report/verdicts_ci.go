@@ -35,7 +35,7 @@ func VerdictsMarkdown(w io.Writer, vs []objective.Verdict) {
 	}
 	b.WriteString("\n")
 	for _, v := range vs {
-		row := []string{escape.Markdown(v.Scenario), escape.Markdown(v.Endpoint), escape.Markdown(levelCell(v.Level)), fmt.Sprint(v.Stats.Attempted)}
+		row := []string{escape.Markdown(v.Scenario), escape.Markdown(v.Endpoint), escape.Markdown(levelCell(v.Level)), count(v.Stats)}
 		for _, c := range cols {
 			got, _ := c.Of(v.Stats)
 			row = append(row, c.Format(got))
