@@ -276,6 +276,7 @@ func TestPlanTraceBeforeRun(t *testing.T) {
 		if s.Measured() {
 			n++
 			assert.NotNil(t, s.Asked, "a trace row's request")
+			assert.Equal(t, sample.CacheNatural, s.Cache, "a trace's rows go without a marker: what was sent is natural, whatever the scenario's cache")
 		}
 	}
 	assert.Equal(t, measured, n, "the measured requests the plan announced")

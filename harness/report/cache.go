@@ -40,7 +40,13 @@ func cachedNote(v objective.Verdict) string {
 // verdict was judged on.
 func writeCached(w io.Writer, vs []objective.Verdict) {
 	for _, v := range vs {
-		if share, ok := mostlyCached(v); ok {
+		share, ok := mostlyCached(v)
+		if ok && v.Stats.Cache.Trace {
+			say(w, "cache (%s): %s of the requests (n=%d) were served partly from the server's prefix cache: the trace's rows share prefixes (their hash_ids), as production's did, and are sent without a marker",
+				where(v), metric.Pct(share), v.Stats.Cache.Known)
+			continue
+		}
+		if ok {
 			say(w, "cache (%s): %s of the requests (n=%d) were served partly from the server's prefix cache under cache: natural (the fixture's cases repeat): "+
 				"the latency verdict is on cached prefills, which users with prompts of their own do not get; cache: bust measures every prompt cold",
 				where(v), metric.Pct(share), v.Stats.Cache.Known)

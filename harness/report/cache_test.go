@@ -17,6 +17,7 @@ import (
 // with no latency objective, or mostly misses, it does not.
 func TestCachedVerdict(t *testing.T) {
 	hit, miss := 40, 0
+	var trace func([]sample.Sample)
 	run := func(policy sample.CachePolicy, hits int, o objective.Objectives) string {
 		ss := make([]sample.Sample, 10)
 		for i := range ss {
@@ -27,12 +28,25 @@ func TestCachedVerdict(t *testing.T) {
 			ss[i] = sample.Sample{Scenario: "chat", Endpoint: "x", Level: "concurrency=1", Cache: policy, PromptTokens: 100, CachedTokens: c,
 				TTFT: time.Millisecond, Total: 2 * time.Millisecond, Start: time.Now()}
 		}
+		if trace != nil {
+			trace(ss)
+		}
 		var b bytes.Buffer
 		Verdicts(&b, []objective.Verdict{objective.Judge(ss, o)})
 		return b.String()
 	}
 	latency := objective.MustParse(map[string]float64{"ttft_p95_ms": 600})
+	traced := func(ss []sample.Sample) {
+		for i := range ss {
+			ss[i].Asked = &sample.Asked{PromptTokens: 100, OutputTokens: 3}
+		}
+	}
+	trace = traced
 	out := run(sample.CacheNatural, 8, latency)
+	assert.Contains(t, out, "the trace's rows share prefixes (their hash_ids), as production's did", "a trace's shared prefixes are by design")
+	assert.NotContains(t, out, "the fixture's cases repeat")
+	trace = nil
+	out = run(sample.CacheNatural, 8, latency)
 	assert.Contains(t, out, "ok, 80% cached")
 	assert.Contains(t, out, "cache (chat endpoint=x concurrency=1): 80% of the requests (n=10) were served partly from the server's prefix cache under cache: natural")
 	assert.Contains(t, run("", 8, latency), "ok, 80% cached", "a sample naming no policy was sent as the fixture asks")

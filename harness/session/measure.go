@@ -113,6 +113,9 @@ func options(c Cell, sd sends, lv *observe.Level, obs *observe.Set, startLag tim
 			smp.Shard, smp.StartLag = shardName, startLag
 			smp.QualityOff = c.Settings.QualityOff || sd.sourced // a trace's rows carry no check
 			smp.Cache = c.Settings.Cache.Or()
+			if sd.sourced { // a trace's rows are sent as production's were: no marker
+				smp.Cache = sample.CacheNatural
+			}
 		}),
 		load.Sink(func(smp *sample.Sample) { obs.Sample(lv, smp) }),
 		load.Measuring(func(run string) { lv.Run = run; obs.Measuring(lv) }),

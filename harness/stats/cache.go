@@ -31,6 +31,10 @@ type Cache struct {
 	// Beyond counts requests under bust with more than BustAllowance
 	// cached tokens, MaxCached the most any request reported.
 	Beyond, MaxCached int
+	// Trace: the requests replayed a trace's rows, which share the
+	// prefixes production's did (their hash_ids): a cached prefill is
+	// what the trace asks, not the fixture repeating itself.
+	Trace bool
 }
 
 // HitRate is Hits / Known; NaN when no request's cache state is known.
@@ -76,6 +80,7 @@ func summarizeCache(samples []sample.Sample) Cache {
 		if c.Policy == "" {
 			c.Policy = s.Cache.Or()
 		}
+		c.Trace = c.Trace || s.Asked != nil
 		if !s.OK() || !s.CacheKnown() {
 			continue
 		}
