@@ -30,12 +30,13 @@ func traceFlags(fs *flag.FlagSet) func(file string) (trace.Spec, error) {
 	start := fs.Duration("start", 0, "replay from this `offset` into the trace")
 	end := fs.Duration("end", 0, "up to this `offset` (0: to the end)")
 	cols := fs.String("columns", "", "the column mapping, `key=name,…` (keys: timestamp, unit, input, output, messages, hash_ids)")
+	block := fs.Int("block", trace.DefaultBlock, "the prompt `tokens` each hash id stands for")
 	return func(file string) (trace.Spec, error) {
 		c, err := trace.ParseColumns(*cols)
 		if err != nil {
 			return trace.Spec{}, fmt.Errorf("-columns: %w", err)
 		}
-		spec := trace.Spec{File: file, Format: trace.Format(*format), Start: *start, End: *end, Columns: c}
+		spec := trace.Spec{File: file, Format: trace.Format(*format), Start: *start, End: *end, Columns: c, Block: *block}
 		return spec, spec.Validate()
 	}
 }
@@ -92,6 +93,9 @@ func traceSynth(args []string, stdout, stderr io.Writer) int {
 	}
 	if err != nil {
 		return broken(stderr, "llmsla trace synth", err)
+	}
+	if n := o.Note(s, *out); n != "" {
+		fmt.Fprintln(stdout, n)
 	}
 	return exitOK
 }

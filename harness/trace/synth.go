@@ -38,6 +38,25 @@ func (o Rescale) Validate() error {
 	return nil
 }
 
+// Block is the prompt tokens each hash id of the rescaled trace stands
+// for: the block spec's stood for, scaled as the lengths are, so that the
+// rows' shared leading blocks stay the same share of their prompts (with
+// the lengths cut 50× but the blocks 512 tokens still, every prompt
+// would be its first block: all shared).
+func (o Rescale) Block(spec Spec) int {
+	return max(1, int(math.Round(float64(spec.block())*o.InputScale)))
+}
+
+// Note is what a user must know to replay the trace Synth wrote to out:
+// the block its hash ids now stand for, when the lengths were rescaled
+// ("" when they were not).
+func (o Rescale) Note(spec Spec, out string) string {
+	if b := o.Block(spec); b != spec.block() {
+		return fmt.Sprintf("note: its hash ids stand for %d prompt tokens each (%d × input scale %v): replay it as trace: {file: %s, block: %d}, and analyze it with -block %d", b, spec.block(), o.InputScale, out, b, b)
+	}
+	return ""
+}
+
 // Synth writes the trace spec names (its crop applied), rescaled, to w in
 // Mooncake's format, and returns the rows it wrote. A row's own messages
 // are not carried (the format has none): its lengths are.
