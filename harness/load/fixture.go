@@ -116,6 +116,20 @@ func FixedTokens(src Source, n int) Source {
 	})
 }
 
+// AsAsked is src with every request that names its max_tokens asked for
+// exactly that many tokens (a trace's row, whose output length is what
+// production's answer had): the decode load the rows asked, on servers
+// that take min_tokens or ignore_eos.
+func AsAsked(src Source) Source {
+	return SourceFunc(func(i int) Prompt {
+		p := src.Prompt(i)
+		if p.Request.MaxTokens > 0 {
+			p.Request.FixedTokens = p.Request.MaxTokens
+		}
+		return p
+	})
+}
+
 // MaxTokens is src with every request capped at n output tokens (the
 // scenario's setting on one endpoint).
 func MaxTokens(src Source, n int) Source {

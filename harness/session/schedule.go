@@ -140,6 +140,9 @@ func (sc *schedule) take(c Cell, n int, probe bool) (sends, error) {
 	case s.sourced:
 		s.src = s.own.Source()
 		s.sized, _ = s.own.(load.Calibrated)
+		if _, _, held := c.Endpoint.Kind.FixedLength(); held {
+			s.src = load.AsAsked(s.src) // each row's output length, as production's answer had
+		}
 	case synthetic:
 		syn := load.NewSynthetic(c.Level.PromptTokens, sc.synthSeed(c.Settings.Seed))
 		s.src, s.sized = syn, syn
