@@ -18,7 +18,19 @@ func (c *Check) Judge(s *sample.Sample) sample.Quality {
 	if c.Case == nil || !c.Case.IsToolCase() || s.Step > 1 && len(s.ToolCalls) == 0 {
 		return c.Run(s.Content, s.Finish)
 	}
-	return c.runCalls(s.ToolCalls, s.Content, s.Finish, s.Step <= 1, s.ToolCallsCut)
+	r := c.runCalls(s.ToolCalls, s.Content, s.Finish, s.Step <= 1, s.ToolCallsCut)
+	if len(s.ToolCalls) == 0 && c.Case.IsLoop() {
+		// A loop that answered its first step with text ended there: that
+		// text is its final answer, judged as one (else the accuracy
+		// objective of a model that never calls would have nothing to judge
+		// and vanish from the verdict), beside the call it did not make.
+		t := c.Run(s.Content, s.Finish)
+		r.MatchChecked, r.Matched = t.MatchChecked, t.Matched
+		if t.MatchChecked && !t.Matched {
+			r.Detail = join(r.Detail, t.Detail)
+		}
+	}
+	return r
 }
 
 // runCalls judges the calls of one answer: each valid (an offered tool,

@@ -202,3 +202,20 @@ func TestSubsetMatcher(t *testing.T) {
 	_, err = NewMatcher(MatchSpec{Type: "subset"}, []byte(`"Paris"`))
 	assert.ErrorContains(t, err, "subset wants an object")
 }
+
+// TestLoopAnsweredWithText: an agent loop whose model answers its first
+// step with text, calling nothing, ended there: the call it did not make
+// fails tool valid, and the text is its final answer, judged for
+// accuracy — so a model that never calls still has its accuracy judged,
+// not dropped (issue 32, item 1).
+func TestLoopAnsweredWithText(t *testing.T) {
+	cs, _, err := loadTools(t, nil, loopLine)
+	require.NoError(t, err)
+	check := NewCheck(&cs[0])
+	for text, right := range map[string]bool{"It is 64 F.": true, "It is 18 F.": false} {
+		q := check.Judge(&sample.Sample{Step: 1, Content: text, Finish: "stop"})
+		assert.True(t, q.ToolChecked && !q.ToolValid, "%q: no call made", text)
+		assert.True(t, q.MatchChecked, "%q: the text is the loop's final answer", text)
+		assert.Equal(t, right, q.Matched, text)
+	}
+}
