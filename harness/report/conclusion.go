@@ -18,9 +18,10 @@ const (
 
 // Conclude says, under the verdict table, what the verdicts come to: a
 // shard's share (share "1/3") is judged only with every shard's files; a
-// run that did not finish is not judged, whatever its table shows, nor
-// is one whose figures cannot be taken as a verdict (unjudged says why:
-// a warm-up that mostly failed, a model that changed during the run).
+// run that did not finish is not judged, whatever its table shows; one
+// whose figures cannot be taken for a pass (unjudged says why: a warm-up
+// that mostly failed, a model that changed during the run) is no pass,
+// though a violation it shows stands: it cannot be better than that.
 func Conclude(w io.Writer, vs []objective.Verdict, share string, unfinished bool, unjudged string) Conclusion {
 	switch {
 	case share != "":
@@ -29,12 +30,12 @@ func Conclude(w io.Writer, vs []objective.Verdict, share string, unfinished bool
 	case unfinished:
 		fmt.Fprintln(w, "\nThe run did not finish: the table shows what it measured, which is not judged.")
 		return Unfinished
-	case unjudged != "":
-		fmt.Fprintf(w, "\n%s\n", unjudged)
-		return Unfinished
 	case objective.Failed(vs):
 		fmt.Fprintln(w, "\nSLA violated.")
 		return Violated
+	case unjudged != "":
+		fmt.Fprintf(w, "\n%s\n", unjudged)
+		return Unfinished
 	}
 	for _, v := range vs {
 		if v.Search() == "" {
