@@ -151,6 +151,18 @@ func TestReportModelSelection(t *testing.T) {
 		p := filepath.Join(t.TempDir(), name+".samples.jsonl")
 		require.NoError(t, os.WriteFile(p, buf.Bytes(), 0o644))
 		files = append(files, p)
+		// and the servers' readings of it beside, as the whole file has
+		// them (they imply the ttft gap objective, judged as there)
+		readings, err := os.ReadFile(filepath.Join(dir, "latest.server.jsonl"))
+		require.NoError(t, err)
+		var mine bytes.Buffer
+		for _, l := range bytes.SplitAfter(readings, []byte("\n")) {
+			var r struct{ Endpoint string }
+			if json.Unmarshal(l, &r) == nil && r.Endpoint == name {
+				mine.Write(l)
+			}
+		}
+		require.NoError(t, os.WriteFile(strings.TrimSuffix(p, ".samples.jsonl")+".server.jsonl", mine.Bytes(), 0o644))
 	}
 	var pooled, stderr bytes.Buffer
 	require.Equal(t, 0, runReport(append([]string{"-format", "json"}, files...), &pooled, &stderr), stderr.String())
