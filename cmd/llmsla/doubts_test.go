@@ -84,3 +84,20 @@ func TestFailedWarmup(t *testing.T) {
 		})
 	}
 }
+
+// TestModelSwappedMidRun: the simulator's swap= names another model from
+// its 8th request on, as a deploy mid-run does: bench warns, splits the
+// requests by the model served, and exits 2 — unless -allow-change.
+func TestModelSwappedMidRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go test on the suites")
+	}
+	simEnv(t, "")
+	useConfig(t, "endpoints:\n  sim: {sim: \"swap=8:m-b\"}\nscenarios:\n  chat: {concurrency: [1], sla: {accuracy_min: 0}}\n")
+	code, stdout, stderr, _ := bench(t, "-bench", "Chat$", "-count", "1", "-n", "10", "-q")
+	require.Equal(t, exitBroken, code, "%s\n%s", stdout, stderr)
+	assert.Regexp(t, `WARNING: endpoint sim: the model served changed during the run: sim from request 1 \(\d+ requests?; .*\), then m-b from request \d+ \(\d+ requests; `, stdout)
+	code, stdout, stderr, _ = bench(t, "-bench", "Chat$", "-count", "1", "-n", "10", "-q", "-allow-change")
+	assert.Equal(t, exitOK, code, "%s\n%s", stdout, stderr)
+	assert.Contains(t, stdout, "All SLAs met.")
+}

@@ -70,6 +70,10 @@ func newCall(s *Server, cfg *Config, tr *Truth, req *openai.ChatCompletionReques
 	if model == "" {
 		model = "sim"
 	}
+	if cfg.SwapModel != "" && tr.Index >= cfg.SwapAfter {
+		model = cfg.SwapModel
+	}
+	tr.Served = model
 	// With MultiLine the separators between members end the data line
 	// and start the next, built once here so per-token work stays the same.
 	sep := ","

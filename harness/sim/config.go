@@ -122,6 +122,12 @@ type Config struct {
 	UsageOffTokens int
 	UsageOffRate   float64
 
+	// SwapAfter and SwapModel: from the request of index SwapAfter on,
+	// responses name SwapModel as the model that answered (Truth.Served),
+	// as a deploy that changes the served model mid-run does.
+	SwapAfter int
+	SwapModel string
+
 	// Root is the served model's path or repository, as vLLM's /v1/models
 	// says it ("root"), and so the model's digest to a provenance probe:
 	// two simulators of different Root are different models. GET /version

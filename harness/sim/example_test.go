@@ -20,7 +20,7 @@ func ExampleParseSpec() {
 	// Output:
 	// 50ms 5ms map[truncated:0.05] false <nil>
 	// ttft=50ms,tpot=5ms,role=false,fault=truncated:0.05
-	// sim: bad config: spec item "tfft=50ms": unknown key "tfft" (allowed: ttft, prefill, tpot, tokens, jitter, ttft_jitter, tpot_jitter, slowdown, scale, slots, slow_after, slow_factor, role, empty, keepalive, nousage, crlf, reasoning, nodone, multiline, echo, fault, wrong, invalid_json, tools, tool_wrong, tool_badjson, cache, metrics_lie, metrics_foreign, metrics_vanish, metrics_hang, metrics_series, usage_off, root, judge, judge_noise, judge_length_bias, judge_prose, seed)
+	// sim: bad config: spec item "tfft=50ms": unknown key "tfft" (allowed: ttft, prefill, tpot, tokens, jitter, ttft_jitter, tpot_jitter, slowdown, scale, slots, slow_after, slow_factor, role, empty, keepalive, nousage, crlf, reasoning, nodone, multiline, echo, fault, wrong, invalid_json, tools, tool_wrong, tool_badjson, cache, metrics_lie, metrics_foreign, metrics_vanish, metrics_hang, metrics_series, usage_off, swap, root, judge, judge_noise, judge_length_bias, judge_prose, seed)
 }
 
 func ExampleServer_Truth() {

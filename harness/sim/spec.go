@@ -202,6 +202,20 @@ var specTable = []specKey{
 		values: func(c *Config) []string {
 			return []string{strconv.Itoa(c.UsageOffTokens) + ":" + formatFloat(c.UsageOffRate)}
 		}},
+	{key: "swap", value: "<requests:model>", example: "5:m-b", doc: "from request N on (counted from 0), the responses name another model: a deploy mid-run",
+		set: func(c *Config, v string) (err error) {
+			n, m, ok := strings.Cut(v, ":")
+			if !ok || m == "" {
+				return fmt.Errorf("swap needs requests:model, e.g. swap=5:m-b")
+			}
+			c.SwapModel = m
+			if c.SwapAfter, err = strconv.Atoi(n); err == nil && c.SwapAfter < 0 {
+				err = fmt.Errorf("%d requests: want ≥ 0", c.SwapAfter)
+			}
+			return want("swap", "<requests:model>", err)
+		},
+		shown:  func(c, _ *Config) bool { return c.SwapModel != "" },
+		values: func(c *Config) []string { return []string{strconv.Itoa(c.SwapAfter) + ":" + c.SwapModel} }},
 	text("root", "<path>", "the served model's path, vLLM's root in /v1/models (provenance: its digest)", func(c *Config) *string { return &c.Root }).eg("/models/llama-3.1-8b"),
 	toggle("judge", "answer judge prompts (package judge) with verdicts", func(c *Config) *bool { return &c.Judge }),
 	number("judge_noise", "the probability that a verdict is flipped", func(c *Config) *float64 { return &c.JudgeNoise }).eg("0.1").judging(),

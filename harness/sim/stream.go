@@ -235,7 +235,7 @@ func (c *call) complete() {
 	msg := c.message()
 	body := mustJSON(map[string]any{
 		"id": c.tr.ID, "object": "chat.completion", "created": c.tr.Received.Unix(),
-		"model": c.req.Model, "usage": c.usage(),
+		"model": c.tr.Served, "usage": c.usage(),
 		"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": c.finish}},
 	})
 	if c.tr.Fault != FaultFlood {

@@ -78,7 +78,10 @@ type Truth struct {
 	// a request that was no judgment.
 	Judge *JudgeTruth
 
-	Model     string
+	Model string
+	// Served is the model the response named as the one that answered
+	// (Model, or the spec's swap=).
+	Served    string
 	MaxTokens int // max_completion_tokens, else max_tokens, as received
 	// MinTokens and IgnoreEOS are vLLM's parameters of a fixed answer
 	// length, as received: the answer goes on (lorem words) to

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"io"
 	"net/http"
 	"runtime"
 	"slices"
@@ -233,4 +234,38 @@ func abandon(t *testing.T, url string, timeout time.Duration, faults []string, n
 		}
 	}
 	wg.Wait()
+}
+
+// TestSwapTruth: swap=3:m-b names m-b as the model that answered from the
+// request of index 3 on, in the stream's chunks and in the truth.
+func TestSwapTruth(t *testing.T) {
+	cfg, err := ParseSpec("ttft=1ms,tpot=0s,tokens=2,swap=3:m-b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, base := Start(t, cfg)
+	for i := range 5 {
+		resp, err := http.Post(base+"/chat/completions", "application/json", strings.NewReader(`{"model":"m-a","stream":true,"messages":[{"role":"user","content":"hi"}]}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		want := "m-a"
+		if i >= 3 {
+			want = "m-b"
+		}
+		if !strings.Contains(string(body), `"model":"`+want+`"`) || strings.Count(string(body), `"model":"`) != strings.Count(string(body), `"model":"`+want+`"`) {
+			t.Errorf("request %d: the chunks do not all name %s:\n%s", i, want, body)
+		}
+	}
+	for _, tr := range srv.Truth() {
+		want := "m-a"
+		if tr.Index >= 3 {
+			want = "m-b"
+		}
+		if tr.Served != want || tr.Model != "m-a" {
+			t.Errorf("truth of request %d: served %q, asked %q; want %q, m-a", tr.Index, tr.Served, tr.Model, want)
+		}
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/llmsla/llmsla/harness/escape"
+	"github.com/llmsla/llmsla/harness/report"
 	"github.com/llmsla/llmsla/harness/sample"
 	"github.com/llmsla/llmsla/harness/stats"
 )
@@ -96,7 +97,7 @@ func (c Change) String() string {
 		if s.TTFT.N > 0 {
 			figs = fmt.Sprintf("ttft p50 %.4g ms, total p95 %.4g ms", s.TTFT.P50, s.Total.P95)
 		}
-		parts[i] = fmt.Sprintf("%s from request %d (%d requests; %s)", escape.Text(s.Value), s.From+1, s.Requests, figs)
+		parts[i] = fmt.Sprintf("%s from request %d (%s; %s)", escape.Text(s.Value), s.From+1, report.Plural(s.Requests, "request", "requests"), figs)
 	}
 	return fmt.Sprintf("endpoint %s: the %s served changed during the run: %s", escape.Text(c.Endpoint), c.What, strings.Join(parts, ", then "))
 }
