@@ -310,6 +310,32 @@ func (t Trace) Schedule(n int) []time.Duration {
 // Source is the level's requests: each the row its pacer sent.
 func (t Trace) Source() Source { return SourceFunc(t.rows.prompt(t)) }
 
+// First is the trace's first n rows as prompts, outside any replay (a
+// diagnosis's requests: the Ollama breakdown of the level), sized in the
+// endpoint's tokens when Calibrate was told them, from a salt of their own.
+func (t Trace) First(n int) (Source, error) {
+	block := t.Spec.Block
+	if block <= 0 {
+		block = trace.DefaultBlock
+	}
+	tok := t.rows.calibration()
+	var prompts []Prompt
+	err := trace.Each(t.Spec, func(row trace.Row, _ time.Duration) error {
+		if len(prompts) == n {
+			return trace.Stop()
+		}
+		prompts = append(prompts, rowPrompt(row, ^uint64(len(prompts)), block, tok))
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(prompts) == 0 {
+		return nil, fmt.Errorf("%s: no row", t.Spec.File)
+	}
+	return SourceFunc(func(i int) Prompt { return prompts[i%len(prompts)] }), nil
+}
+
 // Calibrate sizes the rows' prompts in the endpoint's tokens (a row asks
 // for Input of them, not Input words).
 func (t Trace) Calibrate(tok Tokens) {

@@ -15,26 +15,46 @@ import (
 )
 
 // Breakdown measures where the TTFT of the cell's scenario goes on its
-// Ollama endpoint: the first n prompts of its fixture, with the scenario's
-// max tokens, sent one at a time through Ollama's native API, whose final
+// Ollama endpoint: the first n prompts of its level (breakdownSource), sent one at a time through Ollama's native API, whose final
 // chunk carries the server's own timings. The configuration's secrets are
 // redacted from its error and answers (a server may quote a header or key
-// back). The cell's Level is ignored. Unless fresh, a breakdown of the
+// back). Unless fresh, a breakdown of the
 // same n measured before for that scenario and endpoint is returned (go
 // test's log of it after the levels); fresh measures anew and keeps
 // nothing (a benchmark's each run measures its own).
 func (s *Session) Breakdown(ctx context.Context, c Cell, n int, fresh bool) (ollama.Summary, error) {
-	key := c.Scenario + "/" + c.Endpoint.Name
+	src, own, err := breakdownSource(c, n)
+	if err != nil {
+		return ollama.Summary{}, err
+	}
+	key := c.Scenario + "/" + c.Endpoint.Name + own
 	if !fresh {
 		if b, ok := s.bd.get(key); ok && b.N == n {
 			return b, nil // measured already: the same requests, not again
 		}
 	}
-	b, err := measureBreakdown(ctx, s.secrets, c.Endpoint, load.MaxTokens(c.Fixture, c.Settings.MaxTokens), n)
+	b, err := measureBreakdown(ctx, s.secrets, c.Endpoint, src, n)
 	if err == nil && !fresh {
 		s.bd.put(key, b)
 	}
 	return b, err
+}
+
+// breakdownSource is what a breakdown of c sends: its level's own prompts
+// — a trace's rows (their own max_tokens), a synthetic prompt of the
+// level's length — or else its fixture's, at the scenario's max tokens; and
+// what keeps the level's breakdown apart ("" a fixture's, one per
+// scenario × endpoint). A trace's 7 s TTFT is not explained by the 1 ms
+// prefill of the fixture's short prompts.
+func breakdownSource(c Cell, n int) (load.Source, string, error) {
+	if tr, ok := c.Level.Pacer.(load.Trace); ok {
+		src, err := tr.First(n)
+		return src, "/" + string(c.Level.Label()), err
+	}
+	if c.Level.PromptTokens > 0 {
+		return load.MaxTokens(load.NewSynthetic(c.Level.PromptTokens, c.Settings.Seed), c.Settings.MaxTokens), "/" + string(c.Level.Label()), nil
+	}
+	return load.MaxTokens(c.Fixture, c.Settings.MaxTokens), "", nil
 }
 
 // breakdowns are the breakdowns kept, by scenario/endpoint.

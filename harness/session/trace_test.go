@@ -3,8 +3,14 @@ package session
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"slices"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -18,6 +24,7 @@ import (
 	"github.com/llmsla/llmsla/harness/sample"
 	"github.com/llmsla/llmsla/harness/sim"
 	"github.com/llmsla/llmsla/harness/stats"
+	"github.com/llmsla/llmsla/harness/stream"
 	"github.com/llmsla/llmsla/harness/trace"
 )
 
@@ -281,4 +288,59 @@ func minTime(a, b time.Time) time.Time {
 		return a
 	}
 	return b
+}
+
+// TestBreakdownOfTheLevel: an Ollama breakdown of a trace level sends the
+// trace's rows (their prompt lengths, their max_tokens), not the
+// fixture's short prompts (issue 32: a trace's 7 s TTFT beside the
+// fixture's 1.3 ms prefill), and is kept apart from the scenario's.
+func TestBreakdownOfTheLevel(t *testing.T) {
+	var words, predict []int
+	var mu sync.Mutex
+	mux := http.NewServeMux()
+	mux.HandleFunc("/api/chat", func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Messages []struct{ Content string }
+			Options  struct {
+				NumPredict int `json:"num_predict"`
+			}
+		}
+		json.NewDecoder(r.Body).Decode(&req)
+		n := 0
+		for _, m := range req.Messages {
+			n += len(strings.Fields(m.Content))
+		}
+		mu.Lock()
+		words, predict = append(words, n), append(predict, req.Options.NumPredict)
+		mu.Unlock()
+		io.WriteString(w, `{"message":{"content":"a"}}`+"\n"+`{"message":{"content":""},"done":true,"load_duration":1,"prompt_eval_count":3,`+
+			`"prompt_eval_duration":2,"eval_count":1,"eval_duration":4,"total_duration":12}`+"\n")
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	ep := stream.Endpoint{Name: "local", BaseURL: srv.URL + "/v1", Model: "tiny", Kind: "ollama"}
+	s, err := New(&config.Config{Source: "test", Endpoints: []stream.Endpoint{ep}, Scenarios: config.Presets()}, Run{}, Options{})
+	require.NoError(t, err)
+	defer s.Close()
+	fix, err := s.Source(Scenario{Name: "chat", Fixture: "fixtures/classify.jsonl"})
+	require.NoError(t, err)
+	spec := shippedTrace(t)
+	var rows []trace.Row
+	require.NoError(t, trace.Each(spec, func(r trace.Row, _ time.Duration) error { rows = append(rows, r); return nil }))
+	tr, err := load.NewTrace(spec, 1)
+	require.NoError(t, err)
+	conf := config.Scenario{MaxTokens: 8, Loads: []load.Pacer{tr}}
+	_, err = s.Breakdown(context.Background(), Cell{Scenario: "chat", Endpoint: ep, Settings: conf, Level: conf.Levels()[0], Fixture: fix}, 3, false)
+	require.NoError(t, err)
+	require.Len(t, words, 3)
+	for i := range 3 {
+		assert.InEpsilon(t, rows[i].Input, words[i], 0.15, "request %d: the row's prompt length", i)
+		assert.Equal(t, rows[i].Output, predict[i], "request %d: the row's max_tokens", i)
+	}
+	plain := config.Scenario{MaxTokens: 8}
+	_, err = s.Breakdown(context.Background(), Cell{Scenario: "chat", Endpoint: ep, Settings: plain, Fixture: fix}, 3, false)
+	require.NoError(t, err)
+	require.Len(t, words, 6, "the fixture's breakdown is not the trace level's, kept")
+	assert.Less(t, words[3], 60, "the fixture's short prompts")
+	assert.Equal(t, 8, predict[3])
 }
