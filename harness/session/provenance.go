@@ -11,12 +11,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/llmsla/llmsla/harness/config"
+	"github.com/llmsla/llmsla/harness/load"
 	"github.com/llmsla/llmsla/harness/quality"
 	"github.com/llmsla/llmsla/harness/sample"
 	"github.com/llmsla/llmsla/harness/stream"
@@ -196,7 +198,11 @@ func scenarioProvenance(p sample.Provenance, cfg *config.Config, sc Scenario) {
 		conf := cfg.Scenario(sc.Name, ep.Name)
 		name := sample.NameValue(ep.Name)
 		key(strconv.Itoa(conf.MaxTokens), "endpoint", name, "max_tokens")
-		key(string(conf.Cache.Or()), "endpoint", name, "cache")
+		cache := string(conf.Cache.Or())
+		if slices.ContainsFunc(conf.Levels(), func(l config.Level) bool { _, own := l.Pacer.(load.Sourced); return own }) {
+			cache = string(sample.CacheNatural) + " (a trace's rows, sent without a marker)"
+		}
+		key(cache, "endpoint", name, "cache")
 		if conf.Cache == sample.CacheWarm {
 			key(strconv.Itoa(conf.WarmPrefix()), "endpoint", name, "prefix_tokens")
 		}
