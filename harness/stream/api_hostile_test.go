@@ -173,11 +173,17 @@ func TestHostileMessagesStreams(t *testing.T) {
 				assert.Equal(t, 10, s.PromptTokens, "message_start's input tokens")
 			}},
 		"an overloaded_error event mid-stream": {body: ok + ev("error", `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded `+apiKey+`"}}`),
-			kind: sample.KindRateLimited, check: func(t *testing.T, s sample.Sample) { assert.Equal(t, 1, s.Chunks); assert.Contains(t, s.Err, "overloaded_error") }},
+			kind: sample.KindRateLimited, check: func(t *testing.T, s sample.Sample) {
+				assert.Equal(t, 1, s.Chunks)
+				assert.Contains(t, s.Err, "overloaded_error")
+			}},
 		"an api_error event mid-stream": {body: ok + ev("error", `{"type":"error","error":{"type":"api_error","message":"Internal"}}`), kind: sample.KindMidstream},
 		"a 529 with retry-after": {status: 529, header: map[string]string{"retry-after": "11", "Content-Type": "application/json"},
 			body: `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`, kind: sample.KindRateLimited,
-			check: func(t *testing.T, s sample.Sample) { assert.Equal(t, "11", s.RetryAfter); assert.Equal(t, 529, s.Status) }},
+			check: func(t *testing.T, s sample.Sample) {
+				assert.Equal(t, "11", s.RetryAfter)
+				assert.Equal(t, 529, s.Status)
+			}},
 		"cut before message_delta": {body: ok, kind: sample.KindTruncated},
 		"stop_reason refusal": {body: ok + ev("message_delta", `{"type":"message_delta","delta":{"stop_reason":"refusal"},"usage":{"output_tokens":1}}`) + ev("message_stop", mEnd),
 			kind: sample.KindContentFilter},
@@ -212,5 +218,7 @@ func TestMessagesRequest(t *testing.T) {
 }
 
 func errSays(s string) func(*testing.T, sample.Sample) {
-	return func(t *testing.T, smp sample.Sample) { assert.True(t, strings.Contains(smp.Err, s), "error %q lacks %q", smp.Err, s) }
+	return func(t *testing.T, smp sample.Sample) {
+		assert.True(t, strings.Contains(smp.Err, s), "error %q lacks %q", smp.Err, s)
+	}
 }
