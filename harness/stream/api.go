@@ -2,7 +2,6 @@ package stream
 
 import (
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -125,7 +124,8 @@ func (c *Client) apiBody(req Request) (body []byte, ok bool, err error) {
 		b, err := json.Marshal(w)
 		return b, true, err
 	case APIEmbeddings:
-		return nil, true, fmt.Errorf("an embeddings endpoint takes inputs (EmbedRequest), not a chat request")
+		b, err := c.embeddingsBody(req)
+		return b, true, err
 	}
 	return nil, false, nil
 }

@@ -249,12 +249,14 @@ func (c *Client) Body(req Request) ([]byte, error) {
 // sample.Sample whose ErrKind says what went wrong, so that a run goes on and counts.
 func (c *Client) Do(ctx context.Context, req Request) sample.Sample {
 	s := sample.Sample{Endpoint: c.ep.Name, Model: c.ep.Model}
-	body, err := c.Body(req)
-	if err != nil {
+	if c.ep.API == APIEmbeddings {
+		c.embed(ctx, req, &s) // not a stream (embeddings.go)
+	} else if body, err := c.Body(req); err != nil {
 		s.Fail(&sample.RequestError{Kind: sample.KindOther, Message: "encoding request", Err: err})
 		return s
+	} else {
+		c.stream(ctx, body, &s)
 	}
-	c.stream(ctx, body, &s)
 	if s.OK() && s.PromptTokens == 0 && s.TokenSource == sample.TokensEstimated {
 		s.PromptTokens = estimatePrompt(req) // no usage: estimated, as token_source says
 	}
