@@ -135,6 +135,8 @@ func TestConfigErrors(t *testing.T) {
 			[]string{`endpoints.a.anthropic_version: only for api: messages (this endpoint's api is responses)`}},
 		"bad anthropic_version": {"endpoints:\n  a: {base_url: http://x/v1, model: m, api: messages, anthropic_version: latest}\n",
 			[]string{`endpoints.a.anthropic_version: "latest" is not a version (a date, e.g. 2023-06-01)`}},
+		"fixed length off chat": {"endpoints:\n  a: {base_url: http://x/v1, model: m, kind: vllm, api: responses}\nscenarios:\n  chat:\n    output_tokens: {fixed: 64}\n",
+			[]string{`scenarios.chat.output_tokens.fixed: endpoint a is api: responses, which has no parameter of a fixed answer length`}},
 		"max_tokens_param off chat": {"endpoints:\n  a: {base_url: http://x/v1, model: m, api: messages, max_tokens_param: max_tokens}\n",
 			[]string{`endpoints.a.max_tokens_param: only for api: chat`}},
 		"bad max tokens param": {"endpoints:\n  a: {base_url: http://x/v1, model: m, max_tokens_param: max_output_tokens}\n",

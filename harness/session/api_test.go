@@ -1,0 +1,94 @@
+package session
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/llmsla/llmsla/harness/config"
+	"github.com/llmsla/llmsla/harness/load"
+	"github.com/llmsla/llmsla/harness/sample"
+	"github.com/llmsla/llmsla/harness/sim"
+	"github.com/llmsla/llmsla/harness/stream"
+)
+
+// apiSession is simSession with the endpoint behind api.
+func apiSession(t *testing.T, api stream.API, spec string) (*Session, *config.Config) {
+	t.Helper()
+	cfg := &config.Config{Source: "test", Endpoints: []stream.Endpoint{{Name: "sim", Model: "sim", Simulated: true, Kind: stream.KindVLLM, API: api}},
+		Scenarios: config.Presets(), SimSpecs: map[string]string{"sim": spec}}
+	s, err := New(cfg, Run{}, Options{})
+	require.NoError(t, err)
+	t.Cleanup(func() { s.Close() })
+	return s, cfg
+}
+
+// TestScenariosThroughEachAPI: the shipped chat, extraction (structured
+// output: text.format json_schema on Responses, a forced tool on
+// Messages), tools and agent-loop fixtures run through the Responses and
+// Messages APIs as through chat: every request succeeds, each answer is
+// judged right exactly when the simulator did not make it wrong or
+// broken, every agent loop reaches its final answer, and the provenance
+// names the API.
+func TestScenariosThroughEachAPI(t *testing.T) {
+	scenarios := []struct {
+		sc   Scenario
+		spec string
+		n    int
+	}{
+		{Scenario{Name: "chat", Fixture: "fixtures/classify.jsonl"}, "ttft=1ms,tpot=0s,wrong=0.2,seed=11", 60},
+		{Scenario{Name: "extraction", Fixture: "fixtures/extract.jsonl", Structured: true}, "ttft=1ms,tpot=0s,wrong=0.2,invalid_json=0.1,seed=11", 60},
+		{Scenario{Name: "tools", Fixture: "fixtures/tools.jsonl"}, "ttft=1ms,tpot=0s,tool_wrong=0.2,tool_badjson=0.1,seed=5", 60},
+		{Scenario{Name: "tools", Fixture: "fixtures/agent.jsonl"}, "ttft=1ms,tpot=0s,seed=3", 8},
+	}
+	for _, api := range []stream.API{stream.APIResponses, stream.APIMessages} {
+		for _, c := range scenarios {
+			t.Run("api="+string(api)+"/fixture="+c.sc.Fixture, func(t *testing.T) {
+				s, cfg := apiSession(t, api, c.spec)
+				src, err := s.Source(c.sc)
+				require.NoError(t, err)
+				conf := cfg.Scenario(c.sc.Name, "sim")
+				conf.Warmup = 0
+				samples, err := s.Measure(context.Background(), Cell{Scenario: c.sc.Name, Endpoint: cfg.Endpoints[0], Settings: conf, Level: config.Level{Pacer: load.Closed(4)}, Fixture: src}, c.n)
+				require.NoError(t, err)
+				truth := map[string]sim.Truth{}
+				for _, tr := range s.Sim("sim").Truth() {
+					truth[tr.ID] = tr
+				}
+				bad := 0
+				for _, smp := range samples {
+					require.True(t, smp.OK(), "%s: %s", smp.ID, smp.Err)
+					require.NotNil(t, smp.Quality, smp.ID)
+					tr, ok := truth[smp.ID]
+					require.True(t, ok, smp.ID)
+					wrong := tr.Wrong || tr.InvalidJSON || tr.ToolWrong || tr.ToolBadJSON
+					bad += btoi(wrong)
+					assert.Equal(t, !wrong, smp.Quality.Pass(), "case %s (wrong=%v broken=%v tool_wrong=%v tool_broken=%v): %s; got %q",
+						smp.Case, tr.Wrong, tr.InvalidJSON, tr.ToolWrong, tr.ToolBadJSON, smp.Quality.Detail, smp.Quality.Got)
+					assert.Equal(t, tr.OutputTokens, smp.OutputTokens, "%s: output tokens", smp.ID)
+				}
+				if c.sc.Fixture == "fixtures/agent.jsonl" {
+					loops := map[string]sample.Sample{}
+					for _, smp := range samples {
+						if !smp.Measured() {
+							continue // cold and warm-up: a loop's first step alone
+						}
+						if last, ok := loops[smp.Session]; !ok || smp.Step > last.Step {
+							loops[smp.Session] = smp
+						}
+					}
+					assert.Len(t, loops, 8)
+					for id, last := range loops {
+						assert.Empty(t, last.ToolCalls, "%s ends with its final answer", id)
+					}
+				} else {
+					assert.Positive(t, bad, "the injected faults show up")
+				}
+				p := s.Provenance(context.Background(), []Scenario{c.sc})
+				assert.Equal(t, string(api), p[sample.ProvenanceKey("endpoint", "sim", "api")])
+			})
+		}
+	}
+}
