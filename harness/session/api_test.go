@@ -92,3 +92,36 @@ func TestScenariosThroughEachAPI(t *testing.T) {
 		}
 	}
 }
+
+// TestEmbeddingsScenario: the shipped embeddings fixture on an endpoint
+// of api: embeddings (the simulator's bag-of-words vectors): every
+// request succeeds, every case ranks its paraphrase above its unrelated
+// text, the prompt tokens are the simulator's, and the scenario is unfit
+// for a generating endpoint (and a generating one for it), said without
+// a request.
+func TestEmbeddingsScenario(t *testing.T) {
+	s, cfg := apiSession(t, stream.APIEmbeddings, "ttft=2ms,prefill=50us,seed=3")
+	sc := Scenario{Name: "embeddings", Fixture: "fixtures/embeddings.jsonl", Embeddings: true}
+	src, err := s.Source(sc)
+	require.NoError(t, err)
+	conf := cfg.Scenario(sc.Name, "sim")
+	conf.Warmup = 0
+	samples, err := s.Measure(context.Background(), Cell{Scenario: sc.Name, Endpoint: cfg.Endpoints[0], Settings: conf, Level: config.Level{Pacer: load.Closed(8)}, Fixture: src}, 48)
+	require.NoError(t, err)
+	truth := map[string]sim.Truth{}
+	for _, tr := range s.Sim("sim").Truth() {
+		truth[tr.ID] = tr
+	}
+	for _, smp := range samples {
+		require.True(t, smp.OK(), "%s: %s", smp.ID, smp.Err)
+		require.NotNil(t, smp.Quality)
+		assert.True(t, smp.Quality.Pass(), "case %s: %s", smp.Case, smp.Quality.Detail)
+		assert.Equal(t, truth[smp.ID].PromptTokens, smp.PromptTokens, smp.ID)
+	}
+	_, unfit := Unfit(sc, stream.Endpoint{Name: "chat"})
+	assert.True(t, unfit, "an embeddings scenario on a chat endpoint")
+	_, unfit = Unfit(Scenario{Name: "chat"}, cfg.Endpoints[0])
+	assert.True(t, unfit, "a chat scenario on an embeddings endpoint")
+	_, unfit = Unfit(sc, cfg.Endpoints[0])
+	assert.False(t, unfit)
+}

@@ -1,7 +1,6 @@
 package stream_test
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"strings"
@@ -56,8 +55,8 @@ func compareEmbeddings(t *recorder, samples []sample.Sample, truth []sim.Truth, 
 			t.Errorf("sample %d: %q failed or has no truth (%s)", s.Seq, s.ID, s.Err)
 			return false
 		}
-		var e stream.Embedding
-		if err := json.Unmarshal([]byte(s.Content), &e); err != nil {
+		e, err := sample.ReadEmbedding(s.Content)
+		if err != nil {
 			t.Errorf("%s: content %q: %v", s.ID, s.Content, err)
 			return false
 		}

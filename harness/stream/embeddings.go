@@ -42,17 +42,6 @@ type embeddingsResponse struct {
 	} `json:"usage"`
 }
 
-// Embedding is what an embeddings sample's Content holds: the vectors'
-// dimension and how many there were, and the cosine similarity of the
-// first input's vector with each other's, in order. The vectors
-// themselves are not kept (a batch of 1,536-dimension vectors is tens of
-// kilobytes a request); the quality check ranks the similarities.
-type Embedding struct {
-	Dimension int       `json:"dimension"`
-	Inputs    int       `json:"inputs"`
-	Cosine    []float64 `json:"cosine"`
-}
-
 // maxEmbeddingsBody bounds the body read: 64 MiB is a batch of 2,048
 // vectors of 3,072 floats written out in full.
 const maxEmbeddingsBody = 64 << 20
@@ -154,20 +143,19 @@ func (c *Client) embed(parent context.Context, req Request, s *sample.Sample) {
 		s.Fail(&sample.RequestError{Kind: sample.KindProtocol, Status: s.Status, Message: quote(c.sec, []byte(err.Error()), maxMessage, false)})
 		return
 	}
-	out, _ := json.Marshal(e)
-	s.Content = string(out)
+	s.Content = e.Text()
 	s.Finish = "stop"
 }
 
 // readEmbeddings checks a body against the request (a vector per input,
 // each index once, one dimension, finite values) and summarises it.
-func readEmbeddings(b []byte, inputs int, s *sample.Sample) (Embedding, error) {
+func readEmbeddings(b []byte, inputs int, s *sample.Sample) (sample.Embedding, error) {
 	var r embeddingsResponse
 	if err := json.Unmarshal(b, &r); err != nil {
-		return Embedding{}, fmt.Errorf("undecodable embeddings body: %w", err)
+		return sample.Embedding{}, fmt.Errorf("undecodable embeddings body: %w", err)
 	}
 	if len(r.Data) != inputs {
-		return Embedding{}, fmt.Errorf("%d embeddings for %d inputs", len(r.Data), inputs)
+		return sample.Embedding{}, fmt.Errorf("%d embeddings for %d inputs", len(r.Data), inputs)
 	}
 	vecs := make([][]float64, inputs)
 	for k, d := range r.Data {
@@ -177,22 +165,22 @@ func readEmbeddings(b []byte, inputs int, s *sample.Sample) (Embedding, error) {
 		}
 		switch {
 		case i < 0 || i >= inputs:
-			return Embedding{}, fmt.Errorf("embedding index %d out of range [0, %d)", i, inputs)
+			return sample.Embedding{}, fmt.Errorf("embedding index %d out of range [0, %d)", i, inputs)
 		case vecs[i] != nil:
-			return Embedding{}, fmt.Errorf("embedding index %d given twice", i)
+			return sample.Embedding{}, fmt.Errorf("embedding index %d given twice", i)
 		case len(d.Embedding) == 0:
-			return Embedding{}, fmt.Errorf("embedding %d is empty", i)
+			return sample.Embedding{}, fmt.Errorf("embedding %d is empty", i)
 		case len(d.Embedding) != len(r.Data[0].Embedding):
-			return Embedding{}, fmt.Errorf("embedding %d has dimension %d, embedding 0 %d", i, len(d.Embedding), len(r.Data[0].Embedding))
+			return sample.Embedding{}, fmt.Errorf("embedding %d has dimension %d, embedding 0 %d", i, len(d.Embedding), len(r.Data[0].Embedding))
 		}
 		for _, x := range d.Embedding {
 			if math.IsNaN(x) || math.IsInf(x, 0) {
-				return Embedding{}, fmt.Errorf("embedding %d holds %v", i, x)
+				return sample.Embedding{}, fmt.Errorf("embedding %d holds %v", i, x)
 			}
 		}
 		vecs[i] = d.Embedding
 	}
-	e := Embedding{Dimension: len(vecs[0]), Inputs: inputs, Cosine: make([]float64, 0, inputs-1)}
+	e := sample.Embedding{Dimension: len(vecs[0]), Inputs: inputs, Cosine: make([]float64, 0, inputs-1)}
 	for _, v := range vecs[1:] {
 		e.Cosine = append(e.Cosine, math.Round(cosine(vecs[0], v)*1e6)/1e6)
 	}
@@ -202,13 +190,13 @@ func readEmbeddings(b []byte, inputs int, s *sample.Sample) (Embedding, error) {
 	}
 	if r.Usage != nil {
 		if r.Usage.PromptTokens < 0 {
-			return Embedding{}, fmt.Errorf("usage.prompt_tokens %d is negative", r.Usage.PromptTokens)
+			return sample.Embedding{}, fmt.Errorf("usage.prompt_tokens %d is negative", r.Usage.PromptTokens)
 		}
 		s.PromptTokens, s.TokenSource = r.Usage.PromptTokens, sample.TokensUsage
 	} else {
 		s.TokenSource = sample.TokensEstimated // Do estimates the prompt
 	}
-	return e, nil
+	return e, e.Check()
 }
 
 func cosine(a, b []float64) float64 {
