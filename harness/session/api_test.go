@@ -9,6 +9,7 @@ import (
 
 	"github.com/llmsla/llmsla/harness/config"
 	"github.com/llmsla/llmsla/harness/load"
+	"github.com/llmsla/llmsla/harness/objective"
 	"github.com/llmsla/llmsla/harness/sample"
 	"github.com/llmsla/llmsla/harness/sim"
 	"github.com/llmsla/llmsla/harness/stream"
@@ -124,4 +125,60 @@ func TestEmbeddingsScenario(t *testing.T) {
 	assert.True(t, unfit, "a chat scenario on an embeddings endpoint")
 	_, unfit = Unfit(sc, cfg.Endpoints[0])
 	assert.False(t, unfit)
+}
+
+// TestCacheThroughEachAPI: bust's marker, first in the first user turn,
+// keeps every prompt off the cache through Responses and Messages too
+// (their usage says 0 cached, as the simulator found), and warm's shared
+// prefix is a hit for half the requests, whose cached tokens the API's
+// usage carries exactly (Responses' input_tokens_details.cached_tokens,
+// Messages' cache_read_input_tokens).
+func TestCacheThroughEachAPI(t *testing.T) {
+	for _, api := range []stream.API{stream.APIResponses, stream.APIMessages} {
+		t.Run("api="+string(api), func(t *testing.T) {
+			samples, truth, _ := cacheRunAPI(t, api, "ttft=2ms,prefill=50us,tpot=0s,tokens=2,jitter=0,cache=100000", sample.CacheBust, 0, 20)
+			for _, smp := range samples {
+				require.NotNil(t, smp.CachedTokens)
+				assert.Zero(t, *smp.CachedTokens, "%s cached under bust", smp.ID)
+			}
+			samples, truth, v := cacheRunAPI(t, api, "ttft=5ms,prefill=200us,tpot=0s,tokens=2,jitter=0,cache=100000", sample.CacheWarm, 512, 20)
+			hits := 0
+			for _, smp := range samples {
+				tr := truth[smp.ID]
+				require.NotNil(t, smp.CachedTokens)
+				assert.Equal(t, tr.CachedTokens, *smp.CachedTokens, "%s: cached tokens", smp.ID)
+				assert.Equal(t, tr.PromptTokens, smp.PromptTokens, "%s: prompt tokens", smp.ID)
+				if smp.Measured() && tr.CachedTokens > 0 {
+					hits++
+				}
+			}
+			assert.Equal(t, 10, hits, "half the measured requests behind the warmed prefix")
+			assert.Equal(t, 10, v.Stats.Cache.TTFTHit.N)
+		})
+	}
+}
+
+// TestConversationThroughEachAPI: a conversation sends its whole history
+// on every API (never previous_response_id): each turn's prompt is the
+// one the simulator counted — the last turn, its answer and the new
+// message — and the last turn of each conversation is judged right.
+func TestConversationThroughEachAPI(t *testing.T) {
+	for _, api := range []stream.API{stream.APIResponses, stream.APIMessages} {
+		t.Run("api="+string(api), func(t *testing.T) {
+			fixture := conversationFixture(t, 3, 4, `"0s"`)
+			conf := config.Scenario{MaxTokens: 16, Objectives: objective.MustParse(map[string]float64{"error_rate_max": 0})}
+			all, v, srv := converseAPI(t, api, "ttft=2ms,tpot=100us,tokens=8,jitter=0", fixture, load.Sessions(1), 12, conf)
+			samples := measured(all)
+			truth := truthOf(t, srv, samples)
+			for i, smp := range samples {
+				require.True(t, smp.OK(), smp.Err)
+				assert.Equal(t, truth[i].PromptTokens, smp.PromptTokens, "turn %d of %s", smp.Turn, smp.Case)
+				if j := prevTurn(samples, i); j >= 0 {
+					assert.Equal(t, samples[j].PromptTokens+samples[j].OutputTokens+22, smp.PromptTokens, "turn %d holds the last turn, its answer and its own 22 words", smp.Turn)
+				}
+			}
+			assert.Equal(t, v.Stats.Quality.MatchChecked, v.Stats.Quality.Matched, "the last turns answered as the cases expect")
+			assert.Positive(t, v.Stats.Quality.MatchChecked)
+		})
+	}
 }
