@@ -8,12 +8,14 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	openai "github.com/sashabaranov/go-openai"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/llmsla/llmsla/harness/sample"
+	"github.com/llmsla/llmsla/harness/sim"
 	"github.com/llmsla/llmsla/harness/stream"
 )
 
@@ -220,5 +222,29 @@ func TestMessagesRequest(t *testing.T) {
 func errSays(s string) func(*testing.T, sample.Sample) {
 	return func(t *testing.T, smp sample.Sample) {
 		assert.True(t, strings.Contains(smp.Err, s), "error %q lacks %q", smp.Err, s)
+	}
+}
+
+// TestAPIKeyNeverEchoed: a server that sends the request's key back — in
+// the answer (the simulator's echo, which repeats the Authorization
+// credential and every X- header, x-api-key included) or in an error
+// (echo_error) — has it redacted from the sample on every API.
+func TestAPIKeyNeverEchoed(t *testing.T) {
+	for _, api := range []stream.API{stream.APIResponses, stream.APIMessages, stream.APIEmbeddings} {
+		t.Run("api="+string(api), func(t *testing.T) {
+			for _, fault := range []string{"none", sim.FaultEchoError} {
+				srv, url := sim.Start(t, sim.Config{TTFT: time.Millisecond, OutputTokens: 4, Echo: true, Seed: 1})
+				c := stream.NewClient(stream.Endpoint{Name: "h", BaseURL: url, Model: "m", API: api, APIKey: apiKey,
+					Headers: map[string]string{sim.FaultHeader: fault}})
+				s := c.Do(context.Background(), helloReq)
+				c.CloseIdle()
+				b, _ := json.Marshal(s)
+				assert.NotContains(t, string(b), apiKey, "fault %s: %s", fault, b)
+				if api != stream.APIEmbeddings && fault == "none" {
+					assert.Contains(t, s.Content, "echo", "the simulator echoed")
+					assert.Contains(t, srv.Truth()[0].Answer, apiKey, "the simulator sent the key back")
+				}
+			}
+		})
 	}
 }
