@@ -89,6 +89,12 @@ func TestScenariosThroughEachAPI(t *testing.T) {
 				}
 				p := s.Provenance(context.Background(), []Scenario{c.sc})
 				assert.Equal(t, string(api), p[sample.ProvenanceKey("endpoint", "sim", "api")])
+				if api == stream.APIMessages {
+					assert.Equal(t, stream.DefaultAnthropicVersion, p[sample.ProvenanceKey("endpoint", "sim", "anthropic_version")])
+				} else {
+					assert.Contains(t, p[sample.ProvenanceKey("endpoint", "sim", "request", "conversation")], "no previous_response_id")
+				}
+				require.NoError(t, p.Check())
 			})
 		}
 	}

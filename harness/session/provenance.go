@@ -74,6 +74,10 @@ func (s *Session) Provenance(ctx context.Context, scenarios []Scenario) sample.P
 // /api/tags and /api/show.
 func probe(ctx context.Context, ep stream.Endpoint, c *stream.Client) facts {
 	out := facts{"model": ep.Model, "request.max_tokens_param": maxTokensParam(ep), "api": string(ep.API.Or())}
+	if ep.API == stream.APIResponses {
+		// Said, so that a verdict on conversations reads how they went.
+		out["request.conversation"] = "history in full, no previous_response_id"
+	}
 	if ep.API == stream.APIMessages {
 		out["anthropic_version"] = ep.AnthropicVersion
 		if ep.AnthropicVersion == "" {
