@@ -32,6 +32,9 @@ func BenchOn(b *testing.B, s *session.Session, sc Scenario) {
 		if _, skip := skipped.Load(sc.Name + "/" + ep.Name); skip {
 			continue // the endpoint cannot serve it: llmsla bench says so
 		}
+		if _, unfit := session.Unfit(sc, ep); unfit {
+			continue // its API cannot serve it: llmsla bench says so (Unserved)
+		}
 		base := session.Cell{Scenario: sc.Name, Endpoint: ep, Settings: cfg.Scenario(sc.Name, ep.Name), Fixture: src}
 		// The measured runs of each level, in order: reps[k] holds the
 		// k-th run (the k-th -count repetition) of every level.

@@ -149,6 +149,9 @@ func RunOn(t *testing.T, s *session.Session, sc Scenario) []objective.Verdict {
 	var all []objective.Verdict
 	for _, ep := range cfg.Endpoints {
 		t.Run("endpoint="+sample.NameValue(ep.Name), func(t *testing.T) {
+			if u, unfit := session.Unfit(sc, ep); unfit {
+				t.Skip(u.String()) // not measured, and said so
+			}
 			if ep.Simulated {
 				t.Logf("endpoint %s is the built-in simulator (config: %s)", ep.Name, cfg.Source)
 			}

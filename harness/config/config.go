@@ -111,7 +111,12 @@ func Presets() map[string]Scenario {
 	// An agent loop is several model calls: its latency is the loop's.
 	agent := with(256, map[string]float64{"agent_total_p95_ms": 30000, "error_rate_max": 0.01, "tool_valid_min": 0.99, "accuracy_min": 0.9})
 	agent.Concurrency = []int{1, 4}
+	// Embeddings: a request's latency is its whole body; no prefix cache
+	// to bust, no answer to cap.
+	embeddings := with(0, map[string]float64{"total_p95_ms": 2000, "error_rate_max": 0.01, "accuracy_min": 0.9})
+	embeddings.Concurrency, embeddings.Cache = []int{1, 8, 32}, sample.CacheNatural
 	return map[string]Scenario{
+		"embeddings": embeddings,
 		"agent":      agent,
 		"chat":       with(64, map[string]float64{"ttft_p95_ms": 600, "total_p95_ms": 8000, "error_rate_max": 0.01}),
 		"extraction": with(256, map[string]float64{"ttft_p95_ms": 1500, "total_p95_ms": 10000, "error_rate_max": 0.01}),

@@ -68,6 +68,18 @@ var endpointKeys = section[*endpointAt]{
 			p.errf(v, key, "%q is not a kind (allowed: %s)", e.Kind, kinds())
 		}
 	}},
+	{"api", "the API it is served behind (stream.APIs)", func(p *configParser, e *endpointAt, v *yaml.Node, key string) {
+		e.API = stream.API(p.str(v, key))
+		if !slices.Contains(stream.APIs, e.API) {
+			p.errf(v, key, "%q is not an API (allowed: %s)", e.API, apis())
+		}
+	}},
+	{"anthropic_version", "the anthropic-version header of api: messages", func(p *configParser, e *endpointAt, v *yaml.Node, key string) {
+		e.AnthropicVersion = p.str(v, key)
+		if _, err := time.Parse(time.DateOnly, e.AnthropicVersion); err != nil {
+			p.errf(v, key, "%q is not a version (a date, e.g. %s)", e.AnthropicVersion, stream.DefaultAnthropicVersion)
+		}
+	}},
 	{"max_tokens_param", "the name of the answer's cap in a request", func(p *configParser, e *endpointAt, v *yaml.Node, key string) {
 		e.MaxTokensParam = p.str(v, key)
 		if e.MaxTokensParam != stream.MaxTokens && e.MaxTokensParam != stream.MaxCompletionTokens {
@@ -127,6 +139,12 @@ func (p *configParser) endpoint(cfg *Config, name string, n *yaml.Node) stream.E
 		cfg.Servers[name] = *e.srv
 	}
 	ep := e.Endpoint
+	switch {
+	case ep.AnthropicVersion != "" && ep.API != stream.APIMessages:
+		p.errf(n, key+".anthropic_version", "only for api: messages (this endpoint's api is %s)", ep.API.Or())
+	case ep.MaxTokensParam != "" && ep.API.Or() != stream.APIChat:
+		p.errf(n, key+".max_tokens_param", "only for api: chat (api %s names its own cap)", ep.API)
+	}
 	switch {
 	case e.isSim && ep.BaseURL != "":
 		p.errf(n, key, "set either base_url or sim, not both")

@@ -295,6 +295,14 @@ func joinErrors(errs []error) error {
 	return fmt.Errorf("%d errors in the configuration:\n  %s", len(errs), strings.Join(msgs, "\n  "))
 }
 
+func apis() string {
+	names := make([]string, len(stream.APIs))
+	for i, a := range stream.APIs {
+		names[i] = string(a)
+	}
+	return strings.Join(names, ", ")
+}
+
 func kinds() string {
 	names := make([]string, len(stream.Kinds))
 	for i, k := range stream.Kinds {

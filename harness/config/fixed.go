@@ -48,6 +48,10 @@ func (p *configParser) checkFixed(cfg *Config) {
 			}
 		}
 		for _, e := range eps {
+			if a := e.API.Or(); a != stream.APIChat {
+				p.errf(f.node, f.key+".fixed", "endpoint %s is api: %s, which has no parameter of a fixed answer length (allowed: api: chat; give output_tokens a cap)", e.Name, a)
+				continue
+			}
 			if _, _, ok := e.Kind.FixedLength(); !ok && !e.Simulated {
 				p.errf(f.node, f.key+".fixed", "endpoint %s is kind: %s, which cannot be asked for a fixed answer length (allowed: %s; set the endpoint's kind, or give output_tokens a cap)",
 					e.Name, e.Kind, fixedKinds())

@@ -47,7 +47,7 @@ func TestLoadCasesErrors(t *testing.T) {
 		"duplicate id": {[]string{goodLine, goodLine},
 			[]string{`:2: id: duplicate "s1" (first on line 1)`}},
 		"bad matcher": {[]string{line(`"normalized"`, `"fuzzy"`)},
-			[]string{`:1: match.type: unknown matcher "fuzzy" (allowed: constraint, contains, exact, json_equal, json_path, judge, normalized, number, one_of, regex, subset)`}},
+			[]string{`:1: match.type: unknown matcher "fuzzy" (allowed: constraint, contains, embedding_rank, exact, json_equal, json_path, judge, normalized, number, one_of, regex, subset)`}},
 		"bad option": {[]string{line(`{"type":"normalized"}`, `{"type":"normalized","fold":1}`)},
 			[]string{":1: match.fold: unknown option for normalized (allowed: none)"}},
 		"bad regex": {[]string{line(`{"type":"normalized"}`, `{"type":"regex","pattern":"(pos"}`)},
@@ -110,5 +110,5 @@ func ExampleLoadCases() {
 	fmt.Println(err)
 	// Output:
 	// testdata/bad.jsonl:1: colour: unknown key (allowed: id, messages, prompt, vars, expected, match, schema, tags, answer, wrong_answer, tools, tool_choice, expect_tool, answer_calls, tool_results, max_steps, turns, history, assistant, think)
-	// testdata/bad.jsonl:2: match.type: unknown matcher "fuzzy" (allowed: constraint, contains, exact, json_equal, json_path, judge, normalized, number, one_of, regex, subset)
+	// testdata/bad.jsonl:2: match.type: unknown matcher "fuzzy" (allowed: constraint, contains, embedding_rank, exact, json_equal, json_path, judge, normalized, number, one_of, regex, subset)
 }

@@ -78,9 +78,11 @@ var builders = map[string]builder{
 	"json_path":  {[]string{"path"}, buildJSONPath},
 	"number":     {[]string{"tolerance", "relative", "pick"}, buildNumber},
 	"json_equal": {nil, buildJSONEqual},
-	"constraint": {[]string{"min_words", "max_words", "keywords"}, buildConstraint},
-	"judge":      {[]string{"rubric"}, buildJudge},
-	"subset":     {nil, buildSubset},
+	// embedding_rank judges an embeddings answer (embedding.go).
+	"embedding_rank": {[]string{"dimension"}, buildEmbeddingRank},
+	"constraint":     {[]string{"min_words", "max_words", "keywords"}, buildConstraint},
+	"judge":          {[]string{"rubric"}, buildJudge},
+	"subset":         {nil, buildSubset},
 }
 
 // MatcherTypes lists the matcher type names, sorted.
@@ -136,7 +138,7 @@ func NewMatcher(spec MatchSpec, expected json.RawMessage) (Matcher, error) {
 			return nil, &SpecError{"match." + k, fmt.Sprintf("unknown option for %s (allowed: %s)", spec.Type, allowed)}
 		}
 	}
-	if len(expected) == 0 && spec.Type != "regex" && spec.Type != "constraint" && spec.Type != "judge" {
+	if len(expected) == 0 && spec.Type != "regex" && spec.Type != "constraint" && spec.Type != "judge" && spec.Type != "embedding_rank" {
 		return nil, &SpecError{"expected", "missing (" + spec.Type + " compares the answer with it)"}
 	}
 	var exp any

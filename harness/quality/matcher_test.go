@@ -70,7 +70,7 @@ func TestNewMatcherErrors(t *testing.T) {
 	cases := map[string]struct {
 		match, expected, key, msg string
 	}{
-		"unknown type":      {`{"type":"fuzzy"}`, `"x"`, "match.type", "allowed: constraint, contains, exact"},
+		"unknown type":      {`{"type":"fuzzy"}`, `"x"`, "match.type", "allowed: constraint, contains, embedding_rank, exact"},
 		"missing type":      {`{}`, `"x"`, "match.type", "missing"},
 		"unknown option":    {`{"type":"exact","fold":true}`, `"x"`, "match.fold", "allowed: none"},
 		"bad regex":         {`{"type":"regex","pattern":"(unclosed"}`, ``, "match.pattern", "bad regex"},

@@ -229,6 +229,9 @@ func coldLine(c *sample.Sample) string {
 	if !c.OK() {
 		return "failed: " + escape.Text(c.Err)
 	}
+	if c.TTFT == 0 { // an embeddings request: one body, no token
+		return fmt.Sprintf("total %s ms (no first token: not a stream)", metric.Num(stats.Ms(c.Total)))
+	}
 	return fmt.Sprintf("ttft %s ms, total %s ms", metric.Num(stats.Ms(c.TTFT)), metric.Num(stats.Ms(c.Total)))
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/llmsla/llmsla/harness/judge"
 	"github.com/llmsla/llmsla/harness/load"
 	"github.com/llmsla/llmsla/harness/sample"
+	"github.com/llmsla/llmsla/harness/stream"
 	"github.com/llmsla/llmsla/harness/trace"
 )
 
@@ -168,7 +169,12 @@ func (b *Bench) serve(ctx context.Context, s *Session, fixtures map[string]*load
 	defer cancel()
 	var errs []error
 	for _, u := range s.eps.capabilities(ctx, s.cfg, s.secrets, b.Scenarios, fixtures) {
-		if s.cfg.Names(u.Scenario) {
+		if fitsNone(u, s.cfg.Endpoints, b.Scenarios) && s.cfg.Names(u.Scenario) {
+			errs = append(errs, fmt.Errorf("%s: scenarios.%s: no endpoint serves it (endpoint %s %s: %s), and the SLA file names the scenario: add an endpoint of the api it needs, or remove it from the file",
+				s.cfg.Source, u.Scenario, u.Endpoint, lacks[u.Lacks], u.Why))
+			continue
+		}
+		if s.cfg.Names(u.Scenario) && u.Lacks != Embedding && u.Lacks != Generation {
 			errs = append(errs, fmt.Errorf("%s: scenarios.%s: endpoint %s %s (%s), and the SLA file names the scenario, so what it asks would not be measured: measure it on an endpoint that does, serve a model that does (for Ollama, fixtures/models/Modelfile.tools offers tools), or remove it from the file",
 				s.cfg.Source, u.Scenario, u.Endpoint, lacks[u.Lacks], u.Why))
 			continue
@@ -182,6 +188,25 @@ func (b *Bench) serve(ctx context.Context, s *Session, fixtures map[string]*load
 		b.Probes += len(needs(sc, fixtures[sc.Name])) * len(s.cfg.Endpoints)
 	}
 	return errors.Join(errs...)
+}
+
+// fitsNone says whether u's scenario is unfit (Unfit) for every endpoint:
+// a scenario that only some endpoints' APIs serve is measured on those.
+func fitsNone(u Unserved, eps []stream.Endpoint, scenarios []Scenario) bool {
+	if u.Lacks != Embedding && u.Lacks != Generation {
+		return false
+	}
+	for _, sc := range scenarios {
+		if sc.Name != u.Scenario {
+			continue
+		}
+		for _, ep := range eps {
+			if _, unfit := Unfit(sc, ep); !unfit {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // JudgeOn is a judge asking the endpoint named — the configuration's

@@ -17,6 +17,7 @@ import (
 	"github.com/llmsla/llmsla/harness/sample"
 	"github.com/llmsla/llmsla/harness/sim"
 	"github.com/llmsla/llmsla/harness/stats"
+	"github.com/llmsla/llmsla/harness/stream"
 )
 
 // cacheRun measures chat's fixture on a simulator with a prefix cache
@@ -25,7 +26,13 @@ import (
 // session sent, in order.
 func cacheRun(t *testing.T, spec string, policy sample.CachePolicy, prefix, n int) ([]sample.Sample, map[string]sim.Truth, objective.Verdict) {
 	t.Helper()
-	s, cfg := simSession(t, spec)
+	return cacheRunAPI(t, "", spec, policy, prefix, n)
+}
+
+// cacheRunAPI is cacheRun through an endpoint of api ("" for chat's).
+func cacheRunAPI(t *testing.T, api stream.API, spec string, policy sample.CachePolicy, prefix, n int) ([]sample.Sample, map[string]sim.Truth, objective.Verdict) {
+	t.Helper()
+	s, cfg := apiSession(t, api, spec)
 	src, err := s.Source(Scenario{Name: "chat", Fixture: "fixtures/classify.jsonl", System: "You are a helpful assistant. Answer with the label only."})
 	require.NoError(t, err)
 	conf := cfg.Scenario("chat", "sim")

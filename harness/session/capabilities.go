@@ -8,6 +8,7 @@ import (
 	"github.com/llmsla/llmsla/harness/load"
 	"github.com/llmsla/llmsla/harness/sample"
 	"github.com/llmsla/llmsla/harness/secret"
+	"github.com/llmsla/llmsla/harness/stream"
 )
 
 // Capability is what a scenario's requests need of an endpoint beyond a
@@ -18,10 +19,30 @@ type Capability string
 const (
 	Tools      Capability = "tools"
 	Structured Capability = "structured output"
+	// Embedding and Generation are what an endpoint's api: serves: an
+	// embeddings scenario needs api: embeddings, any other scenario
+	// another api. Known from the configuration: no probe is sent.
+	Embedding  Capability = "embeddings"
+	Generation Capability = "generation"
 )
 
 // lacks says what an endpoint that refuses a capability does not do.
-var lacks = map[Capability]string{Tools: "does not call tools", Structured: "does not take structured output (response_format json_schema)"}
+var lacks = map[Capability]string{Tools: "does not call tools", Structured: "does not take structured output (response_format json_schema)",
+	Embedding: "does not embed", Generation: "does not generate text"}
+
+// Unfit says whether ep's API cannot serve sc at all (an embeddings
+// scenario on a generating endpoint, or the other way round), as the
+// Unserved entry that says so.
+func Unfit(sc Scenario, ep stream.Endpoint) (Unserved, bool) {
+	embeds := ep.API == stream.APIEmbeddings
+	switch {
+	case sc.Embeddings && !embeds:
+		return Unserved{Scenario: sc.Name, Endpoint: ep.Name, Lacks: Embedding, Why: "it is api: " + string(ep.API.Or()) + ", the scenario needs api: embeddings"}, true
+	case !sc.Embeddings && embeds:
+		return Unserved{Scenario: sc.Name, Endpoint: ep.Name, Lacks: Generation, Why: "it is api: embeddings"}, true
+	}
+	return Unserved{}, false
+}
 
 // Unserved is a scenario an endpoint cannot serve: the capability it
 // lacks, and the server's word for it.
@@ -61,8 +82,17 @@ func needs(sc Scenario, fix *load.Fixture) map[Capability]load.Prompt {
 func (e *endpoints) capabilities(ctx context.Context, cfg *config.Config, secrets *secret.Set, scenarios []Scenario, fixtures map[string]*load.Fixture) []Unserved {
 	var out []Unserved
 	for _, sc := range scenarios {
+		unfit := map[string]bool{}
+		for _, ep := range cfg.Endpoints {
+			if u, ok := Unfit(sc, ep); ok {
+				out, unfit[ep.Name] = append(out, u), true
+			}
+		}
 		for cap, p := range needs(sc, fixtures[sc.Name]) {
 			for _, ep := range cfg.Endpoints {
+				if unfit[ep.Name] {
+					continue
+				}
 				req := p.Request
 				req.MaxTokens = 1
 				smp := e.clients[ep.Name].Do(ctx, req)

@@ -48,7 +48,13 @@ func conversationFixture(t *testing.T, n, turns int, think string) string {
 // included), the verdict and the simulator.
 func converse(t *testing.T, spec, fixture string, p load.Pacer, n int, conf config.Scenario) ([]sample.Sample, objective.Verdict, *sim.Server) {
 	t.Helper()
-	s, cfg := simSession(t, spec)
+	return converseAPI(t, "", spec, fixture, p, n, conf)
+}
+
+// converseAPI is converse through an endpoint of api ("" for chat's).
+func converseAPI(t *testing.T, api stream.API, spec, fixture string, p load.Pacer, n int, conf config.Scenario) ([]sample.Sample, objective.Verdict, *sim.Server) {
+	t.Helper()
+	s, cfg := apiSession(t, api, spec)
 	src, err := s.Source(Scenario{Name: "conversation", Fixture: fixture})
 	require.NoError(t, err)
 	lv := config.Level{Pacer: p}

@@ -75,7 +75,17 @@ func (s *Session) Provenance(ctx context.Context, scenarios []Scenario) sample.P
 // llama.cpp's /props, Ollama's /api/version and then, on an Ollama,
 // /api/tags and /api/show.
 func probe(ctx context.Context, ep stream.Endpoint, c *stream.Client) facts {
-	out := facts{"model": ep.Model, "request.max_tokens_param": maxTokensParam(ep)}
+	out := facts{"model": ep.Model, "request.max_tokens_param": maxTokensParam(ep), "api": string(ep.API.Or())}
+	if ep.API == stream.APIResponses {
+		// Said, so that a verdict on conversations reads how they went.
+		out["request.conversation"] = "history in full, no previous_response_id"
+	}
+	if ep.API == stream.APIMessages {
+		out["anthropic_version"] = ep.AnthropicVersion
+		if ep.AnthropicVersion == "" {
+			out["anthropic_version"] = stream.DefaultAnthropicVersion
+		}
+	}
 	var mu sync.Mutex
 	add := func(f facts) {
 		mu.Lock()
@@ -151,6 +161,12 @@ func probeOllama(c *stream.Client, model string, get func(string, []byte) ([]byt
 }
 
 func maxTokensParam(ep stream.Endpoint) string {
+	switch ep.API {
+	case stream.APIResponses:
+		return "max_output_tokens"
+	case stream.APIEmbeddings:
+		return notSent
+	}
 	if ep.MaxTokensParam != "" {
 		return ep.MaxTokensParam
 	}

@@ -146,7 +146,7 @@ func TestProvenanceNeverBlocks(t *testing.T) {
 	assert.Positive(t, probes.Load())
 	for k := range p {
 		if strings.HasPrefix(k, "endpoint.") {
-			assert.Contains(t, []string{"endpoint.local_gpu.model", "endpoint.local_gpu.request.max_tokens_param", "endpoint.local_gpu.server.header.server"}, k, "unknown is absent")
+			assert.Contains(t, []string{"endpoint.local_gpu.model", "endpoint.local_gpu.api", "endpoint.local_gpu.request.max_tokens_param", "endpoint.local_gpu.server.header.server"}, k, "unknown is absent")
 		}
 	}
 

@@ -28,6 +28,12 @@ type Scenario struct {
 	// names a judge (judge: {endpoint: …}); without one the run says its
 	// answers were not judged.
 	Rubric string `json:"rubric,omitempty"`
+	// Embeddings: each case's messages are inputs embedded together, by
+	// endpoints of api: embeddings only (on any other the scenario is not
+	// measured, and says so; a generating scenario is not measured on an
+	// embeddings endpoint either). Its answers are the vectors'
+	// similarities (sample.Embedding), judged by embedding_rank.
+	Embeddings bool `json:"embeddings,omitempty"`
 }
 
 // Deterministic reports whether sc asks for reproducible answers, which a

@@ -43,6 +43,7 @@ type call struct {
 	reasoning []string
 	answer    []string
 	tools     *toolPlan // a tool-call answer instead of text; nil for text
+	wire      wire      // the events of an API other than chat (api.go); nil for chat
 	toolSent  int       // of its tokens, those sent
 	scheduled int       // tokens given a due time so far (see schedule)
 	kvBlocks  int       // KV blocks held while generating (metrics.go)
@@ -112,7 +113,9 @@ func (c *call) run() {
 		c.reset()
 		return
 	case FaultRateLimited, FaultServerError, FaultServerErrorJSON, FaultClientError, FaultAuth, FaultEchoError:
-		c.statusFault()
+		if c.wire == nil || !c.wire.status(c) {
+			c.statusFault()
+		}
 		return
 	case FaultProtocolContentType:
 		// The wrong shape for what was asked: JSON to a stream request,

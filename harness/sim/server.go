@@ -166,6 +166,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		s.chat(w, r)
+	case strings.HasSuffix(r.URL.Path, "/responses") && r.Method == http.MethodPost:
+		s.serveAPI(w, r, parseResponses)
+	case strings.HasSuffix(r.URL.Path, "/messages") && r.Method == http.MethodPost:
+		s.serveAPI(w, r, parseMessages)
+	case strings.HasSuffix(r.URL.Path, "/embeddings") && r.Method == http.MethodPost:
+		s.embeddings(w, r)
 	case strings.HasSuffix(r.URL.Path, "/metrics") && r.Method == http.MethodGet:
 		s.serveMetrics(w, r)
 	case strings.HasSuffix(r.URL.Path, "/models") && r.Method == http.MethodGet:

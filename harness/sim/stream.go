@@ -15,14 +15,17 @@ const fewTokens = 3
 func (c *call) stream() {
 	c.begin("text/event-stream")
 	c.pings = true
-	if c.cfg.RoleChunk || c.tr.Fault == FaultEmptyAnswer {
+	if c.wire == nil && (c.cfg.RoleChunk || c.tr.Fault == FaultEmptyAnswer) {
 		c.chunk(`"choices":[{"index":0,"delta":{"role":"assistant"},"finish_reason":null}]}`)
 	}
-	if c.cfg.EmptyContent {
+	if c.wire == nil && c.cfg.EmptyContent {
 		c.chunk(`"choices":[{"index":0,"delta":{"content":""},"finish_reason":null}]}`)
 	}
 	if !c.start() {
 		return
+	}
+	if c.wire != nil {
+		c.wire.open(c)
 	}
 	switch c.tr.Fault {
 	case FaultProtocolLongLine:
@@ -43,6 +46,10 @@ func (c *call) stream() {
 		limit = fewTokens
 	}
 	if !c.tokens(limit) {
+		return
+	}
+	if c.wire != nil && isMidstreamError(c.tr.Fault) {
+		c.wire.fail(c)
 		return
 	}
 	switch c.tr.Fault {
@@ -99,7 +106,11 @@ func (c *call) appendToken(text string, reasoning bool) {
 // token sends one token-bearing chunk and counts it.
 func (c *call) token(text string, reasoning bool) {
 	c.buf = c.buf[:0]
-	c.appendToken(text, reasoning)
+	if c.wire != nil {
+		c.wire.token(c, text, reasoning)
+	} else {
+		c.appendToken(text, reasoning)
+	}
 	ready := time.Now()
 	now := c.flushBuf()
 	if c.failed {
@@ -167,6 +178,10 @@ func (c *call) schedule(k int) {
 
 // end sends the normal termination: finish_reason, usage, [DONE].
 func (c *call) end() {
+	if c.wire != nil {
+		c.wire.end(c)
+		return
+	}
 	c.tr.Finish = c.finish
 	if c.tools == nil {
 		c.chunk(`"choices":[{"index":0,"delta":{},"finish_reason":"` + c.finish + `"}]}`)

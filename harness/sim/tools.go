@@ -118,6 +118,9 @@ func (c *call) planTools(calls []ToolCall) {
 		calls[0].Arguments = breakJSON(calls[0].Arguments)
 	}
 	framing := c.cfg.toolFraming()
+	if c.wire != nil {
+		framing = ToolsOpenAI // a chunk per token: the APIs' own events (api.go)
+	}
 	var toks []toolToken
 	for k := range calls {
 		calls[k].ID = toolCallID(framing, tr.Index, k)
@@ -239,7 +242,14 @@ func (c Config) toolFraming() string {
 // records the calls from the count (see toolPlan.callsOf).
 func (c *call) sendTool(ch toolChunk) {
 	ready := time.Now()
-	now := c.chunk(ch.rest)
+	var now time.Time
+	if c.wire != nil {
+		c.buf = c.buf[:0]
+		c.wire.tool(c, ch)
+		now = c.flushBuf()
+	} else {
+		now = c.chunk(ch.rest)
+	}
 	if c.failed {
 		return
 	}

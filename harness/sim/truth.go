@@ -91,6 +91,13 @@ type Truth struct {
 	Temperature *float64 // nil when absent, so that 0 is told apart
 	Seed        *int
 
+	// An embeddings request's (embeddings.go): how many inputs, the
+	// vectors' dimension, and the cosine similarity of the first input's
+	// vector with each other's, rounded to 1e-6 as the client rounds it.
+	Inputs    int
+	Dimension int
+	Cosine    []float64
+
 	Done bool // the handler has returned; a record is final only then
 }
 

@@ -45,6 +45,11 @@ func classify(ctx, parent context.Context, err error) error {
 	return &sample.RequestError{Kind: sample.KindOther, Err: err}
 }
 
+// statusOverloaded is Anthropic's 529 overloaded_error
+// (docs.anthropic.com/en/api/errors): the server's capacity, not the
+// request, counted with the rate limits.
+const statusOverloaded = 529
+
 // errorBodyLimit bounds how much of an error body is read.
 const errorBodyLimit = 4 << 10
 
@@ -60,7 +65,7 @@ func statusError(resp *http.Response, sec *secret.Set) error {
 	switch code := resp.StatusCode; {
 	case code == http.StatusUnauthorized || code == http.StatusForbidden:
 		e.Kind = sample.KindAuth
-	case code == http.StatusTooManyRequests:
+	case code == http.StatusTooManyRequests || code == statusOverloaded:
 		e.Kind = sample.KindRateLimited
 		e.RetryAfter = resp.Header.Get("Retry-After")
 		e.RateLimit = http.Header{}

@@ -44,6 +44,10 @@ type Endpoint struct {
 	// "max_tokens" (default; vLLM, Ollama, llama.cpp read it) or
 	// "max_completion_tokens" (OpenAI's reasoning models refuse the other).
 	MaxTokensParam string
+	// API is the protocol it is served behind (APIChat when unset);
+	// AnthropicVersion the anthropic-version header of APIMessages.
+	API              API
+	AnthropicVersion string
 }
 
 func (e Endpoint) String() string {
@@ -168,7 +172,7 @@ func HTTPClient(h *http.Client) ClientOption { return func(c *Client) { c.http =
 func NewClient(ep Endpoint, opts ...ClientOption) *Client {
 	c := &Client{
 		ep:         ep,
-		url:        chatURL(ep.BaseURL),
+		url:        apiURL(ep),
 		sec:        secret.New(ep.Secrets()...),
 		pins:       &pins{},
 		maxLine:    1 << 20,
@@ -193,18 +197,6 @@ func NewClient(ep Endpoint, opts ...ClientOption) *Client {
 	return c
 }
 
-// chatURL appends /chat/completions to the base URL's path, keeping its
-// query (Azure's api-version, a gateway's key parameter).
-func chatURL(base string) string {
-	u, err := url.Parse(base)
-	if err != nil {
-		return strings.TrimRight(base, "/") + "/chat/completions"
-	}
-	u.Path = strings.TrimRight(u.Path, "/") + "/chat/completions"
-	u.RawPath = ""
-	return u.String()
-}
-
 // Endpoint returns the client's endpoint.
 func (c *Client) Endpoint() Endpoint { return c.ep }
 
@@ -223,6 +215,9 @@ var (
 
 // Body serialises req for the endpoint, streaming with usage.
 func (c *Client) Body(req Request) ([]byte, error) {
+	if b, ok, err := c.apiBody(req); ok {
+		return b, err
+	}
 	w := wireRequest{
 		ChatCompletionRequest: openai.ChatCompletionRequest{
 			Model:          c.ep.Model,
@@ -254,12 +249,14 @@ func (c *Client) Body(req Request) ([]byte, error) {
 // sample.Sample whose ErrKind says what went wrong, so that a run goes on and counts.
 func (c *Client) Do(ctx context.Context, req Request) sample.Sample {
 	s := sample.Sample{Endpoint: c.ep.Name, Model: c.ep.Model}
-	body, err := c.Body(req)
-	if err != nil {
+	if c.ep.API == APIEmbeddings {
+		c.embed(ctx, req, &s) // not a stream (embeddings.go)
+	} else if body, err := c.Body(req); err != nil {
 		s.Fail(&sample.RequestError{Kind: sample.KindOther, Message: "encoding request", Err: err})
 		return s
+	} else {
+		c.stream(ctx, body, &s)
 	}
-	c.stream(ctx, body, &s)
 	if s.OK() && s.PromptTokens == 0 && s.TokenSource == sample.TokensEstimated {
 		s.PromptTokens = estimatePrompt(req) // no usage: estimated, as token_source says
 	}
@@ -329,9 +326,7 @@ func (c *Client) stream(parent context.Context, body []byte, s *sample.Sample) {
 	// Said outright, so that no transport asks for gzip on its own (Go's
 	// does unless DisableCompression is set) and decodes it unseen.
 	hreq.Header.Set("Accept-Encoding", "identity")
-	if c.ep.APIKey != "" {
-		hreq.Header.Set("Authorization", "Bearer "+c.ep.APIKey)
-	}
+	c.setKey(hreq.Header)
 	for k, v := range c.ep.Headers {
 		hreq.Header.Set(k, v)
 	}
@@ -388,6 +383,7 @@ func (c *Client) stream(parent context.Context, body []byte, s *sample.Sample) {
 	}
 	lr := newLineReader(rb, c.maxLine)
 	st := newStreamState(s, t0, c.maxContent, c.maxLine, c.sec)
+	st.api = c.reader()
 	readErr := st.consume(lr)
 	if st.done {
 		// Let the connection go back to the pool.

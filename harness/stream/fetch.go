@@ -39,9 +39,7 @@ func (c *Client) FetchHeader(ctx context.Context, u string, body []byte, limit i
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	if c.ep.APIKey != "" {
-		req.Header.Set("Authorization", "Bearer "+c.ep.APIKey)
-	}
+	c.setKey(req.Header)
 	for k, v := range c.ep.Headers {
 		req.Header.Set(k, v)
 	}

@@ -29,6 +29,7 @@ type streamState struct {
 	answers    int // answer-bearing chunks (content, refusal, new tool-call bytes)
 	thoughts   int // reasoning chunks that carry no answer
 	tools      toolAssembler
+	api        apiReader // the Responses or Messages reader; nil for chat
 	counts     usageCounts
 	intern     intern
 
@@ -88,6 +89,9 @@ func (st *streamState) dispatch() bool {
 		return false // no data: nothing to dispatch (the spec drops it)
 	}
 	now := time.Now()
+	if st.api != nil {
+		return st.api.event(st, event, data, now)
+	}
 	if string(event) == "error" {
 		// Some servers and proxies name the event and put the error, in
 		// whatever shape, in its data.

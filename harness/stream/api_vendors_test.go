@@ -1,0 +1,80 @@
+package stream
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/llmsla/llmsla/harness/sample"
+)
+
+// apiDir holds recorded streams of the APIs beside chat, in vendorDir's
+// format, each named by its API ("responses-…", "messages-…") and
+// written from the API's documentation (its "# source:" lines).
+const apiDir = "testdata/apis"
+
+// apiShapes has a row for each file of testdata/apis.
+var apiShapes = map[string]vendorWant{
+	"responses-text.sse": {finish: "stop", ttft: 3, ttfa: 3, tokens: 3, source: sample.TokensUsage, content: "Hi there!",
+		cached: cached(0), id: "resp_67c9fdcecf488190bdd9a0409de3a1ec", model: "gpt-4.1-2025-04-14"},
+	"responses-function-call.sse": {finish: "tool_calls", ttft: 1, ttfa: 1, ttftool: 1, toolDone: 6, tokens: 23, source: sample.TokensUsage,
+		calls:  []sample.ToolCall{call(0, "call_2345abc", "get_weather", `{"location":"Paris, France"}`)},
+		cached: cached(256), id: "resp_1234xyz", model: "gpt-4.1-2025-04-14"},
+	"responses-reasoning.sse": {finish: "stop", ttft: 3, ttfa: 6, tokens: 150, source: sample.TokensUsage, content: "4",
+		reasoning: 128, reasonSrc: sample.ReasoningUsage, cached: cached(0), id: "resp_r1", model: "o4-mini-2025-04-16"},
+	"messages-text.sse": {finish: "stop", ttft: 3, ttfa: 3, tokens: 15, source: sample.TokensUsage, content: "Hello!",
+		cached: cached(2048), id: "msg_1nZdL29xx5MUA1yADyHTEsnR8uuvGzszyY", model: "claude-opus-4-1-20250805"},
+	"messages-thinking-tool.sse": {finish: "tool_calls", ttft: 2, ttfa: 6, ttftool: 8, toolDone: 13, tokens: 89, source: sample.TokensUsage,
+		content: "Let me check.", reasoning: 1, reasonSrc: sample.ReasoningChunks,
+		calls: []sample.ToolCall{call(0, "toolu_01T1x1fJ34qAmk2tNTrN7Up6", "get_weather", `{"location": "San Francisco, CA"}`)},
+		id:    "msg_014p7gG3wDgGV9EUtLvnow3U", model: "claude-sonnet-4-5-20250929"},
+}
+
+// withAPI points a client at another API of its base URL.
+func withAPI(a API) ClientOption {
+	return func(c *Client) { c.ep.API = a; c.url = apiURL(c.ep) }
+}
+
+// TestAPIShapes replays each recorded stream of testdata/apis through its
+// API's reader: the answer, the counts, the calls, the provenance and the
+// block each instant was read in are what the documentation's stream
+// says.
+func TestAPIShapes(t *testing.T) {
+	entries, err := os.ReadDir(apiDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name := range apiShapes {
+		if _, err := os.Stat(apiDir + "/" + name); err != nil {
+			t.Errorf("%s: a row without its file", name)
+		}
+	}
+	for _, e := range entries {
+		name := e.Name()
+		want, ok := apiShapes[name]
+		if !ok {
+			t.Errorf("%s: no row in apiShapes", name)
+			continue
+		}
+		api, _, _ := strings.Cut(name, "-")
+		t.Run(strings.TrimSuffix(name, ".sse"), func(t *testing.T) {
+			t.Parallel()
+			v := readVendorStream(t, "../apis/"+name)
+			if len(v.sources) == 0 {
+				t.Errorf("%s cites no source", name)
+			}
+			for try := 1; ; try++ {
+				s, writes := replay(t, v, withAPI(API(api)))
+				checkVendorFields(t, s, want)
+				late := vendorTimings(s, writes, want)
+				if len(late) == 0 {
+					return
+				}
+				if try == 3 {
+					t.Errorf("%s, on 3 tries; the last: %s", name, strings.Join(late, "; "))
+					return
+				}
+			}
+		})
+	}
+}
