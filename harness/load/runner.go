@@ -199,9 +199,30 @@ func (run *run) one(ctx context.Context, d Doer, p Prompt, req stream.Request, s
 // into is one for prompt p alone, its sample written to s.
 func (run *run) into(ctx context.Context, d Doer, p *Prompt, seq int, sched time.Time, s *sample.Sample) {
 	asked := time.Now()
-	*s = d.Do(ctx, p.Request)
+	doInto(ctx, d, p.Request, s)
 	run.label(s, p, asked, seq, sched, 0)
 }
+
+// doInto has d write its sample to s: in place when d can
+// (stream.Client.DoInto), else copied from what Do returns.
+func doInto(ctx context.Context, d Doer, req stream.Request, s *sample.Sample) {
+	if di, ok := d.(interface {
+		DoInto(context.Context, stream.Request, *sample.Sample)
+	}); ok {
+		di.DoInto(ctx, req, s)
+		return
+	}
+	doCopy(ctx, d, req, s)
+}
+
+// doCopy is doInto for a Doer that only returns its sample. Apart, so that
+// the copy's room is not in the frames of a Doer that writes in place: the
+// request's goroutine waits under them as long as its stream lasts, and
+// each sample-sized frame on its stack took it past 8 KiB
+// (BenchmarkOpenLoopMemory).
+//
+//go:noinline
+func doCopy(ctx context.Context, d Doer, req stream.Request, s *sample.Sample) { *s = d.Do(ctx, req) }
 
 // label labels and judges the sample of prompt p, asked at asked.
 func (run *run) label(s *sample.Sample, p *Prompt, asked time.Time, seq int, sched time.Time, step int) {

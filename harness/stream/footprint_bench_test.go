@@ -143,17 +143,8 @@ func openLoopRSS(b *testing.B, url string, n int, rate float64) rssReading {
 		}
 	}
 	b.StopTimer()
-	if os.Getenv("FOOT_DEBUG") != "" {
-		g := runtime.NumGoroutine()
-		st := stacks()
-		runtime.GC()
-		runtime.GC()
-		if os.Getenv("FOOT_DEBUG") == "quit" {
-			syscall.Kill(os.Getpid(), syscall.SIGQUIT)
-			time.Sleep(time.Minute)
-		}
-		b.Logf("goroutines %d, stacks %d B each; after 2 GCs %d B; rss/stream after %d", g, st/uint64(g), stacks()/uint64(g), (int64(rss())-int64(baseRSS))/int64(n))
-	}
+	g := runtime.NumGoroutine()
+	b.Logf("%d streams: %d goroutines, %d B of stack each (new ones start with %d B)", n, g, stacks()/uint64(g), readMetric("/gc/stack/starting-size:bytes"))
 	if *peakHeap != "" {
 		writeHeap(b, *peakHeap)
 	}
