@@ -87,7 +87,10 @@ func NewRunner(opts ...Option) *Runner {
 // absent, the ones in flight are cancelled.
 func (r *Runner) Run(ctx context.Context, d Doer, src Source, p Pacer, n int) []sample.Sample {
 	run := &run{r: r, d: d, src: src, level: p.Level(), id: NewRunID(), start: time.Now()}
-	out := make([]sample.Sample, 0, n+r.warmup+1)
+	// The cold request and the warm-up; the measured ones are appended
+	// after the run, never preallocated here: a soak's n is only a
+	// ceiling (a million asked held 618 MB of empty samples).
+	var out []sample.Sample
 	measure := run.measure
 	if PacesSessions(p) {
 		measure = run.converse
@@ -108,7 +111,11 @@ func (r *Runner) Run(ctx context.Context, d Doer, src Source, p Pacer, n int) []
 	if r.begin != nil && ctx.Err() == nil {
 		r.begin(run.id)
 	}
-	return append(out, measure(ctx, p, n, seq, r.probe)...)
+	measured := measure(ctx, p, n, seq, r.probe)
+	if len(out) == 0 {
+		return measured
+	}
+	return append(out, measured...)
 }
 
 // run is the state of one Runner.Run.
@@ -133,13 +140,14 @@ func (run *run) measure(ctx context.Context, p Pacer, n, seq0 int, warmup bool) 
 	// growing the slice makes no garbage for the collector to stop the
 	// pacer for while requests go out.
 	samples := make([]sample.Sample, 0, min(n, 1<<16))
-	keep := func(s sample.Sample) {
+	keepAt := func(s *sample.Sample) {
 		s.Warmup = warmup
-		run.emit(&s)
+		run.emit(s)
 		mu.Lock()
-		samples = append(samples, s)
+		samples = append(samples, *s)
 		mu.Unlock()
 	}
+	keep := func(s sample.Sample) { keepAt(&s) }
 	run.extra.Store(int64(seq0 + n))
 	// The pacer stops starting requests when pace is done; the ones in
 	// flight go on under ctx and finish. A measured agent loop is one
@@ -151,7 +159,13 @@ func (run *run) measure(ctx context.Context, p Pacer, n, seq0 int, warmup bool) 
 			run.loop(ctx, pr, seq0+i, sched, keep)
 			return
 		}
-		keep(run.one(ctx, run.d, pr, pr.Request, seq0+i, sched, 0))
+		// On the heap, not the stack: a request's goroutine waits on its
+		// stream under this frame, and a sample held by value in each
+		// frame down to the client took the stack past 8 KiB, to 16 KiB a
+		// stream (BenchmarkOpenLoopMemory).
+		s := new(sample.Sample)
+		run.into(ctx, run.d, &pr, seq0+i, sched, s)
+		keepAt(s)
 	})
 	slices.SortFunc(samples, func(a, b sample.Sample) int { return a.Seq - b.Seq })
 	return samples
@@ -178,6 +192,40 @@ func (run *run) send(ctx context.Context, i, seq int, sched time.Time) sample.Sa
 func (run *run) one(ctx context.Context, d Doer, p Prompt, req stream.Request, seq int, sched time.Time, step int) sample.Sample {
 	asked := time.Now()
 	s := d.Do(ctx, req)
+	run.label(&s, &p, asked, seq, sched, step)
+	return s
+}
+
+// into is one for prompt p alone, its sample written to s.
+func (run *run) into(ctx context.Context, d Doer, p *Prompt, seq int, sched time.Time, s *sample.Sample) {
+	asked := time.Now()
+	doInto(ctx, d, p.Request, s)
+	run.label(s, p, asked, seq, sched, 0)
+}
+
+// doInto has d write its sample to s: in place when d can
+// (stream.Client.DoInto), else copied from what Do returns.
+func doInto(ctx context.Context, d Doer, req stream.Request, s *sample.Sample) {
+	if di, ok := d.(interface {
+		DoInto(context.Context, stream.Request, *sample.Sample)
+	}); ok {
+		di.DoInto(ctx, req, s)
+		return
+	}
+	doCopy(ctx, d, req, s)
+}
+
+// doCopy is doInto for a Doer that only returns its sample. Apart, so that
+// the copy's room is not in the frames of a Doer that writes in place: the
+// request's goroutine waits under them as long as its stream lasts, and
+// each sample-sized frame on its stack took it past 8 KiB
+// (BenchmarkOpenLoopMemory).
+//
+//go:noinline
+func doCopy(ctx context.Context, d Doer, req stream.Request, s *sample.Sample) { *s = d.Do(ctx, req) }
+
+// label labels and judges the sample of prompt p, asked at asked.
+func (run *run) label(s *sample.Sample, p *Prompt, asked time.Time, seq int, sched time.Time, step int) {
 	if s.Start.IsZero() {
 		// A request that failed before it was sent (it could not be
 		// encoded) still happened now: every sample has its t0, and a
@@ -194,10 +242,9 @@ func (run *run) one(ctx context.Context, d Doer, p Prompt, req stream.Request, s
 	}
 	s.Step = step // the loop names its session
 	if p.Check != nil && s.OK() {
-		q := p.Check.Judge(&s)
+		q := p.Check.Judge(s)
 		s.Quality = &q
 	}
-	return s
 }
 
 func (run *run) emit(s *sample.Sample) {

@@ -88,12 +88,20 @@ func (h *Hist) Add(d time.Duration) {
 	if found {
 		h.counts[i].n++
 	} else {
+		if h.counts == nil {
+			// Room for a short stream's buckets at once, rather than
+			// growing through 1, 2, 4 on its first gaps.
+			h.counts = make([]bucketCount, 0, 8)
+		}
 		h.counts = slices.Insert(h.counts, i, bucketCount{b, 1})
 	}
 	h.last = i
 }
 
-// Merge adds o's counts to h.
+// Merge adds o's counts to h. Pooling a level's requests merges many
+// small histograms into one: the buckets h has already are added to in
+// place, and h grows (amortized, as append does) only by the buckets it
+// lacks.
 func (h *Hist) Merge(o *Hist) {
 	if o == nil || o.N == 0 {
 		return
@@ -104,22 +112,50 @@ func (h *Hist) Merge(o *Hist) {
 	h.Max = max(h.Max, o.Max)
 	h.N += o.N
 	h.Sum += o.Sum
-	out := make([]bucketCount, 0, len(h.counts)+len(o.counts))
-	i, j := 0, 0
-	for i < len(h.counts) || j < len(o.counts) {
-		switch {
-		case j == len(o.counts) || i < len(h.counts) && h.counts[i].bucket < o.counts[j].bucket:
-			out = append(out, h.counts[i])
+	lacks, i := 0, 0
+	for _, c := range o.counts {
+		for i < len(h.counts) && h.counts[i].bucket < c.bucket {
 			i++
-		case i == len(h.counts) || o.counts[j].bucket < h.counts[i].bucket:
-			out = append(out, o.counts[j])
-			j++
-		default:
-			out = append(out, bucketCount{h.counts[i].bucket, h.counts[i].n + o.counts[j].n})
-			i, j = i+1, j+1
+		}
+		if i == len(h.counts) || h.counts[i].bucket != c.bucket {
+			lacks++
 		}
 	}
-	h.counts, h.last = out, 0
+	if lacks == 0 {
+		i = 0
+		for _, c := range o.counts {
+			for h.counts[i].bucket != c.bucket {
+				i++
+			}
+			h.counts[i].n += c.n
+		}
+		h.last = 0
+		return
+	}
+	// Merged from the back into h's own slice, grown once: every element
+	// lands at or after where it was read from.
+	n := len(h.counts) + lacks
+	if n > cap(h.counts) {
+		grown := make([]bucketCount, len(h.counts), max(n, 2*cap(h.counts)))
+		copy(grown, h.counts)
+		h.counts = grown
+	}
+	i, j := len(h.counts)-1, len(o.counts)-1
+	h.counts = h.counts[:n]
+	for k := n - 1; j >= 0; k-- {
+		switch {
+		case i >= 0 && h.counts[i].bucket > o.counts[j].bucket:
+			h.counts[k] = h.counts[i]
+			i--
+		case i >= 0 && h.counts[i].bucket == o.counts[j].bucket:
+			h.counts[k] = bucketCount{h.counts[i].bucket, h.counts[i].n + o.counts[j].n}
+			i, j = i-1, j-1
+		default:
+			h.counts[k] = o.counts[j]
+			j--
+		}
+	}
+	h.last = 0
 }
 
 // at returns the k-th smallest duration (0-based) in nanoseconds, as its

@@ -116,3 +116,32 @@ func TestHistJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestMergeMany pools many short histograms, as a level's requests are,
+// through both of Merge's paths (buckets h has, added in place; buckets it
+// lacks, merged in), and gets the histogram of every gap added to one.
+func TestMergeMany(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 7))
+	var whole, pooled Hist
+	for range 500 {
+		var one Hist
+		for range r.IntN(60) {
+			d := time.Duration(r.ExpFloat64() * float64(2*time.Millisecond))
+			one.Add(d)
+			whole.Add(d)
+		}
+		pooled.Merge(&one)
+		pooled.Merge(&Hist{}) // an empty one changes nothing
+	}
+	again := pooled
+	again.counts = slices.Clone(pooled.counts)
+	again.Merge(&pooled) // every bucket there already: added in place
+	if pooled.N != whole.N || pooled.Sum != whole.Sum || pooled.Min != whole.Min || pooled.Max != whole.Max || !slices.Equal(pooled.counts, whole.counts) {
+		t.Fatalf("pooled histograms differ from the whole")
+	}
+	for i, c := range again.counts {
+		if c.bucket != whole.counts[i].bucket || c.n != 2*whole.counts[i].n {
+			t.Fatalf("bucket %d merged into itself: %v, want %v doubled", i, c, whole.counts[i])
+		}
+	}
+}

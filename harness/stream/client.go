@@ -186,6 +186,13 @@ func NewClient(ep Endpoint, opts ...ClientOption) *Client {
 			IdleConnTimeout:     90 * time.Second,
 			TLSHandshakeTimeout: 30 * time.Second,
 			DisableCompression:  true,
+			// Each connection holds a read and a write buffer (4 KiB each
+			// by default) for its life, idle or not: at 10,000 streams,
+			// 80 MB. A request's headers fit in 1 KiB and a larger body is
+			// written through; a stream's events come one to a read, and
+			// the line reader, not this buffer, holds a long line.
+			WriteBufferSize: 1 << 10,
+			ReadBufferSize:  1 << 10,
 		}},
 	}
 	for _, o := range opts {
@@ -248,20 +255,29 @@ func (c *Client) Body(req Request) ([]byte, error) {
 // Do sends req and times it. It never returns an error: a failure is a
 // sample.Sample whose ErrKind says what went wrong, so that a run goes on and counts.
 func (c *Client) Do(ctx context.Context, req Request) sample.Sample {
-	s := sample.Sample{Endpoint: c.ep.Name, Model: c.ep.Model}
+	var s sample.Sample
+	c.DoInto(ctx, req, &s)
+	return s
+}
+
+// DoInto is Do writing the sample to *s (whatever it held before), for a
+// caller that keeps it on the heap: a sample returned by value is held in
+// the frame of every caller up to the one that keeps it, on the stack of a
+// goroutine that waits under them for as long as the stream lasts.
+func (c *Client) DoInto(ctx context.Context, req Request, s *sample.Sample) {
+	*s = sample.Sample{Endpoint: c.ep.Name, Model: c.ep.Model}
 	if c.ep.API == APIEmbeddings {
-		c.embed(ctx, req, &s) // not a stream (embeddings.go)
+		c.embed(ctx, req, s) // not a stream (embeddings.go)
 	} else if body, err := c.Body(req); err != nil {
 		s.Fail(&sample.RequestError{Kind: sample.KindOther, Message: "encoding request", Err: err})
-		return s
+		return
 	} else {
-		c.stream(ctx, body, &s)
+		c.stream(ctx, body, s)
 	}
 	if s.OK() && s.PromptTokens == 0 && s.TokenSource == sample.TokensEstimated {
 		s.PromptTokens = estimatePrompt(req) // no usage: estimated, as token_source says
 	}
-	c.redact(&s)
-	return s
+	c.redact(s)
 }
 
 // estimatePrompt is a prompt's length in tokens when the server reports
@@ -310,6 +326,31 @@ func (c *Client) redact(s *sample.Sample) {
 	s.RetryAfter = c.sec.Redact(s.RetryAfter)
 }
 
+// notAStream is why resp is not an event stream to read: a status other
+// than 200, another content type, an encoding; nil when it is one. Apart
+// from stream, so that its messages' frame is not on the stack of every
+// stream waiting for its next bytes.
+//
+//go:noinline
+func (c *Client) notAStream(resp *http.Response) error {
+	if resp.StatusCode != http.StatusOK {
+		return statusError(resp, c.sec)
+	}
+	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/event-stream") {
+		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 257))
+		cut := len(msg) > 256
+		return &sample.RequestError{Kind: sample.KindProtocol, Status: resp.StatusCode,
+			Message: fmt.Sprintf("content type %q, want text/event-stream: %s", quote(c.sec, []byte(ct), 80, false), quote(c.sec, msg[:min(len(msg), 256)], 120, cut))}
+	}
+	if enc := resp.Header.Get("Content-Encoding"); enc != "" && !strings.EqualFold(enc, "identity") {
+		// The request said identity: a proxy or server that compresses
+		// anyway may also buffer, and its bytes are not SSE lines.
+		return &sample.RequestError{Kind: sample.KindProtocol, Status: resp.StatusCode,
+			Message: fmt.Sprintf("body is encoded (Content-Encoding: %s) though the request asked for none", quote(c.sec, []byte(enc), 40, false))}
+	}
+	return nil
+}
+
 func (c *Client) stream(parent context.Context, body []byte, s *sample.Sample) {
 	ctx, cancel := context.WithCancelCause(parent)
 	defer cancel(nil)
@@ -353,25 +394,9 @@ func (c *Client) stream(parent context.Context, body []byte, s *sample.Sample) {
 	}
 	defer resp.Body.Close()
 	s.Status = resp.StatusCode
-	if resp.StatusCode != http.StatusOK {
+	if err := c.notAStream(resp); err != nil {
 		s.Total = time.Since(t0)
-		s.Fail(statusError(resp, c.sec))
-		return
-	}
-	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/event-stream") {
-		s.Total = time.Since(t0)
-		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 257))
-		cut := len(msg) > 256
-		s.Fail(&sample.RequestError{Kind: sample.KindProtocol, Status: resp.StatusCode,
-			Message: fmt.Sprintf("content type %q, want text/event-stream: %s", quote(c.sec, []byte(ct), 80, false), quote(c.sec, msg[:min(len(msg), 256)], 120, cut))})
-		return
-	}
-	if enc := resp.Header.Get("Content-Encoding"); enc != "" && !strings.EqualFold(enc, "identity") {
-		// The request said identity: a proxy or server that compresses
-		// anyway may also buffer, and its bytes are not SSE lines.
-		s.Total = time.Since(t0)
-		s.Fail(&sample.RequestError{Kind: sample.KindProtocol, Status: resp.StatusCode,
-			Message: fmt.Sprintf("body is encoded (Content-Encoding: %s) though the request asked for none", quote(c.sec, []byte(enc), 40, false))})
+		s.Fail(err)
 		return
 	}
 
@@ -390,4 +415,5 @@ func (c *Client) stream(parent context.Context, body []byte, s *sample.Sample) {
 		_, _ = io.CopyN(io.Discard, resp.Body, 4<<10)
 	}
 	st.finish(ctx, parent, readErr, lr.Partial())
+	lr.release()
 }

@@ -71,12 +71,10 @@ func (p *jparser) choices(dst *[]choice, in *intern) bool {
 	}
 	out := in.choices[:0]
 	ok := p.array(func() bool {
-		var ch choice
-		if !p.null() && !p.choice(&ch) {
-			return false
-		}
-		out = append(out, ch)
-		return true
+		// Decoded in place: a choice on the stack escaped to the heap,
+		// one allocation a chunk.
+		out = append(out, choice{})
+		return p.null() || p.choice(&out[len(out)-1])
 	})
 	in.choices = out
 	if ok {

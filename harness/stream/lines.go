@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"sync"
 )
 
 // errLineTooLong: a line longer than the client's MaxLine, which it will
@@ -28,10 +29,37 @@ type lineReader struct {
 	skipLF bool
 	bom    bool // the start of the body has been checked for a BOM
 	err    error
+	pooled *[]byte // the buffer taken from linePool, until it is given back
 }
 
+// lineStart is the buffer a lineReader starts with: room for a usual event
+// (an OpenAI chunk is 200–400 bytes, a usage chunk about as much) and what
+// one read of a stream brings. A longer line doubles the buffer, up to the
+// limit. Every stream in flight holds one while it waits for its next
+// bytes, so at 10,000 streams its size is 10,000 times over in the heap:
+// 16 KiB, as it was, was 160 MB for buffers nearly empty.
+const lineStart = 1 << 10
+
+// linePool holds the buffers of streams that ended, so that a request
+// takes one instead of allocating (and clearing) its own.
+var linePool = sync.Pool{New: func() any { b := make([]byte, lineStart); return &b }}
+
 func newLineReader(r io.Reader, max int) *lineReader {
-	return &lineReader{r: r, buf: make([]byte, min(16<<10, max+2)), max: max}
+	if max+2 < lineStart {
+		return &lineReader{r: r, buf: make([]byte, max+2), max: max}
+	}
+	p := linePool.Get().(*[]byte)
+	return &lineReader{r: r, buf: *p, max: max, pooled: p}
+}
+
+// release gives the starting buffer back to the pool; the reader is not
+// used after it.
+func (lr *lineReader) release() {
+	if lr.pooled != nil {
+		linePool.Put(lr.pooled)
+		lr.pooled = nil
+	}
+	lr.buf, lr.start, lr.end = nil, 0, 0
 }
 
 // next returns the next complete line without its line end. The line
@@ -115,6 +143,12 @@ func (lr *lineReader) fill() {
 		grown := make([]byte, min(2*len(lr.buf), lr.max+2))
 		copy(grown, lr.buf[:lr.end])
 		lr.buf = grown
+		if lr.pooled != nil {
+			// Nothing points into the starting buffer any more: the
+			// line next returned last is invalid once it is called again.
+			linePool.Put(lr.pooled)
+			lr.pooled = nil
+		}
 	}
 	n, err := lr.r.Read(lr.buf[lr.end:])
 	lr.end += n

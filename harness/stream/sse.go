@@ -32,6 +32,7 @@ type streamState struct {
 	api        apiReader // the Responses or Messages reader; nil for chat
 	counts     usageCounts
 	intern     intern
+	chunk      chunk // the chunk being decoded, one for the stream (on the stack it escaped: an allocation a chunk)
 
 	// The event being read, as the SSE spec assembles one: its data lines
 	// joined with "\n", its type from an "event:" line. It is dispatched at
@@ -106,8 +107,9 @@ func (st *streamState) dispatch() bool {
 		st.s.Total = now.Sub(st.t0)
 		return true
 	}
-	var c chunk
-	if err := decodeChunk(data, &c, &st.intern); err != nil {
+	c := &st.chunk
+	*c = chunk{}
+	if err := decodeChunk(data, c, &st.intern); err != nil {
 		msg := "undecodable chunk: "
 		if lines > 1 {
 			msg = fmt.Sprintf("undecodable event (%d data lines, joined with newlines as the SSE spec says): ", lines)
@@ -120,8 +122,8 @@ func (st *streamState) dispatch() bool {
 	case c.XGroq != nil && isSet(c.XGroq.Error):
 		return st.fail(sample.KindMidstream, "x_groq.error: "+st.quote(c.XGroq.Error, maxMessage), nil)
 	}
-	st.provenance(&c)
-	if msg := st.readUsage(&c); msg != "" {
+	st.provenance(c)
+	if msg := st.readUsage(c); msg != "" {
 		return st.fail(sample.KindProtocol, msg, nil)
 	}
 	for i := range c.Choices {
