@@ -17,6 +17,10 @@ type Verdict struct {
 	Objectives Objectives // what was checked
 	Stats      *stats.Stats
 	Violations []Violation
+	// Decisions are the objectives with their figures' intervals (Decide):
+	// an objective whose interval straddles its threshold is undecided,
+	// and the reports say so beside its verdict.
+	Decisions []Decision
 }
 
 // OK reports whether every objective was met.
@@ -59,7 +63,8 @@ func JudgeServer(samples []sample.Sample, o Objectives, srv *stats.Server) Verdi
 		o = slices.DeleteFunc(slices.Clone(o), func(th Threshold) bool { return Minimums.Has(th.Name) })
 	}
 	o = o.Implied(st)
-	return Verdict{Scenario: st.Scenario, Endpoint: st.Endpoint, Level: st.Level, Objectives: o, Stats: st, Violations: o.Check(st)}
+	return Verdict{Scenario: st.Scenario, Endpoint: st.Endpoint, Level: st.Level, Objectives: o, Stats: st, Violations: o.Check(st),
+		Decisions: o.Decide(st, false)}
 }
 
 // Lookup returns the objectives of a scenario on an endpoint.

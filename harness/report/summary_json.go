@@ -33,6 +33,7 @@ type SummaryLevel struct {
 	Median     map[string]*float64 `json:"median_ms"`
 	Objectives []string            `json:"objectives"`
 	Violations []string            `json:"violations"`
+	Intervals  []SummaryInterval   `json:"intervals"`
 }
 
 // WriteSummary writes vs as a Summary, with the run's exit code.
@@ -43,7 +44,7 @@ func WriteSummary(w io.Writer, vs []objective.Verdict, run RunInfo, exit int) er
 		l := SummaryLevel{Scenario: v.Scenario, Endpoint: v.Endpoint, Level: string(v.Level), N: st.Attempted,
 			Verdict: verdictWord(v), Figures: map[string]*float64{},
 			Mean: dists(st, func(s stats.Summary) float64 { return s.Mean }), Median: dists(st, func(s stats.Summary) float64 { return s.P50 }),
-			Objectives: []string{}, Violations: []string{}}
+			Objectives: []string{}, Violations: []string{}, Intervals: summaryIntervals(v)}
 		for _, u := range metric.Units() {
 			if x, ok := u.Bench(st); ok {
 				l.Figures[u.Unit()] = &x
