@@ -90,6 +90,16 @@ var scenarioKeys = slices.Concat(section[*scenarioAt]{
 			p.errf(v, key, "%q: want on or off (off: latency and errors only, the answers not judged)", v.Value)
 		}
 	}},
+	{"stop", "decided: a level stops once its objectives are decided (count: sends its count)", func(p *configParser, s *scenarioAt, v *yaml.Node, key string) {
+		switch p.str(v, key) {
+		case "decided":
+			s.StopDecided = true
+		case "count":
+			s.StopDecided = false
+		default:
+			p.errf(v, key, "%q: want decided or count (decided: a level stops once every objective's confidence sequence is on one side of its threshold; count: it sends its samples)", v.Value)
+		}
+	}},
 	{"cache", "how the prompts meet the server's prefix cache", func(p *configParser, s *scenarioAt, v *yaml.Node, key string) {
 		p.cachePolicy(&s.Scenario, key, v)
 	}},

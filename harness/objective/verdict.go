@@ -21,7 +21,14 @@ type Verdict struct {
 	// an objective whose interval straddles its threshold is undecided,
 	// and the reports say so beside its verdict.
 	Decisions []Decision
+	// Ceiling is the measured requests a level that stopped once decided
+	// (stop: decided) could have sent, its runs' together; 0 for a level
+	// that sends its count. Its decisions are the confidence sequence's.
+	Ceiling int
 }
+
+// Saved is the measured requests a sequential level did not send.
+func (v Verdict) Saved() int { return max(0, v.Ceiling-v.Stats.Attempted) }
 
 // OK reports whether every objective was met.
 func (v Verdict) OK() bool { return len(v.Violations) == 0 }
@@ -63,8 +70,25 @@ func JudgeServer(samples []sample.Sample, o Objectives, srv *stats.Server) Verdi
 		o = slices.DeleteFunc(slices.Clone(o), func(th Threshold) bool { return Minimums.Has(th.Name) })
 	}
 	o = o.Implied(st)
+	ceiling := ceilingOf(samples)
 	return Verdict{Scenario: st.Scenario, Endpoint: st.Endpoint, Level: st.Level, Objectives: o, Stats: st, Violations: o.Check(st),
-		Decisions: o.Decide(st, false)}
+		Decisions: o.Decide(st, ceiling > 0), Ceiling: ceiling}
+}
+
+// ceilingOf is the sum over the runs of samples of the ceiling their
+// measured samples carry.
+func ceilingOf(samples []sample.Sample) int {
+	runs := map[string]int{}
+	for i := range samples {
+		if s := &samples[i]; !s.Warmup && !s.Cold && s.Ceiling > runs[s.Run] {
+			runs[s.Run] = s.Ceiling
+		}
+	}
+	total := 0
+	for _, c := range runs {
+		total += c
+	}
+	return total
 }
 
 // Lookup returns the objectives of a scenario on an endpoint.

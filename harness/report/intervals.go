@@ -71,3 +71,22 @@ func summaryIntervals(v objective.Verdict) []SummaryInterval {
 	}
 	return out
 }
+
+// StoppedLines say of each level that could stop once decided (stop:
+// decided) how many measured requests it sent of its ceiling, and what
+// stopping saved: "stopped (chat endpoint=prod concurrency=5): decided
+// after 60 of 200 requests, 140 saved".
+func StoppedLines(vs []objective.Verdict) []string {
+	var out []string
+	for _, v := range vs {
+		if v.Ceiling == 0 {
+			continue
+		}
+		if saved := v.Saved(); saved > 0 {
+			out = append(out, fmt.Sprintf("stopped (%s): decided after %d of %d requests, %d saved", where(v), v.Stats.Attempted, v.Ceiling, saved))
+		} else {
+			out = append(out, fmt.Sprintf("stopped (%s): not decided before its count, %d requests", where(v), v.Ceiling))
+		}
+	}
+	return out
+}

@@ -34,6 +34,9 @@ type SummaryLevel struct {
 	Objectives []string            `json:"objectives"`
 	Violations []string            `json:"violations"`
 	Intervals  []SummaryInterval   `json:"intervals"`
+	// Ceiling is what a level that stopped once decided could have sent
+	// (N is what it did); omitted for a level that sends its count.
+	Ceiling int `json:"ceiling,omitempty"`
 }
 
 // WriteSummary writes vs as a Summary, with the run's exit code.
@@ -44,7 +47,7 @@ func WriteSummary(w io.Writer, vs []objective.Verdict, run RunInfo, exit int) er
 		l := SummaryLevel{Scenario: v.Scenario, Endpoint: v.Endpoint, Level: string(v.Level), N: st.Attempted,
 			Verdict: verdictWord(v), Figures: map[string]*float64{},
 			Mean: dists(st, func(s stats.Summary) float64 { return s.Mean }), Median: dists(st, func(s stats.Summary) float64 { return s.P50 }),
-			Objectives: []string{}, Violations: []string{}, Intervals: summaryIntervals(v)}
+			Objectives: []string{}, Violations: []string{}, Intervals: summaryIntervals(v), Ceiling: v.Ceiling}
 		for _, u := range metric.Units() {
 			if x, ok := u.Bench(st); ok {
 				l.Figures[u.Unit()] = &x

@@ -46,7 +46,7 @@ func Verdicts(w io.Writer, vs []objective.Verdict) {
 	}
 	tw.Flush()
 	writeObjectives(w, vs)
-	for _, line := range IntervalLines(vs) {
+	for _, line := range append(IntervalLines(vs), StoppedLines(vs)...) {
 		say(w, "%s", line)
 	}
 	Load(w, vs)

@@ -24,13 +24,22 @@ func QuantileRanks(n int, q, conf float64) (lo, hi int) {
 	}
 	tail := (1 - conf) / 2
 	b := mstats.BinomialDist{N: n, P: q}
+	// Start five standard deviations out, so that a run of 10,000
+	// requests walks a few dozen ranks, not thousands.
+	sd := math.Sqrt(float64(n) * q * (1 - q))
 	// Q ≥ X(lo) unless fewer than lo draws fall below Q: P(B ≤ lo−1) ≤ tail.
-	lo = 0
+	lo = max(0, int(float64(n)*q-5*sd))
+	for lo > 0 && b.CDF(float64(lo-1)) > tail {
+		lo--
+	}
 	for lo < n && b.CDF(float64(lo)) <= tail {
 		lo++
 	}
 	// Q ≤ X(hi) unless hi or more draws fall below Q: P(B ≥ hi) ≤ tail.
-	hi = n + 1
+	hi = min(n+1, int(float64(n)*q+5*sd)+2)
+	for hi <= n && 1-b.CDF(float64(hi-2)) > tail {
+		hi++
+	}
 	for hi > 1 && 1-b.CDF(float64(hi-2)) <= tail {
 		hi--
 	}

@@ -166,3 +166,39 @@ func TestSequenceDecide(t *testing.T) {
 		t.Errorf("60 of 100 against 5%%: %d, want 1 (above)", d)
 	}
 }
+
+// TestQuantileRanksWalk: starting near the answer gives the ranks a walk
+// from the ends gives.
+func TestQuantileRanksWalk(t *testing.T) {
+	naive := func(n int, q float64) (int, int) {
+		tail := (1 - conf) / 2
+		lo, hi := 0, n+1
+		for lo < n && binomCDF(n, q, lo) <= tail {
+			lo++
+		}
+		for hi > 1 && 1-binomCDF(n, q, hi-2) <= tail {
+			hi--
+		}
+		return lo, hi
+	}
+	for _, n := range []int{1, 2, 5, 20, 72, 73, 300, 2000} {
+		for _, q := range []float64{0.5, 0.9, 0.95, 0.99} {
+			lo, hi := QuantileRanks(n, q, conf)
+			wlo, whi := naive(n, q)
+			if lo != wlo || hi != whi {
+				t.Errorf("n=%d q=%v: [%d, %d], the walk from the ends [%d, %d]", n, q, lo, hi, wlo, whi)
+			}
+		}
+	}
+}
+
+func binomCDF(n int, q float64, k int) float64 {
+	p := 0.0
+	for i := 0; i <= k; i++ {
+		lc, _ := math.Lgamma(float64(n + 1))
+		a, _ := math.Lgamma(float64(i + 1))
+		b, _ := math.Lgamma(float64(n - i + 1))
+		p += math.Exp(lc - a - b + float64(i)*math.Log(q) + float64(n-i)*math.Log1p(-q))
+	}
+	return p
+}
