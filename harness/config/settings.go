@@ -69,7 +69,7 @@ var scenarioKeys = slices.Concat(section[*scenarioAt]{
 	}},
 	{"sla", "the objectives (SLA keys)", func(p *configParser, s *scenarioAt, v *yaml.Node, key string) {
 		p.mapping(v, key, nil, func(m string, v *yaml.Node) {
-			if p.turnObjectives(&s.Scenario, key+"."+m, m, v) {
+			if p.turnObjectives(&s.Scenario, key+"."+m, m, v) || p.casePass(&s.Scenario, key+"."+m, m, v) {
 				return
 			}
 			th, err := objective.Parse(m, p.num(v, key+"."+m))

@@ -182,8 +182,8 @@ func (d Decision) FormatInterval() string {
 func (o Objectives) Decide(st *stats.Stats, sequential bool) []Decision {
 	out := make([]Decision, 0, len(o))
 	for _, th := range o {
-		if th.Turn > 0 {
-			continue // a turn's figure is judged apart (turns.go)
+		if th.Turn > 0 || th.K > 0 {
+			continue // a turn's figure is judged apart (turns.go), a case's consistency over the run (cases.go)
 		}
 		got, _ := th.Of(st)
 		iv, ok := th.IntervalOf(st, sequential)

@@ -162,6 +162,7 @@ func EvaluateServer(samples []sample.Sample, objectives Lookup, servers Servers)
 func CheckRuns(vs []Verdict) []Violation {
 	type run struct{ scenario, endpoint string }
 	asked := map[run]map[string]bool{}
+	cases := map[run]map[string]*stats.Case{} // each case's tries over the run's levels
 	points := map[run][]stats.Point{}
 	lengths := map[run]map[string]bool{}
 	last := map[run]int{}
@@ -173,8 +174,17 @@ func CheckRuns(vs []Verdict) []Violation {
 		if asked[r] == nil {
 			asked[r], lengths[r] = map[string]bool{}, map[string]bool{}
 		}
-		for id := range v.Stats.Cases {
+		if cases[r] == nil {
+			cases[r] = map[string]*stats.Case{}
+		}
+		for id, c := range v.Stats.Cases {
 			asked[r][id] = true
+			p := cases[r][id]
+			if p == nil {
+				p = &stats.Case{ID: id}
+				cases[r][id] = p
+			}
+			p.Asked, p.Failed, p.Passed = p.Asked+c.Asked, p.Failed+c.Failed, p.Passed+c.Passed
 		}
 		if pt, ok := v.Level.Get("prompt_tokens"); ok {
 			lengths[r][pt] = true
@@ -200,7 +210,11 @@ func CheckRuns(vs []Verdict) []Violation {
 			if !th.WholeRun {
 				continue
 			}
-			if viol, bad := checkOne(th, v.Stats); bad {
+			viol, bad := checkOne(th, v.Stats)
+			if th.K > 0 {
+				viol, bad = checkCases(th, cases[r])
+			}
+			if bad {
 				v.Violations = append(v.Violations, viol)
 				added = append(added, viol)
 			}

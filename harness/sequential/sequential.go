@@ -51,7 +51,7 @@ func NewTally(o objective.Objectives, floor int, qualityOff bool) *Tally {
 	t := &Tally{floor: floor, qualityOff: qualityOff}
 	for _, th := range o {
 		switch {
-		case th.WholeRun:
+		case th.WholeRun && th.K == 0:
 			// coverage_min: every case is asked by the floor.
 		case decidable(th) && !(qualityOff && objective.Minimums.Has(th.Name)):
 			t.tracks = append(t.tracks, track{th: th})
@@ -246,7 +246,7 @@ func (o *Observer) LevelEnd(_ context.Context, lv *observe.Level, _ []sample.Sam
 // request: the level sends its count.
 func Least(o objective.Objectives) (n int, needs objective.Threshold, ok bool) {
 	for _, th := range o {
-		if th.WholeRun {
+		if th.WholeRun && th.K == 0 {
 			continue
 		}
 		if !decidable(th) {
