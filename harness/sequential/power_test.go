@@ -81,3 +81,45 @@ func ms(x float64) *sample.Sample {
 	d := time.Duration(x * float64(time.Millisecond))
 	return &sample.Sample{Start: time.Now(), TTFT: d, TTFA: d, Total: d, OutputTokens: 1, Finish: "stop"}
 }
+
+// TestStoppedIntervalsCover: levels that stopped once decided report, as
+// their verdict does (objective.Judge of samples carrying their ceiling),
+// a p95 interval that covers the truth's at the stated rate: the stopping
+// time is chosen by the data, which a fixed-n interval would not survive.
+func TestStoppedIntervalsCover(t *testing.T) {
+	const runs, ceiling, threshold, floor = 200, 400, 600.0, 40
+	o := objective.MustParse(map[string]float64{"ttft_p95_ms": threshold})
+	rng := rand.New(rand.NewPCG(21, 22))
+	z95 := 1.6448536269514722
+	miss, stopped := 0, 0
+	for i := range runs {
+		truth := threshold * []float64{0.5, 0.8, 1.2}[i%3]
+		median := truth / math.Exp(0.3*z95)
+		ty := NewTally(o, floor, true)
+		var samples []sample.Sample
+		for len(samples) < ceiling && !ty.Decided() {
+			s := ms(median * math.Exp(0.3*rng.NormFloat64()))
+			s.Run, s.Ceiling, s.Seq = "r", ceiling, len(samples)
+			ty.Add(s)
+			samples = append(samples, *s)
+		}
+		if len(samples) < ceiling {
+			stopped++
+		}
+		v := objective.Judge(samples, o)
+		d := v.Decisions[0]
+		if !d.Interval.Sequential {
+			t.Fatalf("run %d: the verdict's interval is not the sequence's", i)
+		}
+		if truth < d.Interval.Lo || truth > d.Interval.Hi {
+			miss++
+		}
+	}
+	t.Logf("%d of %d levels stopped early; the p95 interval missed the truth in %d", stopped, runs, miss)
+	if limit := int(math.Ceil(runs * (objective.Alpha + 3*math.Sqrt(objective.Alpha*(1-objective.Alpha)/runs)))); miss > limit {
+		t.Errorf("missed the truth in %d of %d runs, want ≤ %d", miss, runs, limit)
+	}
+	if stopped < runs/2 {
+		t.Errorf("only %d of %d levels stopped early: the test says little", stopped, runs)
+	}
+}
