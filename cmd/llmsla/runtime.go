@@ -9,11 +9,9 @@ import (
 	"github.com/llmsla/llmsla/harness/session"
 )
 
-// runFlags are bench's flags that say how this process runs among others
-// and within which budget (session.RunSpec, checked by session.ParseRun),
-// read from the flags or, where a flag is not given, from the
-// environment a scheduler sets ($LLMSLA_SHARD, $LLMSLA_START_AT,
-// $LLMSLA_LEVEL_EVERY).
+// runFlags are bench's flags that say how this process runs among others and within which
+// budget (session.RunSpec, checked by session.ParseRun), read from the flags or, where a flag
+// is not given, from the environment a scheduler sets ($LLMSLA_SHARD, $LLMSLA_START_AT, …).
 type runFlags struct {
 	session.RunSpec
 }
@@ -26,6 +24,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.MaxDuration, "max-duration", 0, "stop the run after this long, and refuse a plan expected to take longer (0: the SLA file's budget, else none)")
 	fs.BoolVar(&f.KeepGoing, "keep-going", false, fmt.Sprintf("send the whole run even when an endpoint's last %d requests all failed alike (refused, auth, not found, not the protocol)", guard.DefaultAbortAfter))
 	fs.BoolVar(&f.LatencyOnly, "latency-only", false, "judge latency and errors only: no quality check (as quality: off on every scenario)")
+	fs.StringVar(&f.Until, "until", "", "`decided`: every level stops once its objectives are decided, its count the ceiling (as stop: decided; count: send it)")
 	fs.BoolVar(&f.Rejudge, "rejudge", false, "ask the judge (judge: in the SLA file) about every answer again, reading nothing from its cache")
 }
 

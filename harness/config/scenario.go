@@ -57,6 +57,12 @@ type Scenario struct {
 	// sets it on every scenario). A scenario's fixture is built once for
 	// every endpoint, so it is a scenario's key, not an endpoint's.
 	QualityOff bool
+	// StopDecided lets a level stop before its count once each of its
+	// objectives is decided by its confidence sequence (stop: decided;
+	// llmsla bench -until decided sets it on every scenario): after the
+	// warm-up and every fixture case asked, wrong at most
+	// objective.Alpha of the time; the count is the ceiling.
+	StopDecided bool
 
 	// Capacity, when set, searches for the highest load at which every
 	// objective holds (llmsla capacity, or a capacity: block).

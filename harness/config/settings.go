@@ -69,7 +69,7 @@ var scenarioKeys = slices.Concat(section[*scenarioAt]{
 	}},
 	{"sla", "the objectives (SLA keys)", func(p *configParser, s *scenarioAt, v *yaml.Node, key string) {
 		p.mapping(v, key, nil, func(m string, v *yaml.Node) {
-			if p.turnObjectives(&s.Scenario, key+"."+m, m, v) {
+			if p.turnObjectives(&s.Scenario, key+"."+m, m, v) || p.casePass(&s.Scenario, key+"."+m, m, v) {
 				return
 			}
 			th, err := objective.Parse(m, p.num(v, key+"."+m))
@@ -88,6 +88,16 @@ var scenarioKeys = slices.Concat(section[*scenarioAt]{
 			s.QualityOff = false
 		default:
 			p.errf(v, key, "%q: want on or off (off: latency and errors only, the answers not judged)", v.Value)
+		}
+	}},
+	{"stop", "decided: a level stops once its objectives are decided (count: sends its count)", func(p *configParser, s *scenarioAt, v *yaml.Node, key string) {
+		switch p.str(v, key) {
+		case "decided":
+			s.StopDecided = true
+		case "count":
+			s.StopDecided = false
+		default:
+			p.errf(v, key, "%q: want decided or count (decided: a level stops once every objective's confidence sequence is on one side of its threshold; count: it sends its samples)", v.Value)
 		}
 	}},
 	{"cache", "how the prompts meet the server's prefix cache", func(p *configParser, s *scenarioAt, v *yaml.Node, key string) {

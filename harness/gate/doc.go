@@ -73,4 +73,11 @@
 // (model=gpt-4 would read as model=gpt at GOMAXPROCS 4); the harness does.
 // A benchmark Name/endpoint=E/<level> meets the samples of scenario name
 // (case aside), endpoint E and that level.
+//
+// # Sequential
+//
+// [GateSequential] judges a candidate at planned looks as it is recorded
+// (sequential.go): each family spends its α over the looks
+// (O'Brien–Fleming-like, Lan–DeMets), and a look that flags nothing even
+// at a lenient level and half the tolerances stops it as unchanged.
 package gate

@@ -56,7 +56,10 @@ type family struct {
 // p-values of each direction, then the tolerance, and adds the outcome to
 // rep: a regression is a figure significantly worse whose estimate is
 // worse by more than its tolerance; an improvement the same the other way.
-func (f *family) judge(rep *Report, opts Options) {
+//
+// scale, when not 0, scales every tolerance (a sequential gate's futility
+// look asks whether a change even half the tolerance shows).
+func (f *family) judge(rep *Report, opts Options, scale float64) {
 	f.Tests = len(f.tests)
 	rep.Families = append(rep.Families, f.Family)
 	worse, better := make([]float64, len(f.tests)), make([]float64, len(f.tests))
@@ -67,6 +70,9 @@ func (f *family) judge(rep *Report, opts Options) {
 	for i, t := range f.tests {
 		t.Family = f.Name
 		t.Tolerance = toleranceFor(t.Unit, opts.Tolerance)
+		if scale != 0 {
+			t.Tolerance.Rel, t.Tolerance.Abs = scale*t.Tolerance.Rel, scale*t.Tolerance.Abs
+		}
 		beyond := t.Tolerance.exceeded(t.Old, t.New)
 		t.P, t.PAdj = t.pWorse, adjWorse[i]
 		switch {

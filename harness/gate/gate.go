@@ -70,10 +70,10 @@ func gateFiles(base, new recording.Source, j judging) (*Report, error) {
 	}
 	runs := &family{Family: Family{Name: FamilyRuns, Alpha: opts.alpha(FamilyRuns), Covers: "Mann-Whitney over runs, per (benchmark, unit) not judged on requests"}}
 	runs.tests = pair(rep, sides, units, opts.AllowMissing, covered)
-	if runs.tests, err = dropSparse(rep, sides, runs.tests); err != nil {
+	if runs.tests, err = dropSparse(rep, sides, runs.tests, j.interim); err != nil {
 		return nil, err
 	}
-	if err := checkRuns(rep, runs.tests); err != nil {
+	if err := checkRuns(rep, runs.tests); err != nil && !j.interim {
 		return nil, err
 	}
 	if len(runs.tests) > 0 || len(fams) == 0 {
@@ -170,7 +170,7 @@ func GateRequests(baseName, newName string, base, new []sample.Sample, opts Opti
 // finish judges each family and says what the per-request tests can see.
 func finish(rep *Report, fams []*family, j judging) {
 	for _, f := range fams {
-		f.judge(rep, j.Options)
+		f.judge(rep, j.Options, j.tolScale)
 		rep.Compared += f.Tests
 	}
 	if !j.noSensitivity {

@@ -64,6 +64,12 @@ type Options struct {
 type judging struct {
 	Options
 	noDrift, noSensitivity, keepEmpty bool
+	// interim: a sequential gate's look before its last, whose tiny α a
+	// figure over runs may never reach (checkRuns): it is judged at the
+	// last look.
+	interim bool
+	// tolScale scales every tolerance (0: as given): a futility look's.
+	tolScale float64
 }
 
 // defaultFamilyAlpha is each family's level when none is given: the most

@@ -88,7 +88,10 @@ func pair(rep *Report, sides [2]*recording.Values, units benchfmt.UnitMetadataMa
 // every run of a benchmark that has too few runs on a side is not sparse:
 // the benchmark was measured too little to see a regression, and that is
 // unusable input. So is a comparison in which every figure was set aside.
-func dropSparse(rep *Report, sides [2]*recording.Values, cmps []test) ([]test, error) {
+//
+// At a sequential gate's interim look (interim), whose α no figure over
+// runs may reach yet, they are set aside alike: the last look judges them.
+func dropSparse(rep *Report, sides [2]*recording.Values, cmps []test, interim bool) ([]test, error) {
 	kept := cmps[:0]
 	need := inference.RunsNeeded1(rep.Alpha)
 	for _, c := range cmps {
@@ -97,14 +100,14 @@ func dropSparse(rep *Report, sides [2]*recording.Values, cmps []test) ([]test, e
 			continue
 		}
 		runs := [2]int{sides[0].Runs[c.Benchmark], sides[1].Runs[c.Benchmark]}
-		if c.N1 < runs[0] || c.N2 < runs[1] {
+		if c.N1 < runs[0] || c.N2 < runs[1] || interim {
 			rep.NotJudged = append(rep.NotJudged, c.Finding)
 			continue
 		}
 		return nil, fmt.Errorf("%w: benchmark %s has %d runs in %s and %d in %s: the Mann-Whitney test at alpha %g can never flag its %s with so few: need ≥ %d runs per side; raise go test -count",
 			recording.ErrUnusable, c.Benchmark, runs[0], rep.Base, runs[1], rep.New, rep.Alpha, c.Unit, need)
 	}
-	if len(kept) == 0 && len(rep.NotJudged) > 0 {
+	if len(kept) == 0 && len(rep.NotJudged) > 0 && !interim {
 		c := rep.NotJudged[0]
 		return nil, fmt.Errorf("%w: nothing left to judge over runs: %s %s is in %d runs in %s and %d in %s (missing from the others), and the Mann-Whitney test at alpha %g can never be significant with so few: need ≥ %d runs per side; raise go test -count",
 			recording.ErrUnusable, c.Benchmark, c.Unit, c.N1, rep.Base, c.N2, rep.New, rep.Alpha, need)

@@ -29,6 +29,7 @@ type Runner struct {
 	seed   uint64
 	header string
 	begin  func(run string)
+	until  func() bool
 }
 
 // Option configures a Runner.
@@ -69,6 +70,12 @@ func Tag(fn func(*sample.Sample)) Option { return func(r *Runner) { r.tag = fn }
 // warm-up have ended, as the measured requests start (a server's metrics
 // read before them); it must return at once.
 func Measuring(fn func(run string)) Option { return func(r *Runner) { r.begin = fn } }
+
+// Until stops sending measured requests once done reports true, asked
+// after each measured sample reaches the sink (a level whose objectives
+// are decided: stop: decided); the ones in flight finish. The n given to
+// Run is then a ceiling, as with For; done decides the floor.
+func Until(done func() bool) Option { return func(r *Runner) { r.until = done } }
 
 // NewRunner returns a runner; by default no cold request and no warm-up.
 func NewRunner(opts ...Option) *Runner {
@@ -146,6 +153,9 @@ func (run *run) measure(ctx context.Context, p Pacer, n, seq0 int, warmup bool) 
 		mu.Lock()
 		samples = append(samples, *s)
 		mu.Unlock()
+		if !warmup && run.r.until != nil && run.r.until() {
+			cancel()
+		}
 	}
 	keep := func(s sample.Sample) { keepAt(&s) }
 	run.extra.Store(int64(seq0 + n))
@@ -172,10 +182,15 @@ func (run *run) measure(ctx context.Context, p Pacer, n, seq0 int, warmup bool) 
 }
 
 // pacing is the context the pacer sends under: ctx, or for the measured
-// requests of a run with a duration, ctx until that duration has passed.
+// requests of a run with a duration, ctx until that duration has passed,
+// or of a run with Until, ctx until it is done.
 func (run *run) pacing(ctx context.Context, warmup bool) (context.Context, context.CancelFunc) {
-	if run.r.dur > 0 && !warmup {
+	switch {
+	case warmup:
+	case run.r.dur > 0:
 		return context.WithTimeout(ctx, run.r.dur)
+	case run.r.until != nil:
+		return context.WithCancel(ctx)
 	}
 	return ctx, func() {}
 }

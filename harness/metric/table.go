@@ -86,6 +86,12 @@ var Table = append([]*Metric{
 			}
 			return st.GoodPct, st.Attempted
 		}},
+	// Each case's consistency: judged over the whole run against
+	// case_pass_min: {k, pass} (objective.ParseCasePass); the figure is
+	// the share of cases that passed every try.
+	{Name: "case_pass", Kind: Fraction, BenchUnit: "case-pass-%", Threshold: true, WholeRun: true, PerCase: true,
+		Needs: "a fixture's cases asked and checked (each k times for case_pass_min: {k: …})",
+		Value: func(st *stats.Stats) (float64, int) { return st.Consistent() }},
 	{Name: "coverage", Kind: Fraction, BenchUnit: "coverage-%", Column: "cov", Threshold: true, WholeRun: true,
 		Value: func(st *stats.Stats) (float64, int) { return st.Coverage(), st.Attempted },
 		Detail: func(st *stats.Stats) string {

@@ -30,6 +30,9 @@ type Threshold struct {
 	// Turn is the first turn of a conversation a turn_ objective bounds
 	// (turns.go), 0 for any other.
 	Turn int
+	// K is the tries of each case case_pass_min judges (cases.go; Value
+	// is then the share of them a case must pass), 0 for any other.
+	K int
 }
 
 // Key is the threshold's key as written in the SLA file
@@ -44,6 +47,9 @@ func (th Threshold) Key() string {
 // String is the objective as a reader checks it: "ttft p95 ≤ 600 ms",
 // "accuracy ≥ 90%".
 func (th Threshold) String() string {
+	if th.K > 0 {
+		return th.Label() + ": " + th.caseText()
+	}
 	op := "≥"
 	if th.Lower {
 		op = "≤"
@@ -59,6 +65,9 @@ func Parse(key string, value float64) (Threshold, error) {
 	f, ok := metric.ParseKey(key)
 	if !ok {
 		return Threshold{}, fmt.Errorf("%s: unknown metric (allowed: %s, turn_ttft_p<50|90|95|99>_ms: {turn: ms})", key, metric.Keys())
+	}
+	if f.Name == "case_pass" {
+		return Threshold{}, fmt.Errorf("%s: %v: want {k: N, pass: M}, e.g. {k: 3, pass: 3} (every case right each of 3 tries)", key, value)
 	}
 	if f.Kind == metric.Fraction && value > 1 {
 		return Threshold{}, fmt.Errorf("%s: %v is not a fraction (want 0 to 1, e.g. 0.99)", key, value)
@@ -180,6 +189,9 @@ type Violation struct {
 // "ttft p95 712 ms > 600 ms (n=40)", "accuracy 75% < 90% (n=40)".
 func (v Violation) String() string {
 	th := v.Threshold
+	if th.K > 0 {
+		return v.caseLine()
+	}
 	label := v.label()
 	if math.IsNaN(v.Got) {
 		s := fmt.Sprintf("%s not measured, want %s (n=%d)", label, th.String()[len(th.Label())+1:], v.N)

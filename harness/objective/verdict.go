@@ -17,7 +17,18 @@ type Verdict struct {
 	Objectives Objectives // what was checked
 	Stats      *stats.Stats
 	Violations []Violation
+	// Decisions are the objectives with their figures' intervals (Decide):
+	// an objective whose interval straddles its threshold is undecided,
+	// and the reports say so beside its verdict.
+	Decisions []Decision
+	// Ceiling is the measured requests a level that stopped once decided
+	// (stop: decided) could have sent, its runs' together; 0 for a level
+	// that sends its count. Its decisions are the confidence sequence's.
+	Ceiling int
 }
+
+// Saved is the measured requests a sequential level did not send.
+func (v Verdict) Saved() int { return max(0, v.Ceiling-v.Stats.Attempted) }
 
 // OK reports whether every objective was met.
 func (v Verdict) OK() bool { return len(v.Violations) == 0 }
@@ -59,7 +70,25 @@ func JudgeServer(samples []sample.Sample, o Objectives, srv *stats.Server) Verdi
 		o = slices.DeleteFunc(slices.Clone(o), func(th Threshold) bool { return Minimums.Has(th.Name) })
 	}
 	o = o.Implied(st)
-	return Verdict{Scenario: st.Scenario, Endpoint: st.Endpoint, Level: st.Level, Objectives: o, Stats: st, Violations: o.Check(st)}
+	ceiling := ceilingOf(samples)
+	return Verdict{Scenario: st.Scenario, Endpoint: st.Endpoint, Level: st.Level, Objectives: o, Stats: st, Violations: o.Check(st),
+		Decisions: o.Decide(st, ceiling > 0), Ceiling: ceiling}
+}
+
+// ceilingOf is the sum over the runs of samples of the ceiling their
+// measured samples carry.
+func ceilingOf(samples []sample.Sample) int {
+	runs := map[string]int{}
+	for i := range samples {
+		if s := &samples[i]; !s.Warmup && !s.Cold && s.Ceiling > runs[s.Run] {
+			runs[s.Run] = s.Ceiling
+		}
+	}
+	total := 0
+	for _, c := range runs {
+		total += c
+	}
+	return total
 }
 
 // Lookup returns the objectives of a scenario on an endpoint.
@@ -133,6 +162,7 @@ func EvaluateServer(samples []sample.Sample, objectives Lookup, servers Servers)
 func CheckRuns(vs []Verdict) []Violation {
 	type run struct{ scenario, endpoint string }
 	asked := map[run]map[string]bool{}
+	cases := map[run]map[string]*stats.Case{} // each case's tries over the run's levels
 	points := map[run][]stats.Point{}
 	lengths := map[run]map[string]bool{}
 	last := map[run]int{}
@@ -144,8 +174,17 @@ func CheckRuns(vs []Verdict) []Violation {
 		if asked[r] == nil {
 			asked[r], lengths[r] = map[string]bool{}, map[string]bool{}
 		}
-		for id := range v.Stats.Cases {
+		if cases[r] == nil {
+			cases[r] = map[string]*stats.Case{}
+		}
+		for id, c := range v.Stats.Cases {
 			asked[r][id] = true
+			p := cases[r][id]
+			if p == nil {
+				p = &stats.Case{ID: id}
+				cases[r][id] = p
+			}
+			p.Asked, p.Failed, p.Passed = p.Asked+c.Asked, p.Failed+c.Failed, p.Passed+c.Passed
 		}
 		if pt, ok := v.Level.Get("prompt_tokens"); ok {
 			lengths[r][pt] = true
@@ -171,7 +210,11 @@ func CheckRuns(vs []Verdict) []Violation {
 			if !th.WholeRun {
 				continue
 			}
-			if viol, bad := checkOne(th, v.Stats); bad {
+			viol, bad := checkOne(th, v.Stats)
+			if th.K > 0 {
+				viol, bad = checkCases(th, cases[r])
+			}
+			if bad {
 				v.Violations = append(v.Violations, viol)
 				added = append(added, viol)
 			}

@@ -31,7 +31,8 @@ import (
 )
 
 // Level is one level as the session sends it: what every observer may
-// need of it. Observers read it and call Stop; only the session writes it.
+// need of it. Observers read it and call Stop and Decided; only the
+// session writes it.
 type Level struct {
 	Scenario string
 	// Endpoint is the endpoint's name; an observer that needs more of it
@@ -66,6 +67,14 @@ type Level struct {
 	// requests the client has read (a simulator's handlers return a moment
 	// after the client read the end); nil when there is nothing to wait for.
 	Settle func()
+	// Decided is set by the session on a level that may stop before its
+	// count once its objectives are decided (stop: decided): the observer
+	// that decides them calls it, and the level sends no more measured
+	// requests. nil: the level sends its count.
+	Decided func()
+	// Floor is the measured requests such a level sends before it may
+	// stop: every fixture case asked once (its warm-up is done before).
+	Floor int
 	// Stop stops the session: nothing more is sent, what is in flight is
 	// cancelled, and every later send returns err. The first reason wins.
 	Stop func(err error)

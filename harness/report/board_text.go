@@ -186,6 +186,7 @@ func (b *Board) notes(short bool) []string {
 				out = append(out, missed(e))
 			}
 		}
+		out = append(out, IntervalLines(b.Verdicts)...)
 	}
 	return out
 }

@@ -34,6 +34,13 @@ type PlanRow struct {
 	Soak               time.Duration
 	Capacity, Sweep    bool
 	Latency, Expected  time.Duration // one probed request; the row's estimate
+	// Decided is, for levels that stop once decided (stop: decided), the
+	// measured requests when each is decided as early as it can be;
+	// Measured is then the worst case. Needs names the objective that
+	// needs the most ("ttft p95 ≤ 600 ms needs 89"), or what keeps the
+	// levels from stopping early.
+	Decided int
+	Needs   string
 }
 
 // WritePlan shows a plan, one line per scenario × endpoint and a total.
@@ -71,6 +78,9 @@ func (r PlanRow) describe() string {
 		parts = append(parts, fmt.Sprintf("up to %d measured (agent loops of up to %d steps) + %d other", r.Measured, r.Steps, r.Other))
 	case r.Measured > 0:
 		parts = append(parts, fmt.Sprintf("%d measured + %d other", r.Measured, r.Other))
+	}
+	if r.Needs != "" {
+		parts = append(parts, fmt.Sprintf("stop: decided: as few as %d measured if every objective is met with room (%s), %d at worst", r.Decided, r.Needs, r.Measured))
 	}
 	if r.Soak > 0 {
 		parts = append(parts, fmt.Sprintf("soak: %s of sending + %d other", r.Soak, r.Other))

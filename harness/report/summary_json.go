@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"io"
 	"math"
+	"slices"
+	"strings"
 
 	"github.com/llmsla/llmsla/harness/escape"
 	"github.com/llmsla/llmsla/harness/metric"
@@ -33,6 +35,30 @@ type SummaryLevel struct {
 	Median     map[string]*float64 `json:"median_ms"`
 	Objectives []string            `json:"objectives"`
 	Violations []string            `json:"violations"`
+	Intervals  []SummaryInterval   `json:"intervals"`
+	// Ceiling is what a level that stopped once decided could have sent
+	// (N is what it did); omitted for a level that sends its count.
+	Ceiling int `json:"ceiling,omitempty"`
+	// Cases are the fixture's cases asked at the level, each with its
+	// tries that passed and failed (case_pass_min reads them pooled).
+	Cases []SummaryCase `json:"cases,omitempty"`
+}
+
+// SummaryCase is one fixture case's tries at a level.
+type SummaryCase struct {
+	ID     string `json:"id"`
+	Asked  int    `json:"asked"`
+	Passed int    `json:"passed"`
+	Failed int    `json:"failed"`
+}
+
+func summaryCases(st *stats.Stats) []SummaryCase {
+	var out []SummaryCase
+	for _, c := range st.Cases {
+		out = append(out, SummaryCase{ID: c.ID, Asked: c.Asked, Passed: c.Passed, Failed: c.Failed})
+	}
+	slices.SortFunc(out, func(a, b SummaryCase) int { return strings.Compare(a.ID, b.ID) })
+	return out
 }
 
 // WriteSummary writes vs as a Summary, with the run's exit code.
@@ -43,7 +69,7 @@ func WriteSummary(w io.Writer, vs []objective.Verdict, run RunInfo, exit int) er
 		l := SummaryLevel{Scenario: v.Scenario, Endpoint: v.Endpoint, Level: string(v.Level), N: st.Attempted,
 			Verdict: verdictWord(v), Figures: map[string]*float64{},
 			Mean: dists(st, func(s stats.Summary) float64 { return s.Mean }), Median: dists(st, func(s stats.Summary) float64 { return s.P50 }),
-			Objectives: []string{}, Violations: []string{}}
+			Objectives: []string{}, Violations: []string{}, Intervals: summaryIntervals(v), Ceiling: v.Ceiling, Cases: summaryCases(st)}
 		for _, u := range metric.Units() {
 			if x, ok := u.Bench(st); ok {
 				l.Figures[u.Unit()] = &x

@@ -46,6 +46,9 @@ func Verdicts(w io.Writer, vs []objective.Verdict) {
 	}
 	tw.Flush()
 	writeObjectives(w, vs)
+	for _, line := range append(IntervalLines(vs), StoppedLines(vs)...) {
+		say(w, "%s", line)
+	}
 	Load(w, vs)
 	Conversations(w, vs)
 	writeServers(w, vs)

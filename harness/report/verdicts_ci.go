@@ -50,6 +50,9 @@ func VerdictsMarkdown(w io.Writer, vs []objective.Verdict) {
 	for _, line := range objectiveLines(vs) {
 		fmt.Fprintf(&b, "- %s\n", escape.Markdown(line))
 	}
+	for _, line := range append(IntervalLines(vs), StoppedLines(vs)...) {
+		fmt.Fprintf(&b, "- %s\n", escape.Markdown(line))
+	}
 	if lines := violationLines(vs); len(lines) > 0 {
 		b.WriteString("\n**Violated:**\n\n")
 		for _, line := range lines {

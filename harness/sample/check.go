@@ -143,7 +143,7 @@ func (s *Sample) checkCounts() error {
 		v   int
 	}{
 		{"output_tokens", s.OutputTokens}, {"reasoning_tokens", s.ReasoningTokens}, {"prompt_tokens", s.PromptTokens},
-		{"chunks", s.Chunks}, {"fixture_cases", s.FixtureCases}, {"reasoning_bytes", s.Reasoning},
+		{"chunks", s.Chunks}, {"fixture_cases", s.FixtureCases}, {"ceiling", s.Ceiling}, {"reasoning_bytes", s.Reasoning},
 		{"seq", s.Seq}, {"slice", s.Slice},
 	} {
 		if c.v < 0 || c.v > MaxTokens {

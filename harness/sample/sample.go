@@ -50,6 +50,10 @@ type Sample struct {
 	// FixtureCases is the number of cases in the scenario's fixture, so that
 	// coverage (distinct cases asked / cases) is computed from samples alone.
 	FixtureCases int `json:"fixture_cases,omitempty"`
+	// Ceiling is the measured requests the run could have sent when it may
+	// stop once its objectives are decided (stop: decided), so that a
+	// verdict says what stopping saved; 0 for a run that sends its count.
+	Ceiling int `json:"ceiling,omitempty"`
 	// Shard is "I/N" when the run was sent by N machines together, this
 	// sample by the I-th; StartLag is how late that machine started after
 	// the start they agreed on (-start-at), or with a slot per run

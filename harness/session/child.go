@@ -83,6 +83,9 @@ type Run struct {
 	// Rejudge asks the judge again about every answer, reading nothing
 	// from its cache (llmsla bench -rejudge); the new judgments are cached.
 	Rejudge bool `json:"rejudge,omitempty"`
+	// UntilDecided lets every level stop once its objectives are decided
+	// (llmsla bench -until decided), as stop: decided does a scenario's.
+	UntilDecided bool `json:"until_decided,omitempty"`
 	// PerRun is the measured requests each benchmark run sends (go test's
 	// -benchtime Nx), which bounds a level's connection warm-up: it opens
 	// no more connections than its measured requests use at once. 0: the

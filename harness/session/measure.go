@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/llmsla/llmsla/harness/config"
@@ -66,11 +67,16 @@ func (s *Session) send(ctx context.Context, c Cell, n int, probe bool) ([]sample
 	}
 	s.tokens.size(ctx, s.eps.clients[c.Endpoint.Name], c, sd)
 	lv := level(c, sd, probe, s.run.Shard, s.eps.sims[c.Endpoint.Name], s.halt.stop)
+	var until []load.Option
+	if (c.Settings.StopDecided || s.run.UntilDecided) && stopsEarly(sd, probe) {
+		until = untilDecided(lv, sd)
+	}
+	opts := append(options(c, sd, lv, &s.obs, startLag, probe), until...)
 	parent := ctx
 	ctx, stop := s.halt.watch(ctx)
 	defer stop()
 	s.obs.LevelStart(ctx, lv)
-	samples := load.NewRunner(options(c, sd, lv, &s.obs, startLag, probe)...).Run(ctx, s.eps.clients[c.Endpoint.Name], sd.src, sd.pacer, sd.n)
+	samples := load.NewRunner(opts...).Run(ctx, s.eps.clients[c.Endpoint.Name], sd.src, sd.pacer, sd.n)
 	// The level's end is told on the caller's context: the judge judges
 	// what was measured, even of a level a stop cut short.
 	s.obs.LevelEnd(parent, lv, samples)
@@ -96,6 +102,22 @@ func level(c Cell, sd sends, probe bool, shard load.Shard, srv *sim.Server, stop
 	return lv
 }
 
+// stopsEarly reports whether a send may stop once decided: a count of
+// single requests (not a soak's duration, a trace's rows, an agent's
+// loops, a probe).
+func stopsEarly(sd sends, probe bool) bool {
+	return !probe && sd.duration == 0 && !sd.sourced && sd.steps <= 1
+}
+
+// untilDecided makes lv a level that stops once the sequential observer
+// says its objectives are decided, after every fixture case is asked,
+// (its samples carry its ceiling: options).
+func untilDecided(lv *observe.Level, sd sends) []load.Option {
+	var decided atomic.Bool
+	lv.Decided, lv.Floor = func() { decided.Store(true) }, sd.cases
+	return []load.Option{load.Until(decided.Load)}
+}
+
 // simSettle is how long a level's observers wait for a simulator's
 // handlers (observe.Level.Settle): it counts a request when its handler
 // returns, a moment after the client read the end, and its Truth waits
@@ -115,6 +137,9 @@ func options(c Cell, sd sends, lv *observe.Level, obs *observe.Set, startLag tim
 			smp.Cache = c.Settings.Cache.Or()
 			if sd.sourced { // a trace's rows are sent as production's were: no marker
 				smp.Cache = sample.CacheNatural
+			}
+			if lv.Decided != nil {
+				smp.Ceiling = sd.n // it may stop before: stop: decided
 			}
 		}),
 		load.Sink(func(smp *sample.Sample) { obs.Sample(lv, smp) }),

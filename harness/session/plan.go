@@ -10,6 +10,7 @@ import (
 	"github.com/llmsla/llmsla/harness/load"
 	"github.com/llmsla/llmsla/harness/progress"
 	"github.com/llmsla/llmsla/harness/report"
+	"github.com/llmsla/llmsla/harness/sequential"
 	"github.com/llmsla/llmsla/harness/stream"
 )
 
@@ -43,6 +44,12 @@ type PlanRow struct {
 	// think time a request at a level of conversations; Expected the
 	// row's duration at that latency (0: not known).
 	Latency, Think, Expected time.Duration
+	// Decided and Needs are, for levels that stop once decided, the
+	// measured requests if each is decided as early as it can be and the
+	// objective that needs the most (sequential.Least); Measured is the
+	// worst case.
+	Decided int
+	Needs   string
 }
 
 // BreakdownRequests is how many requests a breakdown of a scenario on an
@@ -109,6 +116,7 @@ func (r *PlanRow) count(sched *schedule, count, n int) error {
 				r.Measured += sd.n * sd.steps
 			}
 			r.Span += span
+			r.decided(sd, sched.run.UntilDecided)
 			if r.Cell.Endpoint.Kind == stream.KindOllama {
 				r.Other += BreakdownRequests
 			}
@@ -116,6 +124,30 @@ func (r *PlanRow) count(sched *schedule, count, n int) error {
 	}
 	r.countSweep(count)
 	return nil
+}
+
+// decided adds a send's least measured requests under stop: decided
+// (sequential.Least, the floor of every fixture case asked, its count the
+// ceiling), and names the objective that needs the most.
+func (r *PlanRow) decided(sd sends, until bool) {
+	if !(r.Cell.Settings.StopDecided || until) {
+		return
+	}
+	least, needs, ok := sequential.Least(r.Cell.Settings.Objectives)
+	switch {
+	case !stopsEarly(sd, false):
+		r.Decided += sd.n * sd.steps
+		r.Needs = "this load sends its count"
+	case ok && needs.Metric == nil:
+		r.Decided += sd.n
+		r.Needs = "no objective to decide: its count"
+	case !ok:
+		r.Decided += sd.n
+		r.Needs = needs.String() + " is not decided request by request: its count"
+	default:
+		r.Decided += min(sd.n, max(least, sd.cases))
+		r.Needs = fmt.Sprintf("%s needs %d", needs, least)
+	}
 }
 
 // countSweep adds a sweep's requests: per -count repetition each step's
@@ -262,7 +294,7 @@ func (p *Plan) Report() report.Plan {
 	}
 	for _, r := range p.Rows {
 		row := report.PlanRow{Scenario: r.Cell.Scenario, Endpoint: r.Cell.Endpoint.Name, Measured: r.Measured, Other: r.Other, Steps: r.Steps,
-			Soak: r.Soak, Capacity: r.Capacity, Sweep: r.Sweep, Latency: r.Latency, Expected: r.Expected}
+			Soak: r.Soak, Capacity: r.Capacity, Sweep: r.Sweep, Latency: r.Latency, Expected: r.Expected, Decided: r.Decided, Needs: r.Needs}
 		for _, lv := range r.Levels {
 			row.Levels = append(row.Levels, string(lv.Label()))
 		}

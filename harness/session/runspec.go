@@ -35,6 +35,9 @@ type RunSpec struct {
 	MaxDuration                time.Duration
 	KeepGoing, LatencyOnly     bool
 	Rejudge                    bool
+	// Until is -until: "decided" (every level stops once its objectives
+	// are decided), "count" or "" (each sends its count).
+	Until string
 }
 
 // ParseRun checks a RunSpec into a Run: a shard I/N (else a Kubernetes
@@ -45,6 +48,13 @@ func ParseRun(g RunSpec) (Run, error) {
 	r := Run{MaxRequests: g.MaxRequests, MaxDuration: g.MaxDuration, LatencyOnly: g.LatencyOnly, Rejudge: g.Rejudge}
 	if !g.KeepGoing {
 		r.AbortAfter = guard.DefaultAbortAfter
+	}
+	switch g.Until {
+	case "decided":
+		r.UntilDecided = true
+	case "", "count":
+	default:
+		return r, fmt.Errorf("-until %q: want decided (a level stops once every objective is decided) or count (it sends its count)", g.Until)
 	}
 	if g.MaxRequests < 0 || g.MaxDuration < 0 {
 		return r, fmt.Errorf("-max-requests %d, -max-duration %s: want ≥ 0", g.MaxRequests, g.MaxDuration)

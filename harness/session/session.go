@@ -17,6 +17,7 @@ import (
 	"github.com/llmsla/llmsla/harness/recording"
 	"github.com/llmsla/llmsla/harness/sample"
 	"github.com/llmsla/llmsla/harness/secret"
+	"github.com/llmsla/llmsla/harness/sequential"
 	"github.com/llmsla/llmsla/harness/server"
 	"github.com/llmsla/llmsla/harness/sim"
 	"github.com/llmsla/llmsla/harness/stream"
@@ -123,6 +124,7 @@ func (s *Session) open(o Options) error {
 	}
 	s.concerns.Servers = server.NewWatcher(s.cfg.Endpoints, s.cfg.Servers, file)
 	s.obs.Add(s.concerns.Servers)
+	s.obs.Add(sequential.New(s.cfg.Objectives))
 	if err := s.openJudge(o); err != nil {
 		return err
 	}

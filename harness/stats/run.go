@@ -119,8 +119,31 @@ type Stats struct {
 type Case struct {
 	ID            string
 	Asked, Failed int
+	// Passed counts the tries whose answer was checked and passed: with
+	// Failed, the tries a case_pass_min objective reads (an answer that
+	// errored, or was not checked, is neither).
+	Passed        int
 	Expected, Got string
 	Detail        string
+}
+
+// Consistent is the share of the cases checked that passed every try,
+// and how many were checked; NaN when none was.
+func (st *Stats) Consistent() (float64, int) {
+	n, all := 0, 0
+	for _, c := range st.Cases {
+		if c.Passed+c.Failed == 0 {
+			continue
+		}
+		n++
+		if c.Failed == 0 {
+			all++
+		}
+	}
+	if n == 0 {
+		return math.NaN(), 0
+	}
+	return float64(all) / float64(n), n
 }
 
 // WorstCases returns the cases that failed, most failures first (then by
@@ -290,6 +313,9 @@ func (st *Stats) addCase(s *sample.Sample) {
 	}
 	if s.Turn <= 1 {
 		c.Asked++ // a conversation asks its case once, whatever its turns
+	}
+	if q := s.Quality; q != nil && q.Pass() {
+		c.Passed++
 	}
 	if q := s.Quality; q != nil && !q.Pass() {
 		c.Failed++

@@ -21,7 +21,14 @@ type Summary struct {
 	Min, Max           float64
 	Mean, Stddev       float64 // Stddev is the sample standard deviation (n − 1)
 	P50, P90, P95, P99 float64
+	// sorted are the values described, in order, for the intervals of
+	// their percentiles (Sorted); nil for a histogram's summary.
+	sorted []float64
 }
+
+// Sorted returns the values s describes, in order; nil when s was
+// estimated from a histogram. The caller must not change them.
+func (s Summary) Sorted() []float64 { return s.sorted }
 
 // Describe describes xs; it sorts a copy, leaving xs as it was. An empty
 // xs gives a Summary with N == 0 and NaN elsewhere, never a zero that could
@@ -49,6 +56,7 @@ func Describe(xs []float64) Summary {
 	return Summary{
 		N: len(s), Min: s[0], Max: s[len(s)-1], Mean: mean, Stddev: sd,
 		P50: Percentile(s, 50), P90: Percentile(s, 90), P95: Percentile(s, 95), P99: Percentile(s, 99),
+		sorted: s,
 	}
 }
 

@@ -15,6 +15,12 @@
 //   - [HolmAdjust]: the Holm–Bonferroni correction of a family of tests;
 //   - [HarrellDavis]: a quantile estimate that rests on every order
 //     statistic;
+//   - intervals at a fixed n: [QuantileRanks], the exact order-statistic
+//     interval of a quantile, and [ClopperPearson]'s of a rate;
+//   - intervals at every n at once: a [Sequence] (Howard–Ramdas's
+//     beta-binomial confidence sequence) of a quantile ([Sequence.Ranks])
+//     or a rate ([Sequence.Rate], [Sequence.Decide]), which a level may
+//     look at after every request and stop on;
 //   - the power of those tests against a stated shape of change
 //     ([LatencyPower], [ProportionPower], [CasesFlagged]) and [Solve] for
 //     the smallest change reaching [Power].
