@@ -146,8 +146,11 @@ func (d Decision) String() string {
 // undecided".
 func (d Decision) Short() string {
 	th := d.Threshold
+	if d.State == Unmeasured && !math.IsNaN(d.Got) {
+		return th.Label() + " " + th.Format(d.Got) + " (no interval: not a rate or percentile of requests)"
+	}
 	if d.State == Unmeasured {
-		return th.Label() + " " + th.Format(d.Got) + " unmeasured"
+		return th.Label() + " unmeasured"
 	}
 	return fmt.Sprintf("%s %s %s %s", th.Label(), th.Format(d.Got), d.FormatInterval(), d.State)
 }
