@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/llmsla/llmsla/harness/lateness"
 	"github.com/llmsla/llmsla/harness/sample"
 	"github.com/llmsla/llmsla/harness/session"
 	"github.com/llmsla/llmsla/harness/sim"
@@ -30,29 +31,46 @@ import (
 
 // TestExitCodesThroughBinary: the built binary, as the README's CI section
 // runs it, exits 0 when every objective is met, 1 when one is violated and
-// 2 when the input is unusable — the codes go run and make lose.
+// 2 when the input is unusable — the codes go run and make lose. The run
+// that must pass is of a 2 ms simulator in the child's own process: on a
+// machine that starved it (the lateness probe's p99 over 0.5 ms) the
+// child's figures are the machine's, and a violation there is measured
+// once more, said in the log, before it fails.
 func TestExitCodesThroughBinary(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds llmsla and runs go test on the suites")
 	}
 	bin := buildLlmsla(t, false)
-	run := func(args ...string) int {
+	run := func(args ...string) (int, string) {
 		t.Helper()
 		cmd := exec.Command(bin, args...)
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			if ee, ok := err.(*exec.ExitError); ok {
-				return ee.ExitCode()
+				return ee.ExitCode(), string(out)
 			}
 			t.Fatalf("%v: %v\n%s", args, err, out)
 		}
-		return 0
+		return 0, string(out)
 	}
+	code := func(args ...string) int { c, _ := run(args...); return c }
 	simEnv(t, "ttft=2ms,tpot=0s")
-	assert.Equal(t, exitBroken, run("verdict", filepath.Join(t.TempDir(), "nonexistent.jsonl")))
-	assert.Equal(t, exitOK, run("bench", "-pkg", suites, "-bench", "Chat", "-count", "1", "-n", "2", "-q", "-out", t.TempDir()))
+	assert.Equal(t, exitBroken, code("verdict", filepath.Join(t.TempDir(), "nonexistent.jsonl")))
+	pass := []string{"bench", "-pkg", suites, "-bench", "Chat", "-count", "1", "-n", "2", "-q", "-out", t.TempDir()}
+	for try := 1; ; try++ {
+		var got int
+		var out string
+		late := lateness.During(func() { got, out = run(pass...) })
+		if got == exitOK {
+			break
+		}
+		if try == 2 || got != exitViolated || !late.Busy() {
+			t.Fatalf("bench of a 2 ms simulator: exit %d, want %d (%s)\n%s", got, exitOK, late, out)
+		}
+		t.Logf("bench of a 2 ms simulator violated on a starved machine (%s), measured again:\n%s", late, out)
+	}
 	useConfig(t, "endpoints:\n  sim: {sim: \"ttft=2ms,tpot=0s\"}\nscenarios:\n  chat: {concurrency: [1], sla: {ttft_p95_ms: 0.001}}\n")
-	assert.Equal(t, exitViolated, run("bench", "-pkg", suites, "-bench", "Chat", "-count", "1", "-n", "2", "-q", "-out", t.TempDir()))
+	assert.Equal(t, exitViolated, code("bench", "-pkg", suites, "-bench", "Chat", "-count", "1", "-n", "2", "-q", "-out", t.TempDir()))
 }
 
 // countingSim is a simulator behind a handler that counts chat requests,
