@@ -1,0 +1,76 @@
+package health
+
+import "math"
+
+// The figures' benchmark units: one row each, the results file's writer
+// (the glue's ReportMetric) and reader (FromUnits) both read it. Every
+// one is better lower.
+const (
+	UnitLateP50   = "client-late-p50-ms"
+	UnitLateP99   = "client-late-p99-ms"
+	UnitLateMax   = "client-late-max-ms"
+	UnitCPU       = "client-cpu-cores"
+	UnitCPUShare  = "client-cpu-share"
+	UnitThrottled = "client-throttled-share"
+	UnitGCShare   = "client-gc-share"
+	UnitLoad      = "client-load-per-cpu"
+)
+
+// Unit is one figure's row.
+type Unit struct {
+	Name string
+	Of   func(Figures) float64
+	Set  func(*Figures, float64)
+}
+
+// Better is the unit's direction, for its "Unit … better=" line.
+func (Unit) Better() string { return "lower" }
+
+// Units are the figures' rows, in the order they are written.
+var Units = []Unit{
+	{UnitLateP50, func(f Figures) float64 { return f.LateP50 }, func(f *Figures, v float64) { f.LateP50 = v }},
+	{UnitLateP99, func(f Figures) float64 { return f.LateP99 }, func(f *Figures, v float64) { f.LateP99 = v }},
+	{UnitLateMax, func(f Figures) float64 { return f.LateMax }, func(f *Figures, v float64) { f.LateMax = v }},
+	{UnitCPU, func(f Figures) float64 { return f.CPU }, func(f *Figures, v float64) { f.CPU = v }},
+	// The share is written, not derived on reading: the cores it was of
+	// are the writer's.
+	{UnitCPUShare, Figures.CPUShare, func(f *Figures, v float64) {
+		if f.CPU > 0 && v > 0 {
+			f.Cores = f.CPU / v
+		}
+	}},
+	{UnitThrottled, func(f Figures) float64 { return f.Throttled }, func(f *Figures, v float64) { f.Throttled = v }},
+	{UnitGCShare, func(f Figures) float64 { return f.GCShare }, func(f *Figures, v float64) { f.GCShare = v }},
+	{UnitLoad, func(f Figures) float64 { return f.Load }, func(f *Figures, v float64) { f.Load = v }},
+}
+
+// IsUnit reports whether unit is one of the client's figures: the gate
+// compares them as provenance, never as the endpoint's.
+func IsUnit(unit string) bool {
+	for _, u := range Units {
+		if u.Name == unit {
+			return true
+		}
+	}
+	return false
+}
+
+// FromUnits reads figures back from a run's values by unit (each the
+// worst of the run's values: the largest), and whether the run recorded
+// them at all (every unit present). A run that recorded some but not all
+// is not health: it was cut.
+func FromUnits(values map[string][]float64) (Figures, bool) {
+	var f Figures
+	for _, u := range Units {
+		vs := values[u.Name]
+		if len(vs) == 0 {
+			return Figures{}, false
+		}
+		worst := math.Inf(-1)
+		for _, v := range vs {
+			worst = max(worst, v)
+		}
+		u.Set(&f, worst)
+	}
+	return f, true
+}
