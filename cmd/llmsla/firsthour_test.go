@@ -34,8 +34,9 @@ import (
 // 2 when the input is unusable — the codes go run and make lose. The run
 // that must pass is of a 2 ms simulator in the child's own process: on a
 // machine that starved it (the lateness probe's p99 over 0.5 ms) the
-// child's figures are the machine's, and a violation there is measured
-// once more, said in the log, before it fails.
+// child's figures are the machine's: a violation there, or the child's
+// own exit 2 client-bound, is measured once more, said in the log; a
+// child client-bound on both tries is the right answer on that machine.
 func TestExitCodesThroughBinary(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds llmsla and runs go test on the suites")
@@ -56,21 +57,32 @@ func TestExitCodesThroughBinary(t *testing.T) {
 	code := func(args ...string) int { c, _ := run(args...); return c }
 	simEnv(t, "ttft=2ms,tpot=0s")
 	assert.Equal(t, exitBroken, code("verdict", filepath.Join(t.TempDir(), "nonexistent.jsonl")))
-	pass := []string{"bench", "-pkg", suites, "-bench", "Chat", "-count", "1", "-n", "2", "-q", "-out", t.TempDir()}
-	for try := 1; ; try++ {
-		var got int
-		var out string
-		late := lateness.During(func() { got, out = run(pass...) })
-		if got == exitOK {
-			break
+	// expect runs bench until it exits want, twice at most.
+	expect := func(want int, args ...string) {
+		t.Helper()
+		for try := 1; ; try++ {
+			var got int
+			var out string
+			late := lateness.During(func() { got, out = run(args...) })
+			if got == want {
+				return
+			}
+			// A child that could not keep time says so (exit 2
+			// client-bound): the right answer on such a machine.
+			clientBound := got == exitBroken && strings.Contains(out, "client-bound")
+			if try == 2 && clientBound {
+				t.Logf("the machine starved the child on every try (%s): exit 2 client-bound, exit %d not checked here\n%s", late, want, out)
+				return
+			}
+			if try == 2 || !(clientBound || got == exitViolated && want == exitOK && late.Busy()) {
+				t.Fatalf("bench %v: exit %d, want %d (%s)\n%s", args, got, want, late, out)
+			}
+			t.Logf("bench: exit %d on a starved machine (%s), measured again:\n%s", got, late, out)
 		}
-		if try == 2 || got != exitViolated || !late.Busy() {
-			t.Fatalf("bench of a 2 ms simulator: exit %d, want %d (%s)\n%s", got, exitOK, late, out)
-		}
-		t.Logf("bench of a 2 ms simulator violated on a starved machine (%s), measured again:\n%s", late, out)
 	}
+	expect(exitOK, "bench", "-pkg", suites, "-bench", "Chat", "-count", "1", "-n", "2", "-q", "-out", t.TempDir())
 	useConfig(t, "endpoints:\n  sim: {sim: \"ttft=2ms,tpot=0s\"}\nscenarios:\n  chat: {concurrency: [1], sla: {ttft_p95_ms: 0.001}}\n")
-	assert.Equal(t, exitViolated, code("bench", "-pkg", suites, "-bench", "Chat", "-count", "1", "-n", "2", "-q", "-out", t.TempDir()))
+	expect(exitViolated, "bench", "-pkg", suites, "-bench", "Chat", "-count", "1", "-n", "2", "-q", "-out", t.TempDir())
 }
 
 // countingSim is a simulator behind a handler that counts chat requests,
