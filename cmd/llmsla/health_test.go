@@ -50,8 +50,8 @@ func recordedRun(t *testing.T, dir string, ttft int, f health.Figures) string {
 }
 
 var (
-	cleanClient = health.Figures{LateP50: 0.15, LateP99: 4, LateMax: 9, CPU: 0.4, Cores: 2, Load: 1}
-	busyClient  = health.Figures{LateP50: 6.5, LateP99: 60, LateMax: 200, CPU: 0.7, Cores: 2, Load: 4}
+	cleanClient = health.Figures{Wakes: 2000, LateP50: 0.15, LateP99: 4, LateMax: 9, CPU: 0.4, Cores: 2, Load: 1}
+	busyClient  = health.Figures{Wakes: 2000, LateP50: 6.5, LateP99: 60, LateMax: 200, CPU: 0.7, Cores: 2, Load: 4}
 )
 
 // TestClientBoundRecorded: a run whose client was beyond its limits is a
@@ -131,7 +131,7 @@ func TestBenchStarvedIsClientBound(t *testing.T) {
 		t.Cleanup(func() { hog.Process.Kill(); hog.Wait() })
 	}
 	bench := func(extra ...string) (int, string) {
-		args := append([]string{"-c", "0", bin, "bench", "-pkg", suites, "-bench", "Chat", "-count", "1", "-n", "10", "-q", "-out", t.TempDir()}, extra...)
+		args := append([]string{"-c", "0", bin, "bench", "-pkg", suites, "-bench", "Chat", "-count", "1", "-n", "40", "-q", "-out", t.TempDir()}, extra...)
 		out, err := exec.Command("taskset", args...).CombinedOutput()
 		if ee, ok := err.(*exec.ExitError); ok {
 			return ee.ExitCode(), string(out)

@@ -39,9 +39,9 @@ func healthBench(ttft float64, f *health.Figures) string {
 // compared, and a side without the figures is said. Fails on the code
 // before compareHealth: the busy side's +25% is a regression, exit 1.
 func TestGateRefusesBusyClient(t *testing.T) {
-	clean := &health.Figures{LateP50: 0.1, LateP99: 0.4, LateMax: 2, CPU: 0.4, Cores: 2, Load: 0.5}
-	busy := &health.Figures{LateP50: 3, LateP99: 14, LateMax: 80, CPU: 1.2, Cores: 2, Load: 4}
-	apart := &health.Figures{LateP50: 0.9, LateP99: 3.9, LateMax: 20, CPU: 0.6, Cores: 2, Load: 2}
+	clean := &health.Figures{Wakes: 2000, LateP50: 0.1, LateP99: 0.4, LateMax: 2, CPU: 0.4, Cores: 2, Load: 0.5}
+	busy := &health.Figures{Wakes: 2000, LateP50: 3, LateP99: 14, LateMax: 80, CPU: 1.2, Cores: 2, Load: 4}
+	apart := &health.Figures{Wakes: 2000, LateP50: 1.5, LateP99: 3.9, LateMax: 20, CPU: 0.6, Cores: 2, Load: 2}
 	gateOf := func(base, new string, opts Options) (*Report, error) {
 		return Gate(recording.Stream("base.txt", strings.NewReader(base)), recording.Stream("new.txt", strings.NewReader(new)), opts)
 	}
@@ -51,7 +51,7 @@ func TestGateRefusesBusyClient(t *testing.T) {
 	}{
 		"new busy":              {clean, busy, "NEW new.txt Chat/endpoint=sim/concurrency=1: client-bound: client-late-p50-ms 3"},
 		"base busy":             {busy, clean, "BASE base.txt Chat/endpoint=sim/concurrency=1: client-bound: client-late-p50-ms 3"},
-		"apart":                 {clean, apart, "NEW new.txt Chat/endpoint=sim/concurrency=1: client-bound: the two runs' clients differ: client-late-p50-ms 0.1 vs 0.9"},
+		"apart":                 {clean, apart, "NEW new.txt Chat/endpoint=sim/concurrency=1: client-bound: the two runs' clients differ: client-late-p50-ms 0.1 vs 1.5"},
 		"busy, base unrecorded": {nil, busy, "NEW new.txt Chat/endpoint=sim/concurrency=1: client-bound: client-late-p50-ms"},
 	}
 	for name, tc := range cases {

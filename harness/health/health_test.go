@@ -121,23 +121,24 @@ func TestCleanClientIsAccurate(t *testing.T) {
 // TestCompare: a busy side is refused naming it; two clean sides too far
 // apart are refused naming the busier; close ones are compared.
 func TestCompare(t *testing.T) {
-	clean := health.Figures{LateP50: 0.2, LateP99: 6, CPU: 0.5, Cores: 2}
-	busy := health.Figures{LateP50: 3, LateP99: 12, CPU: 1.2, Cores: 2}
+	clean := health.Figures{Wakes: 2000, LateP50: 0.2, LateP99: 6, CPU: 0.5, Cores: 2}
+	busy := health.Figures{Wakes: 2000, LateP50: 3, LateP99: 12, CPU: 1.2, Cores: 2}
 	cases := map[string]struct {
 		base, new health.Figures
 		want      string // "" none
 	}{
 		"both clean": {clean, clean, ""},
-		"p99 within": {clean, health.Figures{LateP50: 0.3, LateP99: 14, CPU: 0.5, Cores: 2}, ""},
-		"more cpu":   {clean, health.Figures{LateP50: 0.2, LateP99: 6, CPU: 1.5, Cores: 2}, ""},
+		"p99 within": {clean, health.Figures{Wakes: 2000, LateP50: 0.3, LateP99: 14, CPU: 0.5, Cores: 2}, ""},
+		"more cpu":   {clean, health.Figures{Wakes: 2000, LateP50: 0.2, LateP99: 6, CPU: 1.5, Cores: 2}, ""},
 		"new busy":   {clean, busy, "new: client-bound: client-late-p50-ms 3 over the limit 2"},
 		"base busy":  {busy, clean, "base: client-bound: client-late-p50-ms 3"},
-		"p99 over":   {clean, health.Figures{LateP50: 0.2, LateP99: 25, CPU: 0.5, Cores: 2}, "new: client-bound: client-late-p99-ms 25"},
-		"apart":      {clean, health.Figures{LateP50: 0.9, LateP99: 6, CPU: 0.5, Cores: 2}, "new: client-bound: the two runs' clients differ: client-late-p50-ms 0.2 vs 0.9"},
-		"p99 apart":  {health.Figures{LateP50: 0.2, LateP99: 18, CPU: 0.5, Cores: 2}, clean, "base: client-bound: the two runs' clients differ: client-late-p99-ms 18 vs 6"},
-		"cpu":        {clean, health.Figures{LateP50: 0.2, LateP99: 6, CPU: 1.9, Cores: 2}, "new: client-bound: client-cpu-share 0.95"},
-		"throttled":  {clean, health.Figures{LateP50: 0.2, LateP99: 6, CPU: 0.5, Cores: 2, Throttled: 0.3}, "new: client-bound: client-throttled-share"},
-		"gc":         {health.Figures{LateP50: 0.2, LateP99: 6, CPU: 0.5, Cores: 2, GCShare: 0.2}, clean, "base: client-bound: client-gc-share"},
+		"p99 over":   {clean, health.Figures{Wakes: 2000, LateP50: 0.2, LateP99: 25, CPU: 0.5, Cores: 2}, "new: client-bound: client-late-p99-ms 25"},
+		"apart":      {clean, health.Figures{Wakes: 2000, LateP50: 1.5, LateP99: 6, CPU: 0.5, Cores: 2}, "new: client-bound: the two runs' clients differ: client-late-p50-ms 0.2 vs 1.5"},
+		"p99 apart":  {health.Figures{Wakes: 2000, LateP50: 0.2, LateP99: 18, CPU: 0.5, Cores: 2}, clean, "base: client-bound: the two runs' clients differ: client-late-p99-ms 18 vs 6"},
+		"cpu":        {clean, health.Figures{Wakes: 2000, LateP50: 0.2, LateP99: 6, CPU: 1.9, Cores: 2}, "new: client-bound: client-cpu-share 0.95"},
+		"throttled":  {clean, health.Figures{Wakes: 2000, LateP50: 0.2, LateP99: 6, CPU: 0.5, Cores: 2, Throttled: 0.3}, "new: client-bound: client-throttled-share"},
+		"gc":         {health.Figures{Wakes: 2000, LateP50: 0.2, LateP99: 6, CPU: 0.5, Cores: 2, GCShare: 0.2}, clean, "base: client-bound: client-gc-share"},
+		"too short":  {clean, health.Figures{Wakes: 12, LateP50: 5, LateP99: 30, CPU: 0.5, Cores: 2, GCShare: 0.2}, ""},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -156,7 +157,7 @@ func TestCompare(t *testing.T) {
 // TestUnitsRoundTrip: what the units write, FromUnits reads; a run
 // missing one is not health.
 func TestUnitsRoundTrip(t *testing.T) {
-	f := health.Figures{LateP50: 0.1, LateP99: 0.7, LateMax: 3, CPU: 0.8, Cores: 2, Throttled: 0.01, GCShare: 0.002, Load: 1.5}
+	f := health.Figures{Wakes: 2000, LateP50: 0.1, LateP99: 0.7, LateMax: 3, CPU: 0.8, Cores: 2, Throttled: 0.01, GCShare: 0.002, Load: 1.5}
 	vals := map[string][]float64{}
 	for _, u := range health.Units {
 		vals[u.Name] = []float64{u.Of(f)}

@@ -110,6 +110,9 @@ func WriteHealth(w io.Writer, levels []LevelHealth, unrecorded []string, allowBu
 			continue
 		}
 		state := "busy"
+		if f.Wakes < health.MinWakes {
+			state = fmt.Sprintf("too short to judge its client (%d wakes of the probe)", f.Wakes)
+		}
 		if err != nil {
 			state = "client-bound"
 			if allowBusy {
