@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -108,45 +107,4 @@ func TestClientBoundRecorded(t *testing.T) {
 		t.Errorf("gate -allow-busy: exit 2\n%s%s", out, errOut)
 	}
 	contains(t, "gate -allow-busy", out+errOut, []string{"compared anyway (-allow-busy)"})
-}
-
-// TestBenchStarvedIsClientBound: bench of the built-in simulator while
-// three CPU-bound processes share its one core (taskset) exits 2 naming
-// the client and its figure — a starved client measured the machine — and
-// never 1; -allow-busy judges it, saying so on the level's line.
-func TestBenchStarvedIsClientBound(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds llmsla and runs go test on the suites")
-	}
-	if _, err := exec.LookPath("taskset"); err != nil {
-		t.Fatal("taskset (util-linux) is needed to starve the client on one core")
-	}
-	bin := buildLlmsla(t, true)
-	simEnv(t, "ttft=5ms,tpot=1ms")
-	for range 3 {
-		hog := exec.Command("taskset", "-c", "0", "sh", "-c", "while :; do :; done")
-		if err := hog.Start(); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { hog.Process.Kill(); hog.Wait() })
-	}
-	bench := func(extra ...string) (int, string) {
-		args := append([]string{"-c", "0", bin, "bench", "-pkg", suites, "-bench", "Chat", "-count", "1", "-n", "40", "-q", "-out", t.TempDir()}, extra...)
-		out, err := exec.Command("taskset", args...).CombinedOutput()
-		if ee, ok := err.(*exec.ExitError); ok {
-			return ee.ExitCode(), string(out)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		return 0, string(out)
-	}
-	code, out := bench()
-	if code != exitBroken || !strings.Contains(out, "client-bound: client-") {
-		t.Fatalf("a starved bench: exit %d, want 2 naming the client's figure\n%s", code, out)
-	}
-	code, out = bench("-allow-busy")
-	if code == exitBroken || !strings.Contains(out, "judged anyway (-allow-busy)") {
-		t.Errorf("-allow-busy: exit %d, want a verdict saying it judged a busy client\n%s", code, out)
-	}
 }

@@ -237,12 +237,19 @@ type Limits struct {
 // with nothing changed but the load.
 var Default = Limits{LateP50: 2, LateP99: 20, CPUShare: 0.9, Throttled: 0.1, GCShare: 0.05}
 
-// MinWakes is the fewest probe wakes a window's lateness is judged on: a
-// run of a few requests lasts a few ms, and a median of ten wakes, or one
-// GC pause in it, says nothing of the client (GC is judged from 1,000
-// wakes, a second). Such a window's figures are recorded and shown, never
-// refused.
+// MinWakes is the least a window's lateness is judged on, in probe
+// periods: its wakes, each counted with its median lateness (a starved
+// probe wakes seldom because each wake is late), must cover 100 ms. A run
+// of a few requests lasts a few ms, and a median of ten wakes, or one GC
+// pause in it, says nothing of the client (GC is judged from a second).
+// Such a window's figures are recorded and shown, never refused.
 const MinWakes = 100
+
+// covered is about how long, in ms, the window's wakes span.
+func (f Figures) covered() float64 { return float64(f.Wakes) * (1 + f.LateP50) }
+
+// Short: the window is too short to judge its client's lateness.
+func (f Figures) Short() bool { return f.covered() < MinWakes }
 
 // Refusal says which figure put a client beyond its limits, or two
 // clients too far apart, and of which side.
@@ -272,10 +279,10 @@ func (r *Refusal) Unwrap() error { return ErrBusy }
 // lateness of a window under MinWakes is not judged, nor its GC share
 // under a second's wakes.
 func (l Limits) Check(f Figures) error {
-	if f.Wakes < MinWakes {
+	if f.Short() {
 		l.LateP50, l.LateP99 = 0, 0
 	}
-	if f.Wakes < 10*MinWakes {
+	if f.covered() < 10*MinWakes {
 		l.GCShare = 0
 	}
 	for _, c := range []struct {
@@ -323,7 +330,7 @@ func Compare(base, new Figures, tol Tolerance) error {
 			return r
 		}
 	}
-	if min(base.Wakes, new.Wakes) < MinWakes {
+	if base.Short() || new.Short() {
 		return nil // too short a run to compare its lateness (Check)
 	}
 	for _, c := range []struct {

@@ -110,7 +110,7 @@ func WriteHealth(w io.Writer, levels []LevelHealth, unrecorded []string, allowBu
 			continue
 		}
 		state := "busy"
-		if f.Wakes < health.MinWakes {
+		if f.Short() {
 			state = fmt.Sprintf("too short to judge its client (%d wakes of the probe)", f.Wakes)
 		}
 		if err != nil {
