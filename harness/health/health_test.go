@@ -168,6 +168,10 @@ func TestUnitsRoundTrip(t *testing.T) {
 	assert.InDelta(t, f.CPUShare(), got.CPUShare(), 1e-12)
 	got.Cores = f.Cores
 	assert.Equal(t, f, got)
+	delete(vals, health.UnitWakes)
+	old, ok := health.FromUnits(vals)
+	assert.True(t, ok, "a run recorded before client-wakes still has health")
+	assert.False(t, old.Short(), "judged as a long window")
 	delete(vals, health.UnitLoad)
 	_, ok = health.FromUnits(vals)
 	assert.False(t, ok)

@@ -1,5 +1,7 @@
 package health
 
+import "math"
+
 // The figures' benchmark units: one row each, the results file's writer
 // (the glue's ReportMetric) and reader (FromUnits) both read it. Every
 // one is better lower but the wakes.
@@ -69,6 +71,12 @@ func FromUnits(values map[string][]float64) (Figures, bool) {
 	var f Figures
 	for _, u := range Units {
 		vs := values[u.Name]
+		if len(vs) == 0 && u.Name == UnitWakes {
+			// Recorded before the wakes were: judged as a long window
+			// (fail closed), never excused as a short one.
+			f.Wakes = math.MaxInt32
+			continue
+		}
 		if len(vs) == 0 {
 			return Figures{}, false
 		}
