@@ -12,6 +12,7 @@ import (
 
 	"github.com/llmsla/llmsla/harness/config"
 	"github.com/llmsla/llmsla/harness/escape"
+	"github.com/llmsla/llmsla/harness/health"
 	"github.com/llmsla/llmsla/harness/metric"
 	"github.com/llmsla/llmsla/harness/objective"
 	"github.com/llmsla/llmsla/harness/report"
@@ -89,6 +90,9 @@ func benchLevel(b *testing.B, s *session.Session, c session.Cell) (v objective.V
 	}
 	v = objective.JudgeServer(samples, c.Settings.Objectives, s.Concerns().Servers.Of(samples))
 	ReportMetrics(b, v.Stats)
+	if f, ok := s.Concerns().Health.Of(samples); ok {
+		ReportHealth(b, f)
+	}
 	if c.Endpoint.Kind == stream.KindOllama && b.N > 1 {
 		reportBreakdown(b, s, c)
 	}
@@ -220,6 +224,9 @@ func PrintBenchHeader(w io.Writer, cfg *config.Config) {
 	for _, u := range metric.Units() {
 		fmt.Fprintf(w, "Unit %s better=%s\n", u.Unit(), u.Better())
 	}
+	for _, u := range health.Units {
+		fmt.Fprintf(w, "Unit %s better=%s\n", u.Name, u.Better())
+	}
 	for _, ep := range cfg.Endpoints {
 		fmt.Fprintf(w, "endpoint.%s.model: %s\n", sample.NameValue(ep.Name), ep.Model)
 		fmt.Fprintf(w, "endpoint.%s.host: %s\n", sample.NameValue(ep.Name), host(ep))
@@ -251,6 +258,15 @@ func ReportMetrics(b *testing.B, st *stats.Stats) { reportUnits(b, st, false) }
 // reportUnits reports the measured figures of st that belong to one level
 // (wholeRun false) or to the whole run over every level (true), and ns/op
 // as 0.
+// ReportHealth reports the client's health over a measured run in its
+// units (health.Units): the results file records whether the client kept
+// time, and the verdict, the gate and baseline read it back.
+func ReportHealth(b *testing.B, f health.Figures) {
+	for _, u := range health.Units {
+		b.ReportMetric(u.Of(f), u.Name)
+	}
+}
+
 func reportUnits(b *testing.B, st *stats.Stats, wholeRun bool) {
 	b.ReportMetric(0, "ns/op")
 	for _, u := range metric.Units() {

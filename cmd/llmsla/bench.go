@@ -27,6 +27,7 @@ type benchOptions struct {
 	dryRun      bool
 	keep        int
 	allowChange bool
+	allowBusy   bool // judge levels whose client was client-bound
 	ci          *gateci.Outputs
 	runFlags
 }
@@ -45,6 +46,7 @@ func benchFlags(stderr io.Writer) (*flag.FlagSet, *benchOptions) {
 	fs.BoolVar(&o.quiet, "q", false, "no progress lines on stderr")
 	fs.BoolVar(&o.verbose, "v", false, "show go test's benchmark lines too (they are always in the results file)")
 	fs.BoolVar(&o.allowChange, "allow-change", false, allowChange)
+	fs.BoolVar(&o.allowBusy, "allow-busy", false, "judge levels whose client could not keep time (client-bound), saying so on each, instead of exit 2")
 	fs.BoolVar(&o.dryRun, "dry-run", false, "print the plan and check the configuration, send nothing")
 	o.runFlags.register(fs)
 	o.ci = ciFlags(fs)
@@ -159,8 +161,8 @@ func (o *benchOptions) measure(ctx context.Context, cfg *config.Config, b *sessi
 	if runErr == nil {
 		fmt.Fprintf(stdout, "\nrecorded %s and %s\n\n", rec.Txt(), rec.Samples())
 	}
-	code := judgeRun(cfg, rec.Samples(), stdout, stderr, verdictOptions{Options: verdict.Options{Shard: run.Shard, Partial: runErr != nil, AllowChange: o.allowChange}, unfinished: runErr != nil, summary: rec.Summary(), ci: o.ci})
-	breakdownLines(stdout, rec.Txt())
+	code := judgeRun(cfg, rec.Samples(), stdout, stderr, verdictOptions{Options: verdict.Options{Shard: run.Shard, Partial: runErr != nil, AllowChange: o.allowChange}, unfinished: runErr != nil, summary: rec.Summary(), ci: o.ci, allowBusy: o.allowBusy})
+	verdict.WriteBreakdowns(stdout, rec.Txt())
 	for _, u := range b.Unserved {
 		fmt.Fprintln(stdout, u.String())
 	}

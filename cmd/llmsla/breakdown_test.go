@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/llmsla/llmsla/harness/verdict"
 )
 
 // TestBreakdownLines: an Ollama endpoint's server figures, which the
@@ -22,7 +24,7 @@ func TestBreakdownLines(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	breakdownLines(&out, p)
+	verdict.WriteBreakdowns(&out, p)
 	want := "breakdown (chat endpoint=local concurrency=1, median of 3 runs): ttft = network+queue 6.0 ms + load 15.0 ms + prefill 2.0 ms; server decode 155 tok/s\n"
 	if out.String() != want {
 		t.Errorf("breakdown lines:\n%q\nwant\n%q", out.String(), want)

@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/llmsla/llmsla/harness/lateness"
 	"github.com/llmsla/llmsla/harness/sample"
 	"github.com/llmsla/llmsla/harness/session"
 	"github.com/llmsla/llmsla/harness/sim"
@@ -30,29 +31,58 @@ import (
 
 // TestExitCodesThroughBinary: the built binary, as the README's CI section
 // runs it, exits 0 when every objective is met, 1 when one is violated and
-// 2 when the input is unusable — the codes go run and make lose.
+// 2 when the input is unusable — the codes go run and make lose. The run
+// that must pass is of a 2 ms simulator in the child's own process: on a
+// machine that starved it (the lateness probe's p99 over 0.5 ms) the
+// child's figures are the machine's: a violation there, or the child's
+// own exit 2 client-bound, is measured once more, said in the log; a
+// child client-bound on both tries is the right answer on that machine.
 func TestExitCodesThroughBinary(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds llmsla and runs go test on the suites")
 	}
 	bin := buildLlmsla(t, false)
-	run := func(args ...string) int {
+	run := func(args ...string) (int, string) {
 		t.Helper()
 		cmd := exec.Command(bin, args...)
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			if ee, ok := err.(*exec.ExitError); ok {
-				return ee.ExitCode()
+				return ee.ExitCode(), string(out)
 			}
 			t.Fatalf("%v: %v\n%s", args, err, out)
 		}
-		return 0
+		return 0, string(out)
 	}
+	code := func(args ...string) int { c, _ := run(args...); return c }
 	simEnv(t, "ttft=2ms,tpot=0s")
-	assert.Equal(t, exitBroken, run("verdict", filepath.Join(t.TempDir(), "nonexistent.jsonl")))
-	assert.Equal(t, exitOK, run("bench", "-pkg", suites, "-bench", "Chat", "-count", "1", "-n", "2", "-q", "-out", t.TempDir()))
+	assert.Equal(t, exitBroken, code("verdict", filepath.Join(t.TempDir(), "nonexistent.jsonl")))
+	// expect runs bench until it exits want, twice at most.
+	expect := func(want int, args ...string) {
+		t.Helper()
+		for try := 1; ; try++ {
+			var got int
+			var out string
+			late := lateness.During(func() { got, out = run(args...) })
+			if got == want {
+				return
+			}
+			// A child that could not keep time says so (exit 2
+			// client-bound): the right answer on such a machine.
+			clientBound := got == exitBroken && strings.Contains(out, "client-bound")
+			if try == 2 && clientBound {
+				t.Logf("the machine starved the child on every try (%s): exit 2 client-bound, exit %d not checked here\n%s", late, want, out)
+				return
+			}
+			if try == 2 || !(clientBound || got == exitViolated && want == exitOK && late.Busy()) {
+				t.Fatalf("bench %v: exit %d, want %d (%s)\n%s", args, got, want, late, out)
+			}
+			t.Logf("bench: exit %d on a starved machine (%s), measured again:\n%s", got, late, out)
+		}
+	}
+	expect(exitOK, "bench", "-pkg", suites, "-bench", "Chat", "-count", "1", "-n", "2", "-q", "-out", t.TempDir())
 	useConfig(t, "endpoints:\n  sim: {sim: \"ttft=2ms,tpot=0s\"}\nscenarios:\n  chat: {concurrency: [1], sla: {ttft_p95_ms: 0.001}}\n")
-	assert.Equal(t, exitViolated, run("bench", "-pkg", suites, "-bench", "Chat", "-count", "1", "-n", "2", "-q", "-out", t.TempDir()))
+	expect(exitViolated, "bench", "-pkg", suites, "-bench", "Chat", "-count", "1", "-n", "2", "-q", "-out", t.TempDir())
 }
 
 // countingSim is a simulator behind a handler that counts chat requests,

@@ -26,6 +26,7 @@ func runGate(args []string, stdout, stderr io.Writer) (code int) {
 	fs.BoolVar(&opts.AllowMissing, "allow-missing", false, "let benchmarks of BASE missing from NEW, and figures that vanished, pass with a warning")
 	fs.BoolVar(&opts.MatchProcs, "match-procs", false, "keep the -N GOMAXPROCS suffix in benchmark names (by default ignored, with a warning when BASE and NEW differ)")
 	fs.BoolVar(&opts.RunsOnly, "runs-only", false, "judge every figure over runs, ignoring the samples files")
+	fs.BoolVar(&opts.AllowBusy, "allow-busy", false, "compare a side whose client could not keep time, or two sides whose clients differ, saying so; without it either is exit 2 naming the side and the figure")
 	fs.Func("allow-change", "let the defining provenance key `kind` (model.digest, model.id, server.version, fixture, temperature, cache, …) differ between BASE and NEW, the report starting with what changed; repeatable; without it such a difference is exit 2", func(s string) error {
 		opts.AllowChange = append(opts.AllowChange, s) // checked by the gate, with the keys
 		return nil

@@ -6,7 +6,6 @@ import (
 
 	"github.com/llmsla/llmsla/harness/config"
 	"github.com/llmsla/llmsla/harness/gate/gateci"
-	"github.com/llmsla/llmsla/harness/metric"
 	"github.com/llmsla/llmsla/harness/report"
 	"github.com/llmsla/llmsla/harness/secret"
 	"github.com/llmsla/llmsla/harness/verdict"
@@ -17,6 +16,7 @@ func runVerdict(args []string, stdout, stderr io.Writer) (code int) {
 	fs := newFlags("verdict", usageOf("verdict"), stderr)
 	var opts verdictOptions
 	opts.ci = ciFlags(fs)
+	fs.BoolVar(&opts.allowBusy, "allow-busy", false, "judge a run whose client could not keep time (client-bound), saying so, instead of exit 2")
 	fs.BoolVar(&opts.Partial, "partial", false, "judge files cut short (an interrupted run) on what finished, saying so, instead of refusing them")
 	fs.BoolVar(&opts.AllowChange, "allow-change", false, allowChange)
 	logs := fs.Bool("log", false, "the FILEs are production's request logs, one JSON object a request (the SLA file's logs: fields, by default the structlog names), judged per -window")
@@ -76,6 +76,8 @@ type verdictOptions struct {
 	// ci is told what was judged, for the JUnit file, step summary and
 	// annotations (nil: none).
 	ci *gateci.Outputs
+	// allowBusy judges a run whose client was beyond its health limits.
+	allowBusy bool
 }
 
 // judgeFiles prints the SLA table of samples files and directories
@@ -109,7 +111,12 @@ func printVerdicts(cfg *config.Config, r *verdict.Run, stdout, stderr io.Writer,
 	for _, d := range r.Doubts() {
 		fmt.Fprintf(stdout, "WARNING: %s\n", d)
 	}
-	code := [...]int{report.Met: exitOK, report.Violated: exitViolated, report.Unfinished: exitBroken}[report.Conclude(stdout, vs, share, opts.unfinished, r.Unjudged(opts.Options))]
+	code := exitBroken // a client that could not keep time measured the machine: nothing is judged
+	if busy := verdict.CheckClient(stdout, r.Paths, opts.allowBusy); busy == nil {
+		code = [...]int{report.Met: exitOK, report.Violated: exitViolated, report.Unfinished: exitBroken}[report.Conclude(stdout, vs, share, opts.unfinished, r.Unjudged(opts.Options))]
+	} else {
+		fmt.Fprintf(stderr, "llmsla: %v\n", busy)
+	}
 	if opts.summary != "" {
 		if err := verdict.WriteSummary(opts.summary, vs, info, code); err != nil {
 			return broken(stderr, "llmsla: the run's summary", err)
@@ -136,15 +143,4 @@ func judgeRun(cfg *config.Config, path string, stdout, stderr io.Writer, opts ve
 		fmt.Fprintf(stdout, "(per scenario, rankings and plots: llmsla report %s; -format markdown, json, csv, or html -o report.html)\n", path)
 	}
 	return code
-}
-
-// breakdownLines writes, under the verdict table, where the TTFT of each
-// Ollama benchmark of the results file went (verdict.Breakdowns).
-// Nothing when the run has none.
-func breakdownLines(w io.Writer, results string) {
-	for _, b := range verdict.Breakdowns(results) {
-		m := b.Median
-		fmt.Fprintf(w, "breakdown (%s, median of %s): ttft = network+queue %s ms + load %s ms + prefill %s ms; server decode %s tok/s\n",
-			b.Label, report.Plural(b.Runs, "run", "runs"), metric.Num(m["netq"]), metric.Num(m["load"]), metric.Num(m["prefill"]), metric.Num(m["server_tok"]))
-	}
 }

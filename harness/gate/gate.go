@@ -47,6 +47,9 @@ func gateFiles(base, new recording.Source, j judging) (*Report, error) {
 	if err := rep.check(sides, opts); err != nil {
 		return nil, err
 	}
+	if err := compareHealth(rep, sides, opts); err != nil {
+		return nil, err
+	}
 	covered := map[recording.Key]bool{}
 	var fams []*family
 	if !opts.RunsOnly {

@@ -53,6 +53,10 @@ type Options struct {
 	// the report then starts with what changed. By default a defining key
 	// that differs refuses the comparison (provenance.Compare).
 	AllowChange []string
+	// AllowBusy compares sides whose client was beyond its health limits,
+	// or whose clients differ (compareHealth), with a warning; by default
+	// such a side is refused before any figure.
+	AllowBusy bool
 }
 
 // judging is a comparison's Options with what the package's own callers

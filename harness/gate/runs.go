@@ -6,6 +6,7 @@ import (
 
 	"golang.org/x/perf/benchfmt"
 
+	"github.com/llmsla/llmsla/harness/health"
 	"github.com/llmsla/llmsla/harness/internal/inference"
 	"github.com/llmsla/llmsla/harness/metric"
 	"github.com/llmsla/llmsla/harness/recording"
@@ -25,8 +26,8 @@ func pair(rep *Report, sides [2]*recording.Values, units benchfmt.UnitMetadataMa
 	var cmps []test
 	warned := map[string]bool{}
 	for _, k := range sides[0].Order {
-		if covered[k] {
-			continue
+		if covered[k] || health.IsUnit(k.Unit) {
+			continue // a client's health is compared as provenance (compareHealth)
 		}
 		newVals, ok := sides[1].Vals[k]
 		if !ok {
@@ -58,7 +59,7 @@ func pair(rep *Report, sides [2]*recording.Values, units benchfmt.UnitMetadataMa
 		cmps = append(cmps, test{Finding: Finding{Benchmark: k.Bench, Unit: k.Unit, N1: len(oldVals), N2: len(newVals)}, better: better})
 	}
 	for _, k := range sides[1].Order {
-		if _, ok := sides[0].Vals[k]; !ok && sides[0].Benches[k.Bench] {
+		if _, ok := sides[0].Vals[k]; !ok && sides[0].Benches[k.Bench] && !health.IsUnit(k.Unit) {
 			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s: unit %s only in %s; not compared", k.Bench, k.Unit, rep.New))
 		}
 	}

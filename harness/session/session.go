@@ -10,6 +10,7 @@ import (
 	"github.com/llmsla/llmsla/harness/config"
 	"github.com/llmsla/llmsla/harness/export"
 	"github.com/llmsla/llmsla/harness/guard"
+	"github.com/llmsla/llmsla/harness/health"
 	"github.com/llmsla/llmsla/harness/judge"
 	"github.com/llmsla/llmsla/harness/objective"
 	"github.com/llmsla/llmsla/harness/observe"
@@ -52,9 +53,10 @@ type endpoints struct {
 
 // Concerns are the observers a session registers itself, for what their
 // callers ask of them beyond the run: the verdict's server figures, the
-// judge's report and notes.
+// client's health, the judge's report and notes.
 type Concerns struct {
 	Servers *server.Watcher
+	Health  *health.Observer // the client's own: could it keep time, level by level
 	Judge   *judge.Judging
 	Samples *recording.Samples // nil: no samples file
 }
@@ -78,7 +80,8 @@ type Options struct {
 // New prepares cfg's endpoints for measuring: a client each, and a
 // simulator served on loopback for each simulated one (the judge's too),
 // and registers the session's observers: the guard, the samples file,
-// progress, the servers' readings, the judge. Close stops them. The one
+// progress, the servers' readings, the client's health, the judge. Close
+// stops them. The one
 // constructor of every command that sends and of the go test glue.
 func New(cfg *config.Config, run Run, o Options) (*Session, error) {
 	s := &Session{cfg: cfg, run: run, secrets: secret.New(cfg.Secrets()...), sched: newSchedule(run),
@@ -125,6 +128,8 @@ func (s *Session) open(o Options) error {
 	s.concerns.Servers = server.NewWatcher(s.cfg.Endpoints, s.cfg.Servers, file)
 	s.obs.Add(s.concerns.Servers)
 	s.obs.Add(sequential.New(s.cfg.Objectives))
+	s.concerns.Health = health.NewObserver()
+	s.obs.Add(s.concerns.Health)
 	if err := s.openJudge(o); err != nil {
 		return err
 	}

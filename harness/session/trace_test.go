@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/llmsla/llmsla/harness/config"
+	"github.com/llmsla/llmsla/harness/lateness"
 	"github.com/llmsla/llmsla/harness/load"
 	"github.com/llmsla/llmsla/harness/objective"
 	"github.com/llmsla/llmsla/harness/report"
@@ -38,7 +39,7 @@ func shippedTrace(t *testing.T) trace.Spec {
 
 // The replay's lag bound: p99 ≤ 1 ms (issue 19), on each request's lag
 // less the time this process was stalled in it: when a probe goroutine's
-// 1 ms sleep woke more than stallLate late (the runtime's timers alone
+// 1 ms sleep woke more than lateness.Stall late (the runtime's timers alone
 // wake up to a millisecond late), the machine ran nothing of ours, and no
 // pacer can send then. A run off the bound is replayed again only when
 // the probe woke late in it (p99 above busyLate: the machine, or the
@@ -47,7 +48,6 @@ func shippedTrace(t *testing.T) trace.Spec {
 // truth tests do.
 const (
 	lagBound   = 1.0 // ms, p99
-	stallLate  = 2 * time.Millisecond
 	busyLate   = 0.5 // ms
 	lagRetries = 2
 )
@@ -70,20 +70,19 @@ func TestTraceReplayTruth(t *testing.T) {
 	var s *Session
 	var measured []sample.Sample
 	for try := 0; ; try++ {
-		var probe wakeProbe
-		probe.during(func() { s, measured = replayShipped(t, spec, len(rows)) })
+		probe := lateness.During(func() { s, measured = replayShipped(t, spec, len(rows)) })
 		var lags, own []float64
 		for _, smp := range measured {
 			lags = append(lags, stats.Ms(smp.Lag))
-			own = append(own, stats.Ms(smp.Lag-probe.stalledIn(smp.Start.Add(-smp.Lag), smp.Start)))
+			own = append(own, stats.Ms(smp.Lag-probe.StalledIn(smp.Start.Add(-smp.Lag), smp.Start)))
 		}
-		lag, mine, late := stats.Describe(lags), stats.Describe(own), stats.Describe(probe.late).P99
+		lag, mine, late := stats.Describe(lags), stats.Describe(own), stats.Ms(probe.P99)
 		bound := lagBound
 		if try == lagRetries && late > busyLate {
 			bound += late
 		}
 		t.Logf("try %d: %d rows over %s: lag p50 %.3f ms, p99 %.3f ms, max %.3f ms; %.3f ms at p99 less %d stalls of the process; its timers woke %.3f ms late at p99",
-			try+1, len(rows), offs[len(offs)-1]/4, lag.P50, lag.P99, lag.Max, mine.P99, len(probe.stalls), late)
+			try+1, len(rows), offs[len(offs)-1]/4, lag.P50, lag.P99, lag.Max, mine.P99, len(probe.Stalls), late)
 		if mine.P99 <= bound {
 			break
 		}
@@ -230,50 +229,6 @@ func replayShipped(t *testing.T, spec trace.Spec, rows int) (*Session, []sample.
 	measured := slices.DeleteFunc(samples, func(x sample.Sample) bool { return !x.Measured() })
 	require.Len(t, measured, rows)
 	return s, measured
-}
-
-// wakeProbe is a goroutine sleeping 1 ms again and again while a run
-// goes: how late each sleep woke (ms), and the stalls, the spans from when
-// a sleep was due to when it woke, of those more than stallLate late.
-type wakeProbe struct {
-	late   []float64
-	stalls [][2]time.Time
-}
-
-// during probes while fn runs.
-func (p *wakeProbe) during(fn func()) {
-	quit, done := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
-			select {
-			case <-quit:
-				return
-			default:
-			}
-			due := time.Now().Add(time.Millisecond)
-			time.Sleep(time.Millisecond)
-			woke := time.Now()
-			p.late = append(p.late, stats.Ms(woke.Sub(due)))
-			if woke.Sub(due) > stallLate {
-				p.stalls = append(p.stalls, [2]time.Time{due, woke})
-			}
-		}
-	}()
-	fn()
-	close(quit)
-	<-done
-}
-
-// stalledIn is how much of [from, to] the process was stalled.
-func (p *wakeProbe) stalledIn(from, to time.Time) time.Duration {
-	var d time.Duration
-	for _, s := range p.stalls {
-		if lo, hi := maxTime(from, s[0]), minTime(to, s[1]); hi.After(lo) {
-			d += hi.Sub(lo)
-		}
-	}
-	return d
 }
 
 func maxTime(a, b time.Time) time.Time {

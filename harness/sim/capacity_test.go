@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/llmsla/llmsla/harness/lateness"
 )
 
 func TestServiceTimeAndCapacity(t *testing.T) {
@@ -158,25 +160,44 @@ func queueRun(t *testing.T, srv *Server, url string, cfg Config, gap time.Durati
 
 // TestSlotsNoLeak runs every kind of exit through one slot, many clients
 // giving up while queued, and checks that the slot comes back each time.
+// A starved machine may let every client give up before its request is
+// queued, or its handlers finish later than 2 s: the storm is sent again
+// (up to 3 times) when none gave up queued, and the wait for idle is
+// widened when the lateness probe saw the process starved (p99 over
+// 0.5 ms). Proven: with the slot not released on a client's exit
+// (slots.go's release skipped) it fails: slots busy 1, nothing in flight.
 func TestSlotsNoLeak(t *testing.T) {
 	cfg := fast()
 	cfg.Slots = 1
 	srv, url := Start(t, cfg)
-	abandon(t, url, 60*time.Millisecond, append([]string{"", "none"}, FaultKinds...), 3)
-	if !srv.WaitIdle(2 * time.Second) {
-		t.Fatalf("%d requests still in flight after their clients left", srv.InFlight())
-	}
-	if busy, queued := srv.Slots(); busy != 0 || queued != 0 {
-		t.Fatalf("slots busy %d, queued %d with nothing in flight", busy, queued)
-	}
-	leftQueued := 0
-	for _, tr := range srv.Truth() {
-		if tr.QueueWait > 0 && tr.FirstToken.IsZero() && tr.Status == http.StatusOK {
-			leftQueued++
+	for try := 1; ; try++ {
+		probe := lateness.Start()
+		abandon(t, url, 60*time.Millisecond, append([]string{"", "none"}, FaultKinds...), 3)
+		idle := srv.WaitIdle(2 * time.Second)
+		late := probe.Stop()
+		if !idle && late.Busy() {
+			t.Logf("not idle 2 s after the storm on a starved process (%s): waiting 10 s more", late)
+			idle = srv.WaitIdle(10 * time.Second)
 		}
-	}
-	if leftQueued == 0 {
-		t.Error("no client gave up while queued; the test did not exercise that exit")
+		if !idle {
+			t.Fatalf("%d requests still in flight after their clients left (%s)", srv.InFlight(), late)
+		}
+		if busy, queued := srv.Slots(); busy != 0 || queued != 0 {
+			t.Fatalf("slots busy %d, queued %d with nothing in flight", busy, queued)
+		}
+		leftQueued := 0
+		for _, tr := range srv.Truth() {
+			if tr.QueueWait > 0 && tr.FirstToken.IsZero() && tr.Status == http.StatusOK {
+				leftQueued++
+			}
+		}
+		if leftQueued > 0 {
+			break
+		}
+		if try == 3 {
+			t.Fatal("no client gave up while queued in 3 storms; the test did not exercise that exit")
+		}
+		t.Logf("storm %d: no client gave up while queued (%s); again", try, late)
 	}
 	srv.Reset()
 	resp, err := post(t, http.DefaultClient, url, streamBody, "")
@@ -184,8 +205,23 @@ func TestSlotsNoLeak(t *testing.T) {
 		t.Fatal(err)
 	}
 	rawBody(t, resp, 1<<20)
-	if tr := srv.Truth()[0]; tr.QueueWait != 0 || tr.Finish != "stop" {
-		t.Errorf("after the storm: queue wait %v, finish %q; want 0, stop", tr.QueueWait, tr.Finish)
+	// The request is found by its id: on a starved machine a handler of
+	// the storm whose client had already gone may only now have run, and
+	// be recorded after the Reset.
+	id := resp.Header.Get("X-Request-Id")
+	srv.WaitIdle(2 * time.Second)
+	var found bool
+	for _, tr := range srv.Truth() {
+		if tr.ID != id {
+			continue
+		}
+		found = true
+		if tr.QueueWait != 0 || tr.Finish != "stop" {
+			t.Errorf("after the storm: queue wait %v, finish %q; want 0, stop", tr.QueueWait, tr.Finish)
+		}
+	}
+	if !found {
+		t.Errorf("after the storm: no truth of request %q", id)
 	}
 }
 

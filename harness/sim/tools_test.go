@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/llmsla/llmsla/harness/lateness"
 )
 
 // The tool tests read the wire as the other tests do, with a plain SSE
@@ -257,7 +259,10 @@ func TestToolTruth(t *testing.T) {
 }
 
 // TestToolWhen: fragments go out TPOT apart from the first token on, a
-// whole call when its last token is due: later by the call's length.
+// whole call when its last token is due: later by the call's length —
+// never sooner, and later by at most 5 ms beyond the worst wake the
+// lateness probe saw while it streamed. Proven: with the whole call sent
+// at the first token's time it is 50 ms early and fails.
 func TestToolWhen(t *testing.T) {
 	calls := []ToolCall{{Name: "get_weather", Arguments: `{"city": "Paris", "unit": "celsius", "days": 3, "hourly": true}`}}
 	tokens := 1 + len(splitTokens(calls[0].Arguments))
@@ -266,16 +271,18 @@ func TestToolWhen(t *testing.T) {
 			cfg := fast()
 			cfg.ToolFraming, cfg.TTFT, cfg.TPOT, cfg.TTFTJitter, cfg.TPOTJitter = framing, 10*time.Millisecond, 5*time.Millisecond, 0, 0
 			srv, url := toolServer(t, cfg, [][]ToolCall{calls}, "")
-			streamTools(t, url, toolsBody(true, ""))
+			late := lateness.During(func() { streamTools(t, url, toolsBody(true, "")) })
 			tr := srv.Truth()[0]
 			first := tr.FirstTool.Sub(tr.Received)
 			want := tr.TTFTDelay
 			if framing == ToolsWhole {
 				want += time.Duration(tokens-1) * cfg.TPOT
 			}
-			if first < want || first > want+5*time.Millisecond || tr.ToolChunks != wantChunks || tr.OutputTokens != tokens {
-				t.Errorf("first tool delta %v after arrival, want %v (+5ms); %d chunks, %d tokens, want %d, %d",
-					first, want, tr.ToolChunks, tr.OutputTokens, wantChunks, tokens)
+			// Every fragment's sleep may wake as late as the worst wake.
+			slack := 5*time.Millisecond + time.Duration(tokens)*late.Max
+			if first < want || first > want+slack || tr.ToolChunks != wantChunks || tr.OutputTokens != tokens {
+				t.Errorf("first tool delta %v after arrival, want %v (+%v); %d chunks, %d tokens, want %d, %d; %s",
+					first, want, slack, tr.ToolChunks, tr.OutputTokens, wantChunks, tokens, late)
 			}
 		})
 	}

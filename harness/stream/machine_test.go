@@ -6,16 +6,16 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"time"
 
+	"github.com/llmsla/llmsla/harness/lateness"
 	"github.com/llmsla/llmsla/harness/stats"
 )
 
 // machineLoad is what the machine did while a timing test ran: the CPU
 // used by other processes (from /proc/stat less this process's own time),
 // the share stolen by the hypervisor, and how late a timer in this process
-// woke (a goroutine sleeping 1 ms, again and again), the delay any reading
-// of a chunk can suffer from the scheduler.
+// woke (the lateness probe), the delay any reading of a chunk can suffer
+// from the scheduler.
 type machineLoad struct {
 	measured bool    // /proc was there to read
 	outside  float64 // cores used by other processes, on average
@@ -23,10 +23,9 @@ type machineLoad struct {
 	lateP50  float64 // ms, median of the timer's lateness
 	lateP90  float64 // ms, p90 of the timer's lateness
 	lateP99  float64 // ms, p99 of the timer's lateness
-	late     []float64
 
-	start      cpuTimes
-	done, quit chan struct{}
+	start cpuTimes
+	probe *lateness.Probe
 }
 
 // busy: the run shared the machine with at least half a core of other
@@ -43,29 +42,15 @@ func (m *machineLoad) String() string {
 }
 
 func startMachineLoad() *machineLoad {
-	m := &machineLoad{done: make(chan struct{}), quit: make(chan struct{})}
+	m := &machineLoad{}
 	m.start, m.measured = readCPUTimes()
-	go func() {
-		defer close(m.done)
-		for {
-			select {
-			case <-m.quit:
-				return
-			default:
-			}
-			t := time.Now()
-			time.Sleep(time.Millisecond)
-			m.late = append(m.late, ms(time.Since(t)-time.Millisecond))
-		}
-	}()
+	m.probe = lateness.Start()
 	return m
 }
 
 func (m *machineLoad) stop() *machineLoad {
-	close(m.quit)
-	<-m.done
-	late := stats.Describe(m.late)
-	m.lateP50, m.lateP90, m.lateP99 = late.P50, late.P90, late.P99
+	late := m.probe.Stop()
+	m.lateP50, m.lateP90, m.lateP99 = stats.Ms(late.P50), stats.Ms(late.P90), stats.Ms(late.P99)
 	end, ok := readCPUTimes()
 	m.measured = m.measured && ok
 	if total := end.total - m.start.total; m.measured && total > 0 {

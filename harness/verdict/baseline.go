@@ -17,8 +17,10 @@ import (
 // judge against: one the gate cannot read — benchmarks and samples not
 // the same runs, a corrupt line, the two records of its provenance
 // disagreeing (provenance.Agree) — or with fewer than minCount runs of a
-// benchmark, too few for any change to be significant. Whether it met
-// its objectives is its verdicts', which the command prints.
+// benchmark, too few for any change to be significant, or whose client
+// could not keep time (ClientBound: every later run would be held to the
+// machine's figures). Whether it met its objectives is its verdicts',
+// which the command prints.
 func CheckBaseline(from, samples string, minCount int) error {
 	counts, err := gate.Check(recording.Source{Name: from, Path: from, SamplesPath: samples}, gate.Options{})
 	if err == nil && exists(samples) { // without samples, its verdicts say so
@@ -26,6 +28,10 @@ func CheckBaseline(from, samples string, minCount int) error {
 		if record, err = sample.ReadProvenance([]string{samples}); err == nil {
 			err = provenance.Agree("the run", from, samples, recording.ReadHeader(from), record)
 		}
+	}
+	if err == nil {
+		levels, _ := healthOf(from)
+		err = ClientBound(levels)
 	}
 	if err != nil {
 		return fmt.Errorf("not promoting %s: %w", from, err)

@@ -1,6 +1,8 @@
 package verdict
 
 import (
+	"fmt"
+	"io"
 	"math"
 	"os"
 	"slices"
@@ -9,6 +11,7 @@ import (
 	"golang.org/x/perf/benchfmt"
 
 	"github.com/llmsla/llmsla/harness/metric"
+	"github.com/llmsla/llmsla/harness/report"
 )
 
 // Breakdown is where the TTFT of one Ollama benchmark went: the medians
@@ -70,6 +73,16 @@ func Breakdowns(results string) []Breakdown {
 		out = append(out, b)
 	}
 	return out
+}
+
+// WriteBreakdowns writes, under the verdict table, where the TTFT of each
+// Ollama benchmark of the results file went. Nothing when the run has none.
+func WriteBreakdowns(w io.Writer, results string) {
+	for _, b := range Breakdowns(results) {
+		m := b.Median
+		fmt.Fprintf(w, "breakdown (%s, median of %s): ttft = network+queue %s ms + load %s ms + prefill %s ms; server decode %s tok/s\n",
+			b.Label, report.Plural(b.Runs, "run", "runs"), metric.Num(m["netq"]), metric.Num(m["load"]), metric.Num(m["prefill"]), metric.Num(m["server_tok"]))
+	}
 }
 
 // benchLabel reads BenchmarkChat/endpoint=local/concurrency=1-2 as

@@ -1,0 +1,94 @@
+package health
+
+import "math"
+
+// The figures' benchmark units: one row each, the results file's writer
+// (the glue's ReportMetric) and reader (FromUnits) both read it. Every
+// one is better lower but the wakes.
+const (
+	UnitLateP50   = "client-late-p50-ms"
+	UnitLateP99   = "client-late-p99-ms"
+	UnitLateMax   = "client-late-max-ms"
+	UnitCPU       = "client-cpu-cores"
+	UnitCPUShare  = "client-cpu-share"
+	UnitThrottled = "client-throttled-share"
+	UnitGCShare   = "client-gc-share"
+	UnitLoad      = "client-load-per-cpu"
+	UnitWakes     = "client-wakes" // the probe's wakes in the run: how much the lateness rests on
+)
+
+// Unit is one figure's row.
+type Unit struct {
+	Name   string
+	Of     func(Figures) float64
+	Set    func(*Figures, float64)
+	higher bool // the wakes: more is better, the worst run the fewest
+}
+
+// Better is the unit's direction, for its "Unit … better=" line.
+func (u Unit) Better() string {
+	if u.higher {
+		return "higher"
+	}
+	return "lower"
+}
+
+// Units are the figures' rows, in the order they are written.
+var Units = []Unit{
+	{UnitLateP50, func(f Figures) float64 { return f.LateP50 }, func(f *Figures, v float64) { f.LateP50 = v }, false},
+	{UnitLateP99, func(f Figures) float64 { return f.LateP99 }, func(f *Figures, v float64) { f.LateP99 = v }, false},
+	{UnitLateMax, func(f Figures) float64 { return f.LateMax }, func(f *Figures, v float64) { f.LateMax = v }, false},
+	{UnitCPU, func(f Figures) float64 { return f.CPU }, func(f *Figures, v float64) { f.CPU = v }, false},
+	// The share is written, not derived on reading: the cores it was of
+	// are the writer's.
+	{UnitCPUShare, Figures.CPUShare, func(f *Figures, v float64) {
+		if f.CPU > 0 && v > 0 {
+			f.Cores = f.CPU / v
+		}
+	}, false},
+	{UnitThrottled, func(f Figures) float64 { return f.Throttled }, func(f *Figures, v float64) { f.Throttled = v }, false},
+	{UnitGCShare, func(f Figures) float64 { return f.GCShare }, func(f *Figures, v float64) { f.GCShare = v }, false},
+	{UnitLoad, func(f Figures) float64 { return f.Load }, func(f *Figures, v float64) { f.Load = v }, false},
+	{UnitWakes, func(f Figures) float64 { return float64(f.Wakes) }, func(f *Figures, v float64) { f.Wakes = int(v) }, true},
+}
+
+// IsUnit reports whether unit is one of the client's figures: the gate
+// compares them as provenance, never as the endpoint's.
+func IsUnit(unit string) bool {
+	for _, u := range Units {
+		if u.Name == unit {
+			return true
+		}
+	}
+	return false
+}
+
+// FromUnits reads figures back from a run's values by unit (each the
+// worst of the runs' values: the largest, the fewest wakes), and whether the run recorded
+// them at all (every unit present). A run that recorded some but not all
+// is not health: it was cut.
+func FromUnits(values map[string][]float64) (Figures, bool) {
+	var f Figures
+	for _, u := range Units {
+		vs := values[u.Name]
+		if len(vs) == 0 && u.Name == UnitWakes {
+			// Recorded before the wakes were: judged as a long window
+			// (fail closed), never excused as a short one.
+			f.Wakes = math.MaxInt32
+			continue
+		}
+		if len(vs) == 0 {
+			return Figures{}, false
+		}
+		worst := vs[0]
+		for _, v := range vs {
+			if u.higher {
+				worst = min(worst, v)
+			} else {
+				worst = max(worst, v)
+			}
+		}
+		u.Set(&f, worst)
+	}
+	return f, true
+}
