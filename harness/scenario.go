@@ -254,7 +254,7 @@ func mustSource(t testing.TB, s *session.Session, sc Scenario) *load.Fixture {
 	if !slices.Contains(Defined(), sc.Name) {
 		t.Fatalf("scenario %q is not defined: declare it with harness.Define, so that the SLA file is checked against it", sc.Name)
 	}
-	if err := session.CheckShard(s.Config(), sc.Name, s.Run().Shard); err != nil {
+	if err := session.CheckShard(s.Config(), sc, s.Run().Shard); err != nil {
 		t.Fatalf("configuration: %v", err)
 	}
 	src, err := s.Source(sc)

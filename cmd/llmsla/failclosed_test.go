@@ -68,7 +68,7 @@ func TestMisspeltScenarioStopsBeforeAnyRequest(t *testing.T) {
 	if code != 2 {
 		t.Fatalf("exit = %d, want 2\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
-	contains(t, "output", stdout+stderr, []string{p + ":4: scenarios.chta: no such scenario (defined: agent, batch, chat, conversation, extraction, golden, summary, tools)"})
+	contains(t, "output", stdout+stderr, []string{p + ":4: scenarios.chta: no such scenario (defined: agent, batch, chat, conversation, embeddings, extraction, golden, summary, tools)"})
 	files, _ := filepath.Glob(filepath.Join(dir, "*.samples.jsonl"))
 	for _, f := range files {
 		if s, _ := sample.Read(f); len(s) > 0 {

@@ -80,7 +80,7 @@ func PrepareBench(cfg *config.Config, run Run, g GoTest, dry, keepGoing bool) (*
 	}
 	for _, name := range b.Suites.Benched {
 		sc, _ := b.Suites.Scenario(name)
-		if err := CheckShard(cfg, sc.Name, run.Shard); err != nil {
+		if err := CheckShard(cfg, sc, run.Shard); err != nil {
 			return b, err
 		}
 		b.Scenarios = append(b.Scenarios, sc)

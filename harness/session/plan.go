@@ -66,6 +66,9 @@ func (s *Session) Plan(benched []Scenario, fixtures map[string]*load.Fixture, co
 	sched.run.PerRun = n
 	for _, sc := range benched {
 		for _, ep := range s.cfg.Endpoints {
+			if _, unfit := Unfit(sc, ep); unfit {
+				continue // its API cannot serve the scenario: nothing is sent (the run says so)
+			}
 			conf := s.cfg.Scenario(sc.Name, ep.Name)
 			r := PlanRow{Cell: Cell{Scenario: sc.Name, Endpoint: ep, Settings: conf, Fixture: fixtures[sc.Name]}, Levels: conf.Levels(),
 				Capacity: conf.Capacity != nil, Steps: 1}

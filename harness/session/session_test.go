@@ -53,12 +53,12 @@ func TestCapacityNotSharded(t *testing.T) {
 		return cfg
 	}
 	two := shardOf(0, 2)
-	err := CheckShard(load("scenarios:\n  chat:\n    concurrency: [2, 4]\n    capacity: {by: concurrency}\n"), "chat", two)
+	err := CheckShard(load("scenarios:\n  chat:\n    concurrency: [2, 4]\n    capacity: {by: concurrency}\n"), Scenario{Name: "chat"}, two)
 	require.Error(t, err)
 	assert.Regexp(t, `sla\.yaml:6: scenarios\.chat\.capacity: a capacity search cannot be sharded: run it on one machine.*\(this is shard 0/2\)$`, err.Error())
 
-	assert.NoError(t, CheckShard(load("scenarios:\n  chat:\n    concurrency: [2, 4]\n"), "chat", two), "a sharded run without a search")
-	err = CheckShard(load("scenarios:\n  chat:\n    concurrency: [1]\n"), "chat", two)
+	assert.NoError(t, CheckShard(load("scenarios:\n  chat:\n    concurrency: [2, 4]\n"), Scenario{Name: "chat"}, two), "a sharded run without a search")
+	err = CheckShard(load("scenarios:\n  chat:\n    concurrency: [1]\n"), Scenario{Name: "chat"}, two)
 	assert.ErrorContains(t, err, "shard 0/2: scenarios.chat (concurrency=1): concurrency 1 cannot be split over 2 shards")
 }
 
