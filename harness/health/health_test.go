@@ -127,18 +127,19 @@ func TestCompare(t *testing.T) {
 		base, new health.Figures
 		want      string // "" none
 	}{
-		"both clean": {clean, clean, ""},
-		"p99 within": {clean, health.Figures{Wakes: 2000, LateP50: 0.3, LateP99: 14, CPU: 0.5, Cores: 2}, ""},
-		"more cpu":   {clean, health.Figures{Wakes: 2000, LateP50: 0.2, LateP99: 6, CPU: 1.5, Cores: 2}, ""},
-		"new busy":   {clean, busy, "new: client-bound: client-late-p50-ms 3 over the limit 2"},
-		"base busy":  {busy, clean, "base: client-bound: client-late-p50-ms 3"},
-		"p99 over":   {clean, health.Figures{Wakes: 2000, LateP50: 0.2, LateP99: 25, CPU: 0.5, Cores: 2}, "new: client-bound: client-late-p99-ms 25"},
-		"apart":      {clean, health.Figures{Wakes: 2000, LateP50: 1.5, LateP99: 6, CPU: 0.5, Cores: 2}, "new: client-bound: the two runs' clients differ: client-late-p50-ms 0.2 vs 1.5"},
-		"p99 apart":  {health.Figures{Wakes: 2000, LateP50: 0.2, LateP99: 18, CPU: 0.5, Cores: 2}, clean, "base: client-bound: the two runs' clients differ: client-late-p99-ms 18 vs 6"},
-		"cpu":        {clean, health.Figures{Wakes: 2000, LateP50: 0.2, LateP99: 6, CPU: 1.9, Cores: 2}, "new: client-bound: client-cpu-share 0.95"},
-		"throttled":  {clean, health.Figures{Wakes: 2000, LateP50: 0.2, LateP99: 6, CPU: 0.5, Cores: 2, Throttled: 0.3}, "new: client-bound: client-throttled-share"},
-		"gc":         {health.Figures{Wakes: 2000, LateP50: 0.2, LateP99: 6, CPU: 0.5, Cores: 2, GCShare: 0.2}, clean, "base: client-bound: client-gc-share"},
-		"too short":  {clean, health.Figures{Wakes: 12, LateP50: 5, LateP99: 30, CPU: 0.5, Cores: 2, GCShare: 0.2}, ""},
+		"both clean":   {clean, clean, ""},
+		"p99 within":   {clean, health.Figures{Wakes: 2000, LateP50: 0.3, LateP99: 14, CPU: 0.5, Cores: 2}, ""},
+		"more cpu":     {clean, health.Figures{Wakes: 2000, LateP50: 0.2, LateP99: 6, CPU: 1.5, Cores: 2}, ""},
+		"new busy":     {clean, busy, "new: client-bound: client-late-p50-ms 3 over the limit 2"},
+		"base busy":    {busy, clean, "base: client-bound: client-late-p50-ms 3"},
+		"p99 over":     {clean, health.Figures{Wakes: 2000, LateP50: 0.2, LateP99: 25, CPU: 0.5, Cores: 2}, "new: client-bound: client-late-p99-ms 25"},
+		"apart":        {clean, health.Figures{Wakes: 2000, LateP50: 1.5, LateP99: 6, CPU: 0.5, Cores: 2}, "new: client-bound: the two runs' clients differ: client-late-p50-ms 0.2 vs 1.5"},
+		"p99 apart":    {health.Figures{Wakes: 2000, LateP50: 0.2, LateP99: 18, CPU: 0.5, Cores: 2}, clean, "base: client-bound: the two runs' clients differ: client-late-p99-ms 18 vs 6"},
+		"cpu, on time": {clean, health.Figures{Wakes: 2000, LateP50: 0.2, LateP99: 6, CPU: 1.9, Cores: 2}, ""},
+		"cpu":          {clean, health.Figures{Wakes: 2000, LateP50: 0.2, LateP99: 12, CPU: 1.9, Cores: 2}, "new: client-bound: client-cpu-share 0.95"},
+		"throttled":    {clean, health.Figures{Wakes: 2000, LateP50: 0.2, LateP99: 12, CPU: 0.5, Cores: 2, Throttled: 0.3}, "new: client-bound: client-throttled-share"},
+		"gc":           {health.Figures{Wakes: 2000, LateP50: 0.2, LateP99: 12, CPU: 0.5, Cores: 2, GCShare: 0.2}, health.Figures{Wakes: 2000, LateP50: 0.2, LateP99: 12, CPU: 0.5, Cores: 2}, "base: client-bound: client-gc-share"},
+		"too short":    {clean, health.Figures{Wakes: 12, LateP50: 5, LateP99: 30, CPU: 0.5, Cores: 2, GCShare: 0.2}, ""},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
