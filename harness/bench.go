@@ -88,7 +88,7 @@ func benchLevel(b *testing.B, s *session.Session, c session.Cell) (v objective.V
 	if err != nil {
 		failSend(b, c.Name(), err)
 	}
-	v = objective.JudgeServer(samples, c.Settings.Objectives, s.Concerns().Servers.Of(samples))
+	v = objective.JudgeServer(samples, c.Settings.Objectives, s.Concerns().Beside(samples))
 	ReportMetrics(b, v.Stats)
 	if f, ok := s.Concerns().Health.Of(samples); ok {
 		ReportHealth(b, f)

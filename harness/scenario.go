@@ -166,7 +166,7 @@ func RunOn(t *testing.T, s *session.Session, sc Scenario) []objective.Verdict {
 				c.Level = lv
 				t.Run(string(lv.Label()), func(t *testing.T) {
 					samples := measure(t, s, c)
-					v := objective.JudgeServer(samples, c.Settings.Objectives, s.Concerns().Servers.Of(samples))
+					v := objective.JudgeServer(samples, c.Settings.Objectives, s.Concerns().Beside(samples))
 					levels = append(levels, v)
 					logVerdict(t, c, v)
 					if goldens != "" {

@@ -43,7 +43,7 @@ func (s *Session) Capacity(ctx context.Context, c Cell) (capacity.Result, error)
 			stop()
 			return false, err.Error()
 		}
-		v := objective.JudgeServer(samples, c.Settings.Objectives, s.concerns.Servers.Of(samples))
+		v := objective.JudgeServer(samples, c.Settings.Objectives, s.concerns.Beside(samples))
 		if v.OK() {
 			return true, ""
 		}

@@ -21,6 +21,7 @@ import (
 	"github.com/llmsla/llmsla/harness/sequential"
 	"github.com/llmsla/llmsla/harness/server"
 	"github.com/llmsla/llmsla/harness/sim"
+	"github.com/llmsla/llmsla/harness/stats"
 	"github.com/llmsla/llmsla/harness/stream"
 )
 
@@ -59,6 +60,17 @@ type Concerns struct {
 	Health  *health.Observer // the client's own: could it keep time, level by level
 	Judge   *judge.Judging
 	Samples *recording.Samples // nil: no samples file
+}
+
+// Beside is the account of a level's samples beside the client's own:
+// the server's figures (nil when none was read), with the client's error
+// over the level where its health was measured.
+func (c Concerns) Beside(samples []sample.Sample) *stats.Server {
+	srv := c.Servers.Of(samples)
+	if f, ok := c.Health.Of(samples); ok {
+		srv = srv.WithClient(f.ErrorBound())
+	}
+	return srv
 }
 
 // Options are what a session writes besides measuring, and the
@@ -134,7 +146,7 @@ func (s *Session) open(o Options) error {
 		return err
 	}
 	exp, err := export.FromEnv(s.cfg.Endpoints, func(lv *observe.Level, samples []sample.Sample) objective.Verdict {
-		return objective.JudgeServer(samples, s.cfg.Objectives(lv.Scenario, lv.Endpoint), s.concerns.Servers.Of(samples))
+		return objective.JudgeServer(samples, s.cfg.Objectives(lv.Scenario, lv.Endpoint), s.concerns.Beside(samples))
 	})
 	if err != nil {
 		return err

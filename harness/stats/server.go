@@ -39,6 +39,12 @@ type Server struct {
 	CacheRate float64
 	// Sent is the measured requests the client sent over the level.
 	Sent int
+	// ClientError is the client's own error on every percentile over the
+	// level, in ms (its health: twice its timer lateness p99), which the
+	// agreement of its TTFT with the server's allows either side; 0 when
+	// its health was not measured. Whoever has the client's health sets it
+	// (WithClient).
+	ClientError float64
 	// Shared: the level was sent by several shards, each of whose
 	// requests the server counted, so that its counters cannot be set
 	// against one process's requests (no foreign-load figure).
@@ -213,6 +219,7 @@ func (s *Server) Merge(o *Server) {
 		s.CacheRate = o.CacheRate
 	}
 	s.Sent += o.Sent
+	s.ClientError = max(s.ClientError, o.ClientError)
 	s.Shared = s.Shared || o.Shared
 	s.Wall += o.Wall
 	for _, m := range o.Models {
@@ -224,6 +231,17 @@ func (s *Server) Merge(o *Server) {
 	if !s.E2E.Add(o.E2E) {
 		s.Note("the e2e histogram's buckets changed between runs: its percentiles are not measured")
 	}
+}
+
+// WithClient is srv with the client's own error over the level (ms,
+// health.Figures.ErrorBound), a copy; nil stays nil.
+func (srv *Server) WithClient(errMs float64) *Server {
+	if srv == nil {
+		return nil
+	}
+	c := *srv
+	c.ClientError = max(errMs, 0)
+	return &c
 }
 
 // agreedPercentiles are the client's TTFT percentiles held to the server's.
@@ -249,13 +267,16 @@ func (st *Stats) TTFTGap() (gap float64, detail string) {
 	for _, p := range agreedPercentiles {
 		c, _ := st.TTFT.At(p)
 		lo, hi, _ := srv.TTFT.Within(float64(p))
-		lo, hi = lo*1000, hi*1000+net
+		lo, hi = lo*1000-srv.ClientError, hi*1000+net+srv.ClientError
 		gap = max(gap, lo-c, c-hi)
 		client = append(client, fmt.Sprintf("p%d %s ms", p, msText(c/1000)))
 		server = append(server, fmt.Sprintf("p%d in %s", p, srv.TTFT.WithinText(float64(p))))
 	}
 	detail = fmt.Sprintf("client ttft %s (n=%d); server ttft %s (n=%.0f), plus network ≤ %s ms",
 		strings.Join(client, ", "), st.TTFT.N, strings.Join(server, ", "), srv.TTFT.N(), msText(net/1000))
+	if srv.ClientError > 0 {
+		detail += fmt.Sprintf(", ± the client's own error %s ms", msText(srv.ClientError/1000))
+	}
 	if gap > 0 {
 		detail = "client and server disagree about TTFT: " + detail
 	}

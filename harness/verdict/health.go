@@ -12,7 +12,10 @@ import (
 
 	"github.com/llmsla/llmsla/harness/health"
 	"github.com/llmsla/llmsla/harness/metric"
+	"github.com/llmsla/llmsla/harness/objective"
 	"github.com/llmsla/llmsla/harness/recording"
+	"github.com/llmsla/llmsla/harness/sample"
+	"github.com/llmsla/llmsla/harness/stats"
 )
 
 // LevelHealth is the client's health over one benchmark's runs, each
@@ -143,4 +146,33 @@ func CheckClient(w io.Writer, paths []string, allowBusy bool) error {
 		return nil
 	}
 	return ClientBound(levels)
+}
+
+// beside is each level's server figures with the client's error over the
+// level (its health, the worst of its runs) where the results recorded
+// it: what the agreement of the two TTFTs allows (stats.Server.ClientError).
+func (r *Run) beside() objective.Servers {
+	errs := map[string]float64{}
+	for _, lv := range r.Health {
+		errs[lv.Label] = max(errs[lv.Label], lv.Figures.ErrorBound())
+	}
+	figures := r.Servers.Figures
+	return func(scenario, endpoint string, level sample.Level) *stats.Server {
+		if figures == nil {
+			return nil
+		}
+		srv := figures(scenario, endpoint, level)
+		if e, ok := errs[healthLabel(scenario, endpoint, level)]; ok {
+			srv = srv.WithClient(e)
+		}
+		return srv
+	}
+}
+
+// healthLabel names a level as benchLabel reads its benchmark's name
+// (BenchmarkToolLoop/endpoint=a_b/concurrency=1 → "toolloop endpoint=a_b
+// concurrency=1").
+func healthLabel(scenario, endpoint string, level sample.Level) string {
+	sc := strings.ToLower(strings.NewReplacer("_", "", "-", "").Replace(scenario))
+	return strings.TrimSpace(sc + " endpoint=" + sample.NameValue(endpoint) + " " + strings.ReplaceAll(string(level), "/", " "))
 }

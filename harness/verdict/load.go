@@ -48,6 +48,9 @@ type Run struct {
 	Changed []Change
 	// Warmups are the levels whose warm-up had failures.
 	Warmups []Warmup
+	// Health is the client's own health, level by level, as the results
+	// files beside the samples recorded it.
+	Health []LevelHealth
 }
 
 // Doubts are the warnings a run's figures carry: a served model that
@@ -106,7 +109,9 @@ func Load(cfg *config.Config, paths []string, o Options) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Run{Paths: paths, Samples: samples, Cut: cut, Servers: servers, Provenance: provenanceOf(paths, samples), Changed: Changes(samples), Warmups: Warmups(samples)}, nil
+	health, _ := Health(paths)
+	return &Run{Paths: paths, Samples: samples, Cut: cut, Servers: servers, Provenance: provenanceOf(paths, samples), Changed: Changes(samples), Warmups: Warmups(samples),
+		Health: health}, nil
 }
 
 // searched reports whether samples hold a measured capacity-search step.
@@ -150,7 +155,7 @@ func provenanceOf(paths []string, samples []sample.Sample) sample.Provenance {
 // Verdicts are the run's verdicts against cfg's objectives, with its
 // servers' figures.
 func (r *Run) Verdicts(cfg *config.Config) []objective.Verdict {
-	return objective.EvaluateServer(r.Samples, cfg.Objectives, r.Servers.Figures)
+	return objective.EvaluateServer(r.Samples, cfg.Objectives, r.beside())
 }
 
 // Info is what the run was: its commit and each endpoint's host, as the
@@ -175,5 +180,5 @@ func (r *Run) Info(cfg *config.Config) report.RunInfo {
 // accuracy) as report.Options says.
 func (r *Run) Board(cfg *config.Config, prefer report.Prefer, quality string) *report.Board {
 	return report.NewBoard(r.Samples, report.Options{Objectives: cfg.Objectives, Prices: cfg.Prices, Alpha: cfg.Gate.Alpha,
-		Prefer: prefer, Quality: quality, Servers: r.Servers.Figures, Timelines: r.Servers.Timelines})
+		Prefer: prefer, Quality: quality, Servers: r.beside(), Timelines: r.Servers.Timelines})
 }
