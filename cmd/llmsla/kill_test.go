@@ -16,8 +16,8 @@ import (
 	"github.com/llmsla/llmsla/harness/sim"
 )
 
-// TestBenchKilledTakesItsChildren: `kill -9` of llmsla bench leaves no go
-// test and no test binary behind sending requests. The endpoint is a
+// TestBenchKilledTakesItsChildren: `kill -9` of llmsla bench leaves no
+// test binary behind sending requests. The endpoint is a
 // simulator in this process, so the test sees the requests stop; on Linux
 // it also sees every process of go test's group gone.
 func TestBenchKilledTakesItsChildren(t *testing.T) {
@@ -46,9 +46,9 @@ func TestBenchKilledTakesItsChildren(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	group := 0 // go test's process group: the go command's pid
+	group := 0 // the test binary's process group: its pid
 	if runtime.GOOS == "linux" {
-		group = childNamed(t, cmd.Process.Pid, "go")
+		group = childNamed(t, cmd.Process.Pid, "suites-") // the cached suites-<hash>.test's link
 		t.Cleanup(func() { syscall.Kill(-group, syscall.SIGKILL) }) // whatever the test finds
 	}
 	if err := cmd.Process.Kill(); err != nil {
@@ -116,11 +116,11 @@ func pids(t *testing.T) []int {
 	return out
 }
 
-// childNamed finds the child of parent with the command name comm.
+// childNamed finds the child of parent whose command name begins with comm.
 func childNamed(t *testing.T, parent int, comm string) int {
 	t.Helper()
 	for _, pid := range pids(t) {
-		if c, _, ppid, _, ok := procStat(pid); ok && ppid == parent && c == comm {
+		if c, _, ppid, _, ok := procStat(pid); ok && ppid == parent && strings.HasPrefix(c, comm) {
 			return pid
 		}
 	}

@@ -40,9 +40,11 @@ func (g GoTest) Check() error {
 	return nil
 }
 
+// args are the test binary's flags for the run: -count runs of -n
+// requests of the benchmarks -bench matches, and no tests.
 func (g GoTest) args() []string {
-	return []string{"test", "-run", "^$", "-bench", g.Bench, "-count", strconv.Itoa(g.Count),
-		"-benchtime", fmt.Sprintf("%dx", g.N), "-timeout", "0", g.Pkg}
+	return []string{"-test.run", "^$", "-test.bench", g.Bench, "-test.count", strconv.Itoa(g.Count),
+		"-test.benchtime", fmt.Sprintf("%dx", g.N), "-test.timeout", "0"}
 }
 
 // plan runs the benchmarks once in plan mode (session.Child.Plan): the
@@ -58,7 +60,13 @@ func (g GoTest) Suites() (Suites, error) {
 	}
 	defer os.RemoveAll(dir)
 	path := filepath.Join(dir, "plan.jsonl")
-	cmd := exec.Command("go", "test", "-run", "^$", "-bench", g.Bench, "-count", "1", "-benchtime", "1x", g.Pkg)
+	bin, err := build(g.Pkg)
+	if err != nil {
+		return Suites{}, fmt.Errorf("go test (listing the suites' scenarios): %w", err)
+	}
+	defer bin.Remove()
+	cmd := exec.Command(bin.Path, "-test.run", "^$", "-test.bench", g.Bench, "-test.count", "1", "-test.benchtime", "1x")
+	cmd.Dir = bin.Dir
 	cmd.Env = append(os.Environ(), Child{Plan: path}.Env()...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
@@ -86,7 +94,13 @@ func (g GoTest) Record(ctx context.Context, path string, header []byte, child Ch
 	if _, err := f.Write(header); err != nil {
 		return err
 	}
-	cmd := exec.Command("go", g.args()...)
+	bin, err := build(g.Pkg)
+	if err != nil {
+		return err
+	}
+	defer bin.Remove()
+	cmd := exec.Command(bin.Path, g.args()...)
+	cmd.Dir = bin.Dir
 	cmd.Env = append(os.Environ(), child.Env()...)
 	cmd.Stderr = stderr
 	ownGroup(cmd)
