@@ -119,12 +119,25 @@ func pids(t *testing.T) []int {
 // childNamed finds the child of parent whose command name begins with comm.
 func childNamed(t *testing.T, parent int, comm string) int {
 	t.Helper()
-	for _, pid := range pids(t) {
+	pid := childOf(parent, comm)
+	if pid == 0 {
+		t.Fatalf("no child %q of %d", comm, parent)
+	}
+	return pid
+}
+
+// childOf is childNamed's child, 0 when there is none.
+func childOf(parent int, comm string) int {
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
 		if c, _, ppid, _, ok := procStat(pid); ok && ppid == parent && strings.HasPrefix(c, comm) {
 			return pid
 		}
 	}
-	t.Fatalf("no child %q of %d", comm, parent)
 	return 0
 }
 

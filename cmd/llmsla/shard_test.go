@@ -233,7 +233,7 @@ func TestShardsKeepTogether(t *testing.T) {
 }
 
 // buildLlmsla builds the command into a temporary directory and returns
-// its path; warm also compiles the suites' test binary into go test's
+// its path; warm also builds the suites' test binary into llmsla's
 // cache, so that processes started together (shards) start together.
 func buildLlmsla(t *testing.T, warm bool) string {
 	t.Helper()
@@ -244,8 +244,8 @@ func buildLlmsla(t *testing.T, warm bool) string {
 	if !warm {
 		return bin
 	}
-	if out, err := exec.Command("go", "test", "-count=1", "-run", "^$", suites).CombinedOutput(); err != nil {
-		t.Fatalf("go test: %v\n%s", err, out)
+	if _, err := (session.GoTest{Pkg: suites, Bench: "^$"}).Suites(); err != nil {
+		t.Fatal(err)
 	}
 	return bin
 }

@@ -169,6 +169,22 @@ func TestUnitsRoundTrip(t *testing.T) {
 	assert.InDelta(t, f.CPUShare(), got.CPUShare(), 1e-12)
 	got.Cores = f.Cores
 	assert.Equal(t, f, got)
+	// A level's runs together: ten runs of 16 wakes each are too short
+	// to judge alone, and 160 are not; one stalled run's p99 is the
+	// level's (CI: 655 ms max, judged an SLA violation, not client-bound).
+	level := map[string][]float64{}
+	for _, u := range health.Units {
+		for range 10 {
+			level[u.Name] = append(level[u.Name], u.Of(f))
+		}
+	}
+	level[health.UnitWakes] = []float64{16, 16, 16, 16, 16, 16, 16, 16, 16, 16}
+	level[health.UnitLateP99][3] = 38.9
+	pooled, ok := health.FromUnits(level)
+	require.True(t, ok)
+	assert.Equal(t, 160, pooled.Wakes)
+	assert.Equal(t, 38.9, pooled.LateP99)
+	assert.Error(t, health.Default.Check(pooled), "a stalled level is client-bound")
 	delete(vals, health.UnitWakes)
 	old, ok := health.FromUnits(vals)
 	assert.True(t, ok, "a run recorded before client-wakes still has health")
