@@ -48,7 +48,7 @@ func TestBenchKilledTakesItsChildren(t *testing.T) {
 	}
 	group := 0 // the test binary's process group: its pid
 	if runtime.GOOS == "linux" {
-		group = childNamed(t, cmd.Process.Pid, "suites-") // the cached suites-<hash>.test's link
+		group = childNamed(t, cmd.Process.Pid, "suites-")           // the cached suites-<hash>.test's link
 		t.Cleanup(func() { syscall.Kill(-group, syscall.SIGKILL) }) // whatever the test finds
 	}
 	if err := cmd.Process.Kill(); err != nil {
