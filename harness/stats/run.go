@@ -299,6 +299,7 @@ func Summarize(samples []sample.Sample, good func(*sample.Sample) bool) *Stats {
 	st.PeakInFlight = peakInFlight(spans)
 	st.Tools = summarizeTools(samples)
 	st.loadWarnings(runs)
+	st.batchWarnings(samples)
 	st.Cache = summarizeCache(samples)
 	st.Warnings = append(st.Warnings, st.Cache.warnings()...)
 	st.Conv = conversations(samples)
