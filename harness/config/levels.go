@@ -18,6 +18,9 @@ type Level struct {
 	// FixedTokens is the answer length every request asks for exactly
 	// (output_tokens: {fixed: N}); 0: answers as long as they come.
 	FixedTokens int
+	// Batch is how many inputs each embeddings request carries (batch:,
+	// Level.Source); 0: each case's own.
+	Batch int
 	// Search names the search the level is a step of ("capacity"); its
 	// verdicts explore, they are not the SLA of the run.
 	Search string
@@ -36,6 +39,9 @@ func (l Level) Label() sample.Level {
 	if l.FixedTokens != 0 {
 		out = out.With("output_tokens", l.FixedTokens)
 	}
+	if l.Batch != 0 {
+		out = out.With("batch", l.Batch)
+	}
 	for _, lb := range l.Pacer.Level().Labels() {
 		out = out.With(lb.Key, lb.Value)
 	}
@@ -50,7 +56,8 @@ func (l Level) open() bool {
 
 // Levels are the scenario's load levels in order — each concurrency, each
 // rate, then Loads — every open loop with the scenario's arrivals, for
-// each prompt length (or the fixture).
+// each batch size (or a case a request), for each prompt length (or the
+// fixture).
 func (sc Scenario) Levels() []Level {
 	pacers := make([]load.Pacer, 0, len(sc.Concurrency)+len(sc.Rates)+len(sc.Loads))
 	for _, c := range sc.Concurrency {
@@ -64,10 +71,16 @@ func (sc Scenario) Levels() []Level {
 	if len(prompts) == 0 {
 		prompts = []int{0}
 	}
+	batches := sc.Batch
+	if len(batches) == 0 {
+		batches = []int{0}
+	}
 	var out []Level
 	for _, pt := range prompts {
-		for _, p := range pacers {
-			out = append(out, Level{Pacer: sc.arrive(p), PromptTokens: pt, FixedTokens: sc.FixedTokens})
+		for _, b := range batches {
+			for _, p := range pacers {
+				out = append(out, Level{Pacer: sc.arrive(p), PromptTokens: pt, FixedTokens: sc.FixedTokens, Batch: b})
+			}
 		}
 	}
 	return out
@@ -215,5 +228,5 @@ func (p *configParser) valueErrors(err error, n *yaml.Node, key string) {
 // RateLevel is an open-loop level at rate r with the scenario's arrivals
 // (a sweep's steps, a capacity search's), labelled as a step of search.
 func (sc Scenario) RateLevel(r float64, search string) Level {
-	return Level{Pacer: sc.arrive(load.Open{Rate: r}), Search: search, FixedTokens: sc.FixedTokens}
+	return Level{Pacer: sc.arrive(load.Open{Rate: r}), Search: search, FixedTokens: sc.FixedTokens, Batch: sc.searchBatch()}
 }

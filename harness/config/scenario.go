@@ -46,6 +46,9 @@ type Scenario struct {
 	// PromptTokens sweeps synthetic prompts of these lengths instead of
 	// the scenario's fixture (the TTFT-vs-input-length fit).
 	PromptTokens []int
+	// Batch sweeps embeddings requests of this many inputs each
+	// (batch:, Level.Source), crossed with the load levels.
+	Batch []int
 
 	Objectives objective.Objectives
 	// FixedTokens, when > 0, asks every answer for exactly this many
@@ -227,6 +230,7 @@ func (p *configParser) scenarioSettings(base Scenario, key string, n *yaml.Node,
 	s := &scenarioAt{Scenario: base, loads: map[string][]load.Pacer{}, endpoints: endpoints}
 	s.Concurrency, s.Rates, s.Loads = slices.Clone(base.Concurrency), slices.Clone(base.Rates), slices.Clone(base.Loads)
 	s.PromptTokens, s.Objectives = slices.Clone(base.PromptTokens), slices.Clone(base.Objectives)
+	s.Batch = slices.Clone(base.Batch)
 	set := map[string]*yaml.Node{}
 	p.mapping(n, key, keys.names(), func(k string, v *yaml.Node) {
 		set[k] = v
@@ -283,6 +287,7 @@ func (p *configParser) checkSettings(sc Scenario, key string, set map[string]*ya
 	}
 	p.checkLevels(sc, key, set)
 	p.checkCache(sc, key, set)
+	p.checkBatch(sc, key, set)
 	p.checkConversation(sc, key, set)
 	p.checkSpeedup(sc, key, set)
 	if sc.QualityOff {

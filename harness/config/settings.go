@@ -58,6 +58,7 @@ var scenarioKeys = slices.Concat(section[*scenarioAt]{
 			s.PromptTokens = append(s.PromptTokens, p.count(v, key, 16, maxPrompt))
 		})
 	}},
+	batchRow,
 	{"output_tokens", "the answer's cap, or {fixed: N}: every answer N tokens", func(p *configParser, s *scenarioAt, v *yaml.Node, key string) {
 		p.outputTokens(&s.Scenario, key, v)
 	}},

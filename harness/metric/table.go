@@ -63,6 +63,16 @@ var Table = append([]*Metric{
 			}
 			return st.TokPerSec, st.Attempted
 		}},
+	// An embeddings level's throughput in texts (METRICS.md, embeddings):
+	// its tokens/s is tok_rate, its prompts being all it has.
+	{Name: "input_rate", Kind: Figure, BenchUnit: "inputs/s", Bench: true, Column: "in/s", Needs: needsEmbeds,
+		Applies: func(st *stats.Stats) bool { return st.Embeds > 0 },
+		Value: func(st *stats.Stats) (float64, int) {
+			if st.Wall <= 0 || st.Embeds == 0 {
+				return math.NaN(), 0
+			}
+			return st.InputsPerSec, st.Attempted
+		}},
 	{Name: "error_rate", Kind: Fraction, Lower: true, BenchUnit: "err-%", Bench: true, Column: "err", Threshold: true,
 		Value:   func(st *stats.Stats) (float64, int) { return st.ErrorRate(), st.Attempted },
 		Outcome: func(s *sample.Sample) (bool, bool) { return true, s.OK() },
@@ -226,6 +236,9 @@ const (
 
 // needsConversations is what the figures of conversations need.
 const needsConversations = "conversations played to their last turn (a fixture whose cases have turns:, at a sessions: or session_rate: level)"
+
+// needsEmbeds is what inputs/s needs.
+const needsEmbeds = "embeddings requests (an endpoint of api: embeddings)"
 
 // needsJudge is what the judge's figures need.
 const needsJudge = "a rubric on the scenario or its cases and a judge endpoint (judge: {endpoint: …} in sla.yaml)"

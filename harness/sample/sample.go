@@ -146,6 +146,10 @@ type Sample struct {
 	Content    string `json:"content,omitempty"`
 	ContentCut bool   `json:"content_cut,omitempty"`
 	Reasoning  int    `json:"reasoning_bytes,omitempty"`
+	// Inputs are the texts an embeddings request carried (0 for the
+	// other APIs): those of a successful one were embedded, what the
+	// level's inputs/s counts.
+	Inputs int `json:"inputs,omitempty"`
 
 	Quality *Quality `json:"quality,omitempty"`
 	// QualityOff: the answer was not judged (quality: off, llmsla bench

@@ -57,6 +57,13 @@ type Stats struct {
 	ReqPerSec    float64 // completed requests / wall
 	OutTokPerSec float64 // Σ output tokens / wall
 	TokPerSec    float64 // Σ prompt and output tokens / wall
+	// Embeds counts the embeddings requests attempted (samples with
+	// inputs), Inputs the inputs their successful ones embedded, and
+	// InputsPerSec is Inputs / wall: an embedding service's throughput,
+	// which requests/s hides when a request carries a batch.
+	Embeds       int
+	Inputs       int
+	InputsPerSec float64
 
 	Quality sample.Tally
 	// QualityOff counts the requests whose answers were not judged
@@ -216,6 +223,9 @@ func Summarize(samples []sample.Sample, good func(*sample.Sample) bool) *Stats {
 			st.Scenario, st.Endpoint, st.Level = s.Scenario, s.Endpoint, s.Level
 		}
 		st.Attempted++
+		if s.Inputs > 0 {
+			st.Embeds++
+		}
 		if s.Case != "" {
 			st.addCase(s)
 		}
@@ -257,6 +267,7 @@ func Summarize(samples []sample.Sample, good func(*sample.Sample) bool) *Stats {
 		}
 		itl.Merge(s.ITL)
 		st.OutputTokens += s.OutputTokens
+		st.Inputs += s.Inputs
 		outs = append(outs, float64(s.OutputTokens))
 		st.Trace.add(s)
 		if s.PromptTokens > 0 {
@@ -288,6 +299,7 @@ func Summarize(samples []sample.Sample, good func(*sample.Sample) bool) *Stats {
 	st.PeakInFlight = peakInFlight(spans)
 	st.Tools = summarizeTools(samples)
 	st.loadWarnings(runs)
+	st.batchWarnings(samples)
 	st.Cache = summarizeCache(samples)
 	st.Warnings = append(st.Warnings, st.Cache.warnings()...)
 	st.Conv = conversations(samples)
@@ -295,6 +307,7 @@ func Summarize(samples []sample.Sample, good func(*sample.Sample) bool) *Stats {
 		st.ReqPerSec = float64(st.Attempted-st.Failed) / secs
 		st.OutTokPerSec = float64(st.OutputTokens) / secs
 		st.TokPerSec = st.OutTokPerSec
+		st.InputsPerSec = float64(st.Inputs) / secs
 		if n := st.PromptTokens.N; n > 0 {
 			st.TokPerSec += st.PromptTokens.Mean * float64(n) / secs
 		}

@@ -75,3 +75,21 @@ func TestPerRunFigures(t *testing.T) {
 	require.Len(t, st.Warnings, 1, "runs of 3 and 2 requests at concurrency 4")
 	assert.Contains(t, st.Warnings[0], "concurrency=4 with runs of 2 measured requests")
 }
+
+// TestBatchWarning: a level labelled batch=8 whose requests carried
+// another number of inputs says so beside its figures; one whose
+// requests carried 8 says nothing.
+func TestBatchWarning(t *testing.T) {
+	at := func(inputs ...int) *Stats {
+		var ss []sample.Sample
+		for i, n := range inputs {
+			ss = append(ss, sample.Sample{Level: "batch=8/concurrency=1", Seq: i, Inputs: n, Finish: "stop", Total: time.Millisecond})
+		}
+		return Summarize(ss, nil)
+	}
+	assert.Empty(t, at(8, 8, 8).Warnings)
+	w := at(8, 3, 8).Warnings
+	if assert.Len(t, w, 1) {
+		assert.Equal(t, "batch=8/concurrency=1: 1 of 3 requests carried another number of inputs than 8 (3, one of them), so these figures are not of that batch", w[0])
+	}
+}

@@ -5,10 +5,12 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/llmsla/llmsla/harness/load"
+	"github.com/llmsla/llmsla/harness/metric"
 	"github.com/llmsla/llmsla/harness/sample"
 	"github.com/llmsla/llmsla/harness/sim"
 	"github.com/llmsla/llmsla/harness/stats"
@@ -125,4 +127,86 @@ func TestHostileEmbeddings(t *testing.T) {
 			}
 		})
 	}
+}
+
+// embedBatch is request i of 3 + i%5 inputs: an anchor, its paraphrase
+// and unrelated texts, so that a level's inputs are not a multiple of
+// its requests.
+func embedBatch(i int) load.Prompt {
+	p := embedTriple(i)
+	for k := range i % 5 {
+		p.Request.Messages = append(p.Request.Messages, openai.ChatCompletionMessage{Role: "user", Content: fmt.Sprintf("unrelated text number %d about rivers", k)})
+	}
+	return p
+}
+
+// TestEmbeddingsInputRateEqualsTruth: a level's inputs/s (the metric
+// table's input_rate) is the inputs the simulator embedded over the
+// window it served them in, within the timing error measured on the same
+// requests: how much earlier each started than the simulator received it,
+// how much later each ended than the simulator's last write; and its
+// tokens/s the prompt tokens it counted over that window.
+func TestEmbeddingsInputRateEqualsTruth(t *testing.T) {
+	for _, conc := range []int{1, 8} {
+		t.Run(fmt.Sprintf("concurrency=%d", conc), func(t *testing.T) {
+			cfg := truthBase
+			cfg.TTFT = 20e6
+			againstTruth(t, func() ([]sample.Sample, []sim.Truth) {
+				return runAPI(t, stream.APIEmbeddings, cfg, conc, 4*conc+20, embedBatch)
+			}, compareInputRate)
+		})
+	}
+}
+
+func compareInputRate(t *recorder, samples []sample.Sample, truth []sim.Truth, widen slack) bool {
+	byID := map[string]sim.Truth{}
+	for _, tr := range truth {
+		byID[tr.ID] = tr
+	}
+	var inputs, tokens int
+	var first, last time.Time
+	var early, late time.Duration // the largest timing errors, each side
+	for _, s := range samples {
+		tr, ok := byID[s.ID]
+		if !s.OK() || !ok || tr.Status != 200 {
+			t.Errorf("sample %d: %q failed or has no truth (%s)", s.Seq, s.ID, s.Err)
+			return false
+		}
+		if s.Inputs != tr.Inputs {
+			t.Errorf("%s: %d inputs, the simulator embedded %d", s.ID, s.Inputs, tr.Inputs)
+			return false
+		}
+		inputs, tokens = inputs+tr.Inputs, tokens+tr.PromptTokens
+		if first.IsZero() || tr.Received.Before(first) {
+			first = tr.Received
+		}
+		if tr.Last.After(last) {
+			last = tr.Last
+		}
+		early = max(early, tr.Received.Sub(s.Start))
+		late = max(late, s.Start.Add(s.Total).Sub(tr.Last))
+	}
+	st := stats.Summarize(samples, nil)
+	served := last.Sub(first).Seconds()
+	// The client's window is the simulator's widened by at most the
+	// largest error each side: the rate is off by that share.
+	bound := (early + late).Seconds() + widen.p90/1e3
+	want := float64(inputs) / served
+	got, n := metric.ByName("input_rate").Value(st)
+	t.logf("%d inputs in %d requests over %.1f ms served: %.1f inputs/s, measured %.1f (n=%d); timing error %.2f + %.2f ms", inputs, len(samples), served*1e3, want, got, n, ms(early), ms(late))
+	switch {
+	case st.Inputs != inputs || n != len(samples):
+		t.Errorf("the level counted %d inputs of %d requests, the simulator embedded %d in %d", st.Inputs, n, inputs, len(samples))
+		return false
+	case math.Abs(st.Wall.Seconds()-served) > bound:
+		t.Errorf("wall %.3f ms, the simulator served over %.3f ms: beyond the timing error %.3f ms", ms(st.Wall), served*1e3, bound*1e3)
+		return false
+	case math.Abs(got-want) > want*bound/served:
+		t.Errorf("inputs/s %.2f, the simulator's %.2f: beyond the timing error's share %.4f", got, want, bound/served)
+		return false
+	case math.Abs(st.TokPerSec-float64(tokens)/served) > float64(tokens)/served*bound/served:
+		t.Errorf("tokens/s %.2f, the simulator's %.2f", st.TokPerSec, float64(tokens)/served)
+		return false
+	}
+	return true
 }

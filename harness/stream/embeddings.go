@@ -69,6 +69,7 @@ func (c *Client) embeddingsBody(req Request) ([]byte, error) {
 // embed sends an embeddings request and times it into s.
 func (c *Client) embed(parent context.Context, req Request, s *sample.Sample) {
 	body, err := c.embeddingsBody(req)
+	s.Inputs = len(EmbeddingInputs(req)) // carried, failed or not: the level's are embeddings requests
 	if err != nil {
 		s.Fail(&sample.RequestError{Kind: sample.KindOther, Message: "encoding request", Err: err})
 		return
@@ -138,7 +139,7 @@ func (c *Client) embed(parent context.Context, req Request, s *sample.Sample) {
 			Message: fmt.Sprintf("content type %q, want application/json", quote(c.sec, []byte(resp.Header.Get("Content-Type")), 80, false))})
 		return
 	}
-	e, err := readEmbeddings(b, len(EmbeddingInputs(req)), s)
+	e, err := readEmbeddings(b, s.Inputs, s)
 	if err != nil {
 		s.Fail(&sample.RequestError{Kind: sample.KindProtocol, Status: s.Status, Message: quote(c.sec, []byte(err.Error()), maxMessage, false)})
 		return

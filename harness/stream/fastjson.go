@@ -195,29 +195,53 @@ func (p *jparser) integer(dst **int) bool {
 		*dst = nil
 		return true
 	}
+	v, ok := p.whole()
+	if !ok {
+		return false
+	}
+	*dst = &v
+	return true
+}
+
+// integerIn is integer, decoding into room rather than a new int.
+func (p *jparser) integerIn(dst **int, room *int) bool {
+	if p.null() {
+		*dst = nil
+		return true
+	}
+	v, ok := p.whole()
+	if !ok {
+		return false
+	}
+	*room = v
+	*dst = room
+	return true
+}
+
+// whole scans a number that is a whole one of at most 18 digits.
+func (p *jparser) whole() (int, bool) {
 	start := p.i
 	if !p.number() {
-		return false
+		return 0, false
 	}
 	digits, neg := p.b[start:p.i], false
 	if digits[0] == '-' {
 		digits, neg = digits[1:], true
 	}
 	if len(digits) > 18 {
-		return false
+		return 0, false
 	}
 	v := 0
 	for _, c := range digits {
 		if c < '0' || c > '9' {
-			return false
+			return 0, false
 		}
 		v = 10*v + int(c-'0')
 	}
 	if neg {
 		v = -v
 	}
-	*dst = &v
-	return true
+	return v, true
 }
 
 // sub decodes an object with encoding/json, for the parts of a chunk that

@@ -143,18 +143,21 @@ type messagesEvent struct {
 		Text  string          `json:"text"`
 		Input json.RawMessage `json:"input"`
 	} `json:"content_block"`
-	Delta *struct {
-		Type        string `json:"type"`
-		Text        string `json:"text"`
-		Thinking    string `json:"thinking"`
-		PartialJSON string `json:"partial_json"`
-		StopReason  string `json:"stop_reason"`
-	} `json:"delta"`
+	Delta *messagesDelta `json:"delta"`
 	Usage *messagesUsage `json:"usage"`
 	Error *struct {
 		Type    string `json:"type"`
 		Message string `json:"message"`
 	} `json:"error"`
+}
+
+// messagesDelta is a content_block_delta's delta, or message_delta's.
+type messagesDelta struct {
+	Type        string `json:"type"`
+	Text        string `json:"text"`
+	Thinking    string `json:"thinking"`
+	PartialJSON string `json:"partial_json"`
+	StopReason  string `json:"stop_reason"`
 }
 
 type messagesUsage struct {
@@ -189,15 +192,24 @@ type messagesReader struct {
 	blocks         []messagesBlockState
 	prompt, cached *int
 	output         *int
+	// ev and room are where each event is decoded: the reader's, so that
+	// an event costs no allocation of its own (encoding/json's fallback
+	// would move a local event to the heap).
+	ev   messagesEvent
+	room messagesRoom
 }
 
 func (r *messagesReader) event(st *streamState, event, data []byte, now time.Time) bool {
-	var e messagesEvent
-	if err := json.Unmarshal(data, &e); err != nil {
-		if string(event) == "error" {
-			return st.fail(sample.KindMidstream, errorMessage(data, st.sec, false), nil)
+	e := &r.ev
+	*e = messagesEvent{}
+	if !fastMessagesEvent(data, e, &r.room) {
+		*e = messagesEvent{}
+		if err := json.Unmarshal(data, e); err != nil {
+			if string(event) == "error" {
+				return st.fail(sample.KindMidstream, errorMessage(data, st.sec, false), nil)
+			}
+			return st.fail(sample.KindProtocol, "undecodable Messages event: "+st.quote(data, 80), err)
 		}
-		return st.fail(sample.KindProtocol, "undecodable Messages event: "+st.quote(data, 80), err)
 	}
 	if e.Type == "" {
 		e.Type = string(event)
@@ -216,9 +228,9 @@ func (r *messagesReader) event(st *streamState, event, data []byte, now time.Tim
 			}
 		}
 	case "content_block_start":
-		return r.start(st, &e, now)
+		return r.start(st, e, now)
 	case "content_block_delta":
-		return r.delta(st, &e, now)
+		return r.delta(st, e, now)
 	case "content_block_stop":
 		b, msg := r.block(e.Index, "content_block_stop")
 		if msg != "" {
@@ -335,8 +347,15 @@ func (r *messagesReader) delta(st *streamState, e *messagesEvent, now time.Time)
 		return st.fail(sample.KindProtocol, "content_block_delta without delta", nil)
 	}
 	d := e.Delta
-	want := map[string]string{"text_delta": "text", "thinking_delta": "thinking", "signature_delta": "thinking", "input_json_delta": "tool_use"}[d.Type]
-	if want == "" {
+	want := ""
+	switch d.Type {
+	case "text_delta":
+		want = "text"
+	case "thinking_delta", "signature_delta":
+		want = "thinking"
+	case "input_json_delta":
+		want = "tool_use"
+	default:
 		return false // a delta type this reader does not know (citations_delta)
 	}
 	if b.typ != want && !(b.typ == "schema" && d.Type == "input_json_delta") {

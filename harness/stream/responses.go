@@ -179,12 +179,21 @@ const maxOutputIndex = 1024
 // and a reader that failed on them would fail on servers that work.
 type responsesReader struct {
 	calls map[int]int // output_index → the call's index in the assembler
+	// ev and index are where each event is decoded: the reader's, so
+	// that an event costs no allocation of its own (encoding/json's
+	// fallback would move a local event to the heap).
+	ev    responsesEvent
+	index int
 }
 
 func (r *responsesReader) event(st *streamState, event, data []byte, now time.Time) bool {
-	var e responsesEvent
-	if err := json.Unmarshal(data, &e); err != nil {
-		return st.fail(sample.KindProtocol, "undecodable Responses event: "+st.quote(data, 80), err)
+	e := &r.ev
+	*e = responsesEvent{}
+	if !fastResponsesEvent(data, e, &r.index) {
+		*e = responsesEvent{}
+		if err := json.Unmarshal(data, e); err != nil {
+			return st.fail(sample.KindProtocol, "undecodable Responses event: "+st.quote(data, 80), err)
+		}
 	}
 	if e.Type == "" {
 		e.Type = string(event)
