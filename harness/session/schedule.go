@@ -158,6 +158,7 @@ func (sc *schedule) take(c Cell, n int, probe bool) (sends, error) {
 		}
 		s.src = load.Cache(s.src, c.Settings.Cache.Or(), c.Settings.WarmPrefix())
 		s.src = load.MaxTokens(s.src, c.Settings.MaxTokens)
+		s.src = c.Level.Source(s.src) // a batch's inputs, each request
 		if f := c.Settings.FixedTokens; f > 0 {
 			s.src = load.FixedTokens(s.src, f)
 		}
