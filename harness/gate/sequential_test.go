@@ -2,6 +2,7 @@ package gate
 
 import (
 	"flag"
+	"fmt"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -75,6 +76,7 @@ func TestGateSequential(t *testing.T) {
 			rng := rand.New(rand.NewPCG(uint64(300+i), 7))
 			var fixed, seq, runs int
 			at := make([]int, len(looks)) // trials stopped at each look
+			how := map[string]int{}       // look:decision, and what the fixed gate said
 			for range trials {
 				w := newWorld(rng)
 				base := w.record(rng, synthSide{runs: 10, n: 20, label: "b", sigma: *powerSigma})
@@ -94,13 +96,20 @@ func TestGateSequential(t *testing.T) {
 				}
 				if sr.Failed() {
 					seq++
+					if i == 0 {
+						for _, f := range sr.Regressions {
+							t.Logf("false alarm at look %d (levels %v): %s %s %.4g → %.4g p=%.3g adj %.3g n=%d+%d", sr.Look, sr.Levels, f.Benchmark, f.Unit, f.Old, f.New, f.P, f.PAdj, f.N1, f.N2)
+						}
+					}
 				}
 				runs += looks[sr.Look-1]
+				how[fmt.Sprintf("%d:%s fixed=%v", sr.Look, sr.Decision, rep.Failed())]++
 				at[sr.Look-1]++
 			}
 			mean := float64(runs) / float64(trials)
 			t.Logf("%s: fixed (10 runs) caught %d/%d = %.1f%%; sequential (looks at %v runs) %d/%d = %.1f%%, mean %.1f runs = %.0f%% of the fixed gate's requests; stopped at each look: %v",
 				c.name, fixed, trials, 100*float64(fixed)/float64(trials), looks, seq, trials, 100*float64(seq)/float64(trials), mean, 10*mean, at)
+			t.Logf("decisions: %v", how)
 			switch i {
 			case 0:
 				if seq > allowed(0.01, trials) {
