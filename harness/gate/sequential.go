@@ -17,8 +17,9 @@ import (
 // looks and nearly all of α to the last; each look tests at the nominal
 // level whose rejection there, and at no look before, has the probability
 // spent since the last look (inference.SpendingLevels: the looks' z
-// statistics are correlated as a Brownian motion's, so that the last look
-// of four tests at 0.042 where Bonferroni over the looks left 0.030).
+// statistics are correlated as a Brownian motion's, so that the last of
+// looks at 3, 6, 10 and 14 runs against 10 tests at 0.039 where
+// Bonferroni over the looks left 0.016).
 // A figure's information grows as 1/(1/m + 1/n) with the base's m runs and
 // the candidate's n: the base is complete from the first look, so 3 of the
 // candidate's 14 runs are 40% of the information. Figures over runs, which

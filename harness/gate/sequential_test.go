@@ -49,9 +49,8 @@ func (r synthRecording) prefix(runs int) synthRecording {
 // fixed gate on 10 runs a side and the sequential one looking at the
 // candidate's first 3, 6, 10 and 14 runs (the base is the fixed gate's 10
 // runs). Unchanged, it must alarm at most 1% of the time and send at most
-// 60% of the fixed gate's requests on average; at the changes the fixed
-// gate catches 80–94% of the time, it must catch as often, within 5% of
-// the trials.
+// half the fixed gate's requests on average; at the changes the fixed
+// gate catches 80–94% of the time, it must catch at least as often.
 func TestGateSequential(t *testing.T) {
 	// What the recordings' objectives bound (synthObjectives: ttft p95),
 	// as the gate reads them from the SLA file: a blind p99 is named but
@@ -134,15 +133,13 @@ func TestGateSequential(t *testing.T) {
 				if seq > allowed(0.01, trials) {
 					t.Errorf("%d false alarms in %d, want ≤ %d", seq, trials, allowed(0.01, trials))
 				}
-				// The issue's target is half the fixed gate's 10 runs; over
-				// 200 pairs this design sends 54% (docs/gate.md): the bound
-				// guards what it does.
-				if mean > 6 {
-					t.Errorf("mean %.1f runs, want ≤ 6 (the fixed gate's 10: 60%%)", mean)
+				// Issue 31: at most half the fixed gate's 10 runs.
+				if mean > 5 {
+					t.Errorf("mean %.1f runs, want ≤ 5 (half the fixed gate's 10)", mean)
 				}
 			default:
-				if slack := max(1, trials/20); seq < fixed-slack {
-					t.Errorf("caught %d, the fixed gate %d", seq, fixed)
+				if seq < fixed {
+					t.Errorf("caught %d, the fixed gate %d: want at least as many", seq, fixed)
 				}
 			}
 		})
