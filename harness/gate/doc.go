@@ -78,6 +78,7 @@
 //
 // [GateSequential] judges a candidate at planned looks as it is recorded
 // (sequential.go): each family spends its α over the looks
-// (O'Brien–Fleming-like, Lan–DeMets), and a look that flags nothing even
+// (O'Brien–Fleming-like, Lan–DeMets), each look tested at the boundary of
+// the looks' joint distribution (inference.SpendingLevels), and a look that flags nothing even
 // at a lenient level and half the tolerances stops it as unchanged.
 package gate

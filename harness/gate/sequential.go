@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"math"
 
 	"github.com/llmsla/llmsla/harness/internal/inference"
 	"github.com/llmsla/llmsla/harness/recording"
@@ -13,20 +12,27 @@ import (
 // A sequential gate judges a candidate as it is recorded, at a few
 // planned looks, and stops at the first that decides: a group-sequential
 // design (O'Brien and Fleming's, by Lan and DeMets's α-spending). At the
-// look that has a fraction t of the design's requests, each family may
-// spend α·s(t) of its α in all, s(t) = 2 − 2Φ(z_{1−α/2}/√t)/α… (spend),
-// which gives almost nothing to the early looks and nearly all of α to
-// the last; a look flags a regression at the α it is given (the spending
-// since the last look: Bonferroni over the looks, so that the family-wise
-// false alarm of every look together is at most the fixed gate's α).
+// look with information fraction t, each family may have spent α·s(t) of
+// its α in all (inference.Spend), which gives almost nothing to the early
+// looks and nearly all of α to the last; each look tests at the nominal
+// level whose rejection there, and at no look before, has the probability
+// spent since the last look (inference.SpendingLevels: the looks' z
+// statistics are correlated as a Brownian motion's, so that the last of
+// looks at 3, 6, 10 and 14 runs against 10 tests at 0.039 where
+// Bonferroni over the looks left 0.016).
+// A figure's information grows as 1/(1/m + 1/n) with the base's m runs and
+// the candidate's n: the base is complete from the first look, so 3 of the
+// candidate's 14 runs are 40% of the information. Figures over runs, which
+// a Mann-Whitney test over a few runs cannot flag at an early look's
+// level, are set aside until a look whose level they can reach (the last).
 //
 // A look stops the candidate as unchanged (futility) when even a lenient
-// gate — every family at its futility level, the same tolerances — flags
-// nothing and no figure asked for is blind: stopping for futility never
-// raises the false-alarm rate, only lowers the power, which the design's
-// ceiling (more requests than the fixed gate's at most) buys back. The
-// numbers of docs/gate.md come from the gate's own simulations
-// (TestGateSequential).
+// gate — every family at its futility level, the tolerances scaled by
+// futilityTolerance — flags nothing and no figure asked for is blind:
+// stopping for futility never raises the false-alarm rate, only lowers the
+// power, which the design's ceiling (more requests than the fixed gate's
+// at most) buys back. The numbers of docs/gate.md come from the gate's own
+// simulations (TestGateSequential).
 
 // futilityTolerance scales the tolerances at a futility look: a change
 // must not show even at this share of its tolerance.
@@ -48,39 +54,44 @@ type Look struct {
 }
 
 // Sequential is a sequential gate's outcome: the report of the look that
-// decided (or the last), which look that was, and how.
+// decided (or the last), which look that was, and how. A report of an
+// interim look has no sensitivity (its MDEs would be at the look's tiny
+// level, not the design's).
 type Sequential struct {
 	*Report
 	Look, Looks int
 	// Decision is "regressed", "unchanged" (stopped for futility) or,
-	// at the last look, the fixed gate's verdict at the α left.
+	// at the last look, the fixed gate's verdict at the level left.
 	Decision string
 	Fraction float64 // of the design's requests sent when it stopped
-}
-
-// spend is the α an O'Brien–Fleming-like spending function allows by
-// fraction t of a design at level alpha: 2 − 2Φ(z_{1−α/2}/√t).
-func spend(alpha, t float64) float64 {
-	if t >= 1 {
-		return alpha
-	}
-	if t <= 0 {
-		return 0
-	}
-	return 2 - 2*inference.NormCDF(inference.NormQuantile(1-alpha/2)/math.Sqrt(t))
+	// Information is the share of the design's information at the look
+	// that decided, Levels each family's nominal level there.
+	Information float64
+	Levels      map[string]float64
 }
 
 // GateSequential judges the candidate at each of looks (look(k) is the
 // k-th, from 0) against base, and stops at the first look that decides.
 func GateSequential(base recording.Source, looks int, look func(k int) (Look, error), opts Options) (*Sequential, error) {
+	return gateSequential(base, looks, look, judging{Options: opts})
+}
+
+// gateSequential is GateSequential as j says.
+func gateSequential(base recording.Source, looks int, look func(k int) (Look, error), j judging) (*Sequential, error) {
 	if looks < 1 {
 		return nil, fmt.Errorf("sequential gate: %d looks: want at least 1", looks)
 	}
+	opts := j.Options
 	baseAt, err := rereadable(base)
 	if err != nil {
 		return nil, err
 	}
+	m, err := fewestRuns(baseAt(), opts)
+	if err != nil {
+		return nil, err
+	}
 	prev := 0.0
+	var info []float64 // each look's information fraction so far
 	for k := range looks {
 		l, err := look(k)
 		if err != nil {
@@ -90,35 +101,43 @@ func GateSequential(base recording.Source, looks int, look func(k int) (Look, er
 		if err != nil {
 			return nil, err
 		}
-		t := l.Fraction
+		f := l.Fraction
 		if k == looks-1 {
-			t = 1
+			f = 1
 		}
-		if !(t > prev && t <= 1) {
+		if !(f > prev && f <= 1) {
 			return nil, fmt.Errorf("sequential gate: look %d at fraction %g: want fractions rising to 1", k+1, l.Fraction)
 		}
-		at := opts
-		at.Alpha, at.FamilyAlpha = 0, map[string]float64{}
-		for _, f := range []string{FamilyLatency, FamilyQuality, FamilyRuns} {
-			a := opts.alpha(f)
-			at.FamilyAlpha[f] = spend(a, t) - spend(a, prev)
-		}
-		rep, err := gateFiles(baseAt(), cand(), judging{Options: at, interim: k < looks-1})
+		n, err := fewestRuns(cand(), opts)
 		if err != nil {
 			return nil, err
 		}
-		out := &Sequential{Report: rep, Look: k + 1, Looks: looks, Fraction: t}
+		info = append(info, information(m, n, f))
+		last := k == looks-1
+		at := j
+		at.Alpha, at.FamilyAlpha = 0, map[string]float64{}
+		for _, fam := range []string{FamilyLatency, FamilyQuality, FamilyRuns} {
+			at.FamilyAlpha[fam] = inference.SpendingLevels(opts.alpha(fam), info)[k]
+		}
+		at.interim = !last
+		at.noSensitivity = j.noSensitivity || !last
+		rep, err := gateFiles(baseAt(), cand(), at)
+		if err != nil {
+			return nil, err
+		}
+		out := &Sequential{Report: rep, Look: k + 1, Looks: looks, Fraction: f, Information: info[k], Levels: at.FamilyAlpha}
 		switch {
 		case rep.Failed():
 			out.Decision = "regressed"
 			return out, nil
-		case k == looks-1:
+		case last:
 			out.Decision = string(rep.Verdict())
 			return out, nil
 		}
-		lenient := opts
+		lenient := j
 		lenient.Alpha, lenient.FamilyAlpha = 0, futility
-		fut, err := gateFiles(baseAt(), cand(), judging{Options: lenient, interim: true, tolScale: futilityTolerance})
+		lenient.interim, lenient.tolScale = true, futilityTolerance
+		fut, err := gateFiles(baseAt(), cand(), lenient)
 		if err != nil {
 			return nil, err
 		}
@@ -126,9 +145,38 @@ func GateSequential(base recording.Source, looks int, look func(k int) (Look, er
 			out.Decision = "unchanged"
 			return out, nil
 		}
-		prev = t
+		prev = f
 	}
 	panic("unreachable")
+}
+
+// information is the share of the design's information at a look where
+// the candidate has n runs, f of the design's, against a base of m: a
+// difference of means over runs has variance ∝ 1/m + 1/n.
+func information(m, n int, f float64) float64 {
+	if f >= 1 {
+		return 1
+	}
+	M, N := float64(m), float64(n)
+	return (1/M + f/N) / (1/M + 1/N)
+}
+
+// fewestRuns is the fewest runs of any benchmark of src.
+func fewestRuns(src recording.Source, opts Options) (int, error) {
+	runs, err := Check(src, opts)
+	if err != nil {
+		return 0, err
+	}
+	fewest := 0
+	for _, r := range runs {
+		if fewest == 0 || r < fewest {
+			fewest = r
+		}
+	}
+	if fewest == 0 {
+		return 0, fmt.Errorf("%w: %s: no benchmark runs", recording.ErrUnusable, src.Name)
+	}
+	return fewest, nil
 }
 
 // rereadable returns src as a source each call reads from its start: a

@@ -2,6 +2,7 @@ package gate
 
 import (
 	"flag"
+	"fmt"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -12,6 +13,8 @@ var (
 	seqTrials = flag.Int("seq.trials", 10, "pairs per condition in TestGateSequential (200 for the figures in docs/gate.md)")
 	seqRuns   = flag.Int("seq.runs", 14, "the sequential design's runs at most (the fixed gate's: 10)")
 	seqLooks  = flag.String("seq.looks", "3,6,10,14", "the runs at each look, the last the design's")
+	seqFut    = flag.Float64("seq.futility", 0, "the futility level of latency and quality (0: the gate's)")
+	seqFutTol = flag.Float64("seq.futility-tolerance", 0, "the futility look's share of the tolerances (0: the gate's)")
 )
 
 // prefix is the first runs of a generated recording: its benchmark lines
@@ -46,10 +49,13 @@ func (r synthRecording) prefix(runs int) synthRecording {
 // fixed gate on 10 runs a side and the sequential one looking at the
 // candidate's first 3, 6, 10 and 14 runs (the base is the fixed gate's 10
 // runs). Unchanged, it must alarm at most 1% of the time and send at most
-// 60% of the fixed gate's requests on average; at the changes the fixed
-// gate catches 80–94% of the time, it must catch as often, within 5% of
-// the trials.
+// half the fixed gate's requests on average; at the changes the fixed
+// gate catches 80–94% of the time, it must catch at least as often.
 func TestGateSequential(t *testing.T) {
+	// What the recordings' objectives bound (synthObjectives: ttft p95),
+	// as the gate reads them from the SLA file: a blind p99 is named but
+	// keeps nothing from passing, or from stopping as unchanged.
+	asked := func(_, unit string) bool { return unit == "ttft-p95-ms" }
 	if testing.Short() {
 		t.Skip("about 5 s a trial; go test -run TestGateSequential -seq.trials 200 for docs/gate.md's figures")
 	}
@@ -61,6 +67,16 @@ func TestGateSequential(t *testing.T) {
 			t.Fatal(err)
 		}
 		looks = append(looks, n)
+	}
+	if *seqFut != 0 {
+		saved := futility
+		futility = map[string]float64{FamilyLatency: *seqFut, FamilyQuality: *seqFut, FamilyRuns: futility[FamilyRuns]}
+		defer func() { futility = saved }()
+	}
+	if *seqFutTol != 0 {
+		saved := futilityTolerance
+		futilityTolerance = *seqFutTol
+		defer func() { futilityTolerance = saved }()
 	}
 	tail := tailK(*powerSigma, 0.1, 1.15)
 	for i, c := range []struct {
@@ -75,6 +91,7 @@ func TestGateSequential(t *testing.T) {
 			rng := rand.New(rand.NewPCG(uint64(300+i), 7))
 			var fixed, seq, runs int
 			at := make([]int, len(looks)) // trials stopped at each look
+			how := map[string]int{}       // look:decision, and what the fixed gate said
 			for range trials {
 				w := newWorld(rng)
 				base := w.record(rng, synthSide{runs: 10, n: 20, label: "b", sigma: *powerSigma})
@@ -88,33 +105,41 @@ func TestGateSequential(t *testing.T) {
 				}
 				sr, err := GateSequential(base.source("base.txt"), len(looks), func(k int) (Look, error) {
 					return Look{Source: cand.prefix(looks[k]).source("new.txt"), Fraction: float64(looks[k]) / float64(looks[len(looks)-1])}, nil
-				}, Options{})
+				}, Options{Objective: asked})
 				if err != nil {
 					t.Fatal(err)
 				}
 				if sr.Failed() {
 					seq++
+					if i == 0 {
+						for _, f := range sr.Regressions {
+							t.Logf("false alarm at look %d (levels %v): %s %s %.4g → %.4g p=%.3g adj %.3g n=%d+%d", sr.Look, sr.Levels, f.Benchmark, f.Unit, f.Old, f.New, f.P, f.PAdj, f.N1, f.N2)
+						}
+					}
+				}
+				if sr.Decision == "BLIND" {
+					t.Logf("blind: %s", names(sr.Blind, 10))
 				}
 				runs += looks[sr.Look-1]
+				how[fmt.Sprintf("%d:%s fixed=%v", sr.Look, sr.Decision, rep.Failed())]++
 				at[sr.Look-1]++
 			}
 			mean := float64(runs) / float64(trials)
 			t.Logf("%s: fixed (10 runs) caught %d/%d = %.1f%%; sequential (looks at %v runs) %d/%d = %.1f%%, mean %.1f runs = %.0f%% of the fixed gate's requests; stopped at each look: %v",
 				c.name, fixed, trials, 100*float64(fixed)/float64(trials), looks, seq, trials, 100*float64(seq)/float64(trials), mean, 10*mean, at)
+			t.Logf("decisions: %v", how)
 			switch i {
 			case 0:
 				if seq > allowed(0.01, trials) {
 					t.Errorf("%d false alarms in %d, want ≤ %d", seq, trials, allowed(0.01, trials))
 				}
-				// The issue's target is half the fixed gate's 10 runs; over
-				// 200 pairs this design sends 54% (docs/gate.md): the bound
-				// guards what it does.
-				if mean > 6 {
-					t.Errorf("mean %.1f runs, want ≤ 6 (the fixed gate's 10: 60%%)", mean)
+				// Issue 31: at most half the fixed gate's 10 runs.
+				if mean > 5 {
+					t.Errorf("mean %.1f runs, want ≤ 5 (half the fixed gate's 10)", mean)
 				}
 			default:
-				if slack := max(1, trials/20); seq < fixed-slack {
-					t.Errorf("caught %d, the fixed gate %d", seq, fixed)
+				if seq < fixed {
+					t.Errorf("caught %d, the fixed gate %d: want at least as many", seq, fixed)
 				}
 			}
 		})

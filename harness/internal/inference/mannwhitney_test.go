@@ -19,6 +19,13 @@ func TestMannWhitney(t *testing.T) {
 		"interleaved": {a: []float64{1, 4, 5, 8}, b: []float64{2, 3, 6, 7}, medA: 4.5, medB: 4.5, want: 1},
 		"one a side":  {a: []float64{1}, b: []float64{2}, medA: 1, medB: 2, want: 1},
 		"identical":   {a: []float64{3, 3, 3}, b: []float64{3, 3, 3}, medA: 3, medB: 3, want: 1},
+		// Ties, sides of different sizes: go-moremath's exact test gave 0
+		// for both. The number of 95s drawn into the new side is
+		// hypergeometric: one of sixteen falls among its six with
+		// probability 6/16 (two-sided: twice that); three of three,
+		// C(6,3)/C(16,3) = 20/560.
+		"one tie apart, 10 and 6":    {a: []float64{100, 100, 100, 100, 100, 100, 100, 100, 100, 100}, b: []float64{100, 100, 95, 100, 100, 100}, medA: 100, medB: 100, want: 0.75},
+		"three ties apart, 10 and 6": {a: []float64{100, 100, 100, 100, 100, 100, 100, 100, 100, 100}, b: []float64{95, 95, 95, 100, 100, 100}, medA: 100, medB: 97.5, want: 40.0 / 560},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
