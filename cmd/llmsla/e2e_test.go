@@ -51,9 +51,22 @@ func TestGateEndToEnd(t *testing.T) {
 		}
 		return code, stdout.String() + stderr.String()
 	}
+	// gateNew records a candidate and gates it; a candidate whose client
+	// differs from the baseline's beyond the tolerance (exit 2,
+	// client-bound: the machine got busier between the two) is measured
+	// again, twice at most, as a user would.
+	gateNew := func(t *testing.T, base, spec string) (int, string) {
+		t.Helper()
+		code, out := gateRun(t, base, record(t, spec))
+		for try := 1; try <= 2 && code == exitBroken && strings.Contains(out, "client-bound"); try++ {
+			t.Logf("gate %d refused a client-bound side, measured again:\n%s", try, out)
+			code, out = gateRun(t, base, record(t, spec))
+		}
+		return code, out
+	}
 	base := record(t, spec)
 	t.Run("TTFT +25% fails", func(t *testing.T) {
-		code, out := gateRun(t, base, record(t, spec+",scale=1.25"))
+		code, out := gateNew(t, base, spec+",scale=1.25")
 		t.Logf("gate:\n%s", out)
 		if code != 1 {
 			t.Fatalf("exit = %d, want 1", code)
@@ -76,7 +89,7 @@ func TestGateEndToEnd(t *testing.T) {
 		}
 	})
 	t.Run("unchanged passes", func(t *testing.T) {
-		code, out := gateRun(t, base, record(t, spec))
+		code, out := gateNew(t, base, spec)
 		t.Logf("gate:\n%s", out)
 		if code != 0 {
 			t.Fatalf("exit = %d, want 0", code)

@@ -320,11 +320,15 @@ type Tolerance struct {
 	LateP99 float64 // ms
 }
 
-// DefaultTolerance: half of each limit — 1 ms at p50, 10 ms at p99 (the
-// quiet runs' spread of their worst p99 above). 0.5 ms at p50 refused
-// two runs of cmd's tests at 0.50 and 1.22 ms on this shared machine,
-// both within the limit.
-var DefaultTolerance = Tolerance{LateP50: 1, LateP99: 10}
+// DefaultTolerance: 1 ms at p50, 5 ms at p99. 0.5 ms at p50 refused two
+// runs of cmd's tests at 0.50 and 1.22 ms on this shared machine, both
+// within the limit. 10 ms at p99 let `bench -bench Summary -count 10 -n
+// 20` beside six CPU-bound processes (p99 11.8 ms, under the limit)
+// through against a quiet run's (3.5 ms), and the gate called the
+// simulator 11% slower, 3 of 3 times: the client's error (± 23.6 ms)
+// was larger than the change flagged. A refusal is exit 2, never a
+// false regression.
+var DefaultTolerance = Tolerance{LateP50: 1, LateP99: 5}
 
 // Compare refuses two runs' clients: either beyond the default limits
 // (naming the side), or differing beyond tol (naming the later one).

@@ -128,7 +128,8 @@ func TestCompare(t *testing.T) {
 		want      string // "" none
 	}{
 		"both clean":   {clean, clean, ""},
-		"p99 within":   {clean, health.Figures{Wakes: 2000, LateP50: 0.3, LateP99: 14, CPU: 0.5, Cores: 2}, ""},
+		"p99 within":   {clean, health.Figures{Wakes: 2000, LateP50: 0.3, LateP99: 10, CPU: 0.5, Cores: 2}, ""},
+		"p99 busy":     {health.Figures{Wakes: 2000, LateP50: 0.2, LateP99: 3.5, CPU: 0.5, Cores: 2}, health.Figures{Wakes: 2000, LateP50: 0.3, LateP99: 11.8, CPU: 0.2, Cores: 2}, "new: client-bound: the two runs' clients differ: client-late-p99-ms 3.5 vs 11.8 (tolerance 5)"},
 		"more cpu":     {clean, health.Figures{Wakes: 2000, LateP50: 0.2, LateP99: 6, CPU: 1.5, Cores: 2}, ""},
 		"new busy":     {clean, busy, "new: client-bound: client-late-p50-ms 3 over the limit 2"},
 		"base busy":    {busy, clean, "base: client-bound: client-late-p50-ms 3"},
