@@ -73,6 +73,10 @@ func (f Figures) CPUShare() float64 {
 // of it there: 152 ms against 139).
 func (f Figures) ErrorBound() float64 { return 2 * f.LateP99 }
 
+// ErrorBoundMax is ErrorBound from the probe's worst wake: the error of a
+// percentile that is its level's largest reading, which one stall moves.
+func (f Figures) ErrorBoundMax() float64 { return 2 * f.LateMax }
+
 // Clean: within the default limits.
 func (f Figures) Clean() bool { return Default.Check(f) == nil }
 

@@ -68,7 +68,7 @@ type Concerns struct {
 func (c Concerns) Beside(samples []sample.Sample) *stats.Server {
 	srv := c.Servers.Of(samples)
 	if f, ok := c.Health.Of(samples); ok {
-		srv = srv.WithClient(f.ErrorBound())
+		srv = srv.WithClient(f.ErrorBound(), f.ErrorBoundMax())
 	}
 	return srv
 }

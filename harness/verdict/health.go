@@ -170,9 +170,10 @@ func CheckClient(w io.Writer, paths []string, allowBusy bool) error {
 // level (its health, the worst of its runs) where the results recorded
 // it: what the agreement of the two TTFTs allows (stats.Server.ClientError).
 func (r *Run) beside() objective.Servers {
-	errs := map[string]float64{}
+	errs, errsMax := map[string]float64{}, map[string]float64{}
 	for _, lv := range r.Health {
 		errs[lv.Label] = max(errs[lv.Label], lv.Figures.ErrorBound())
+		errsMax[lv.Label] = max(errsMax[lv.Label], lv.Figures.ErrorBoundMax())
 	}
 	figures := r.Servers.Figures
 	return func(scenario, endpoint string, level sample.Level) *stats.Server {
@@ -180,8 +181,9 @@ func (r *Run) beside() objective.Servers {
 			return nil
 		}
 		srv := figures(scenario, endpoint, level)
-		if e, ok := errs[healthLabel(scenario, endpoint, level)]; ok {
-			srv = srv.WithClient(e)
+		l := healthLabel(scenario, endpoint, level)
+		if e, ok := errs[l]; ok {
+			srv = srv.WithClient(e, errsMax[l])
 		}
 		return srv
 	}
