@@ -5,7 +5,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/http/httptrace"
@@ -37,6 +39,8 @@ type h1 struct {
 	idle  []h1Idle // most recently used last
 	limit int      // idle connections kept
 	ttl   time.Duration
+	// maxHeader bounds a response's status line and headers.
+	maxHeader int64
 }
 
 type h1Idle struct {
@@ -89,8 +93,12 @@ func newH1(c *Client, tr *http.Transport) *h1 {
 	if port == "" {
 		port = "80"
 	}
+	maxHeader := tr.MaxResponseHeaderBytes
+	if maxHeader <= 0 {
+		maxHeader = 10 << 20 // net/http's default
+	}
 	return &h1{addr: net.JoinHostPort(u.Hostname(), port), head: head.Bytes(), dial: tr.DialContext,
-		limit: tr.MaxIdleConnsPerHost, ttl: tr.IdleConnTimeout}
+		limit: tr.MaxIdleConnsPerHost, ttl: tr.IdleConnTimeout, maxHeader: maxHeader}
 }
 
 // plainHost: ASCII with no zone, which net/http would send as it is.
@@ -202,8 +210,9 @@ func (p *h1) send(ctx context.Context, body []byte) (*http.Response, error) {
 		return fail(err)
 	}
 
+	rb := &h1Body{pool: p, conn: conn, stop: stop, src: h1Src{conn: conn, left: p.maxHeader}}
 	br := brPool.Get().(*bufio.Reader)
-	br.Reset(conn)
+	br.Reset(&rb.src)
 	if _, err := br.Peek(1); err != nil {
 		putReader(br)
 		return fail(err)
@@ -215,6 +224,9 @@ func (p *h1) send(ctx context.Context, body []byte) (*http.Response, error) {
 	for i := 0; ; i++ {
 		resp, err = http.ReadResponse(br, postRequest)
 		if err != nil {
+			if rb.src.left <= 0 {
+				err = fmt.Errorf("server response headers exceeded %d bytes; aborted", p.maxHeader)
+			}
 			putReader(br)
 			return fail(err)
 		}
@@ -226,8 +238,10 @@ func (p *h1) send(ctx context.Context, body []byte) (*http.Response, error) {
 			return fail(errors.New("too many 1xx informational responses"))
 		}
 	}
+	rb.src.left = math.MaxInt64
 	resp.Request = nil
-	resp.Body = &h1Body{body: resp.Body, pool: p, conn: conn, br: br, stop: stop, keep: !resp.Close}
+	rb.body, rb.br, rb.keep = resp.Body, br, !resp.Close
+	resp.Body = rb
 	return resp, nil
 }
 
@@ -299,10 +313,32 @@ type h1Body struct {
 	body io.ReadCloser // net/http's reader of the body
 	pool *h1
 	conn net.Conn
+	src  h1Src
 	br   *bufio.Reader
 	stop func() bool // unregisters the context's hook
 	keep bool        // the server did not say it closes the connection
 	eof  bool
+}
+
+// h1Src is what the response is read from: the connection, with the
+// bound net/http's transport puts on response headers
+// (MaxResponseHeaderBytes), so that a server sending headers without end
+// is an error, not a growing buffer.
+type h1Src struct {
+	conn net.Conn
+	left int64
+}
+
+func (s *h1Src) Read(p []byte) (int, error) {
+	if s.left <= 0 {
+		return 0, errors.New("response header read limit exhausted")
+	}
+	if int64(len(p)) > s.left {
+		p = p[:s.left+1] // one past the limit says it was passed
+	}
+	n, err := s.conn.Read(p)
+	s.left -= int64(n)
+	return n, err
 }
 
 func (b *h1Body) Read(p []byte) (int, error) {

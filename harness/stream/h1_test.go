@@ -213,3 +213,33 @@ func TestLeanPathDoesNotReadWhatItLeaves(t *testing.T) {
 		})
 	}
 }
+
+// TestLeanPathBoundsHeaders: a server that sends headers without end is
+// an error once they pass net/http's bound (10 MiB), as on net/http's
+// path, instead of a buffer that grows with them.
+func TestLeanPathBoundsHeaders(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	go func() {
+		conn, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer conn.Close()
+		go io.Copy(io.Discard, conn)
+		io.WriteString(conn, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n")
+		line := "X-Pad: " + strings.Repeat("a", 1<<10) + "\r\n"
+		for start := time.Now(); time.Since(start) < 20*time.Second; {
+			if _, err := io.WriteString(conn, line); err != nil {
+				return
+			}
+		}
+	}()
+	c := NewClient(Endpoint{Name: "t", BaseURL: "http://" + ln.Addr().String() + "/v1", Model: "m",
+		Timeouts: Timeouts{Headers: 30 * time.Second}})
+	require.NotNil(t, c.h1)
+	s := c.Do(context.Background(), h1Hello)
+	assert.Equal(t, sample.KindOther, s.ErrKind)
+	assert.Contains(t, s.Err, "server response headers exceeded 10485760 bytes")
+}
