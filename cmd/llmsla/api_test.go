@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -157,4 +158,48 @@ func TestBatchOnChatStopsBeforeAnyRequest(t *testing.T) {
 		t.Fatalf("go test passed with batch: on chat:\n%s", out)
 	}
 	contains(t, "go test output", string(out), []string{"scenarios.chat.batch", "allowed on embeddings scenarios only"})
+}
+
+// TestGateEachAPI: the gate judges the benchmarks of Messages and
+// embeddings endpoints as chat's: a candidate whose Messages endpoint is
+// 25% slower to its first token and whose embeddings endpoint is 25%
+// slower to answer fails naming each (per request, per level), and the
+// unchanged Responses endpoint beside them regresses in no latency. The
+// simulated latency (80 ms) is long next to a busy machine's scheduling
+// delays, as in TestGateEndToEnd; -allow-busy on both sides, as this
+// test is about the APIs' figures reaching the gate, not the machine.
+func TestGateEachAPI(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go test on the suites twice")
+	}
+	simEnv(t, "")
+	const base = "endpoints:\n" +
+		"  resp: {sim: \"ttft=80ms,tpot=1ms,jitter=0.02\", api: responses}\n" +
+		"  msgs: {sim: \"ttft=80ms,tpot=1ms,jitter=0.02%s\", api: messages}\n" +
+		"  emb:  {sim: \"ttft=80ms,jitter=0.02%s\", api: embeddings}\n"
+	record := func(slower string) string {
+		t.Helper()
+		useConfig(t, fmt.Sprintf(base, slower, slower))
+		code, stdout, stderr, dir := bench(t, "-bench", "Chat|Embeddings", "-count", "10", "-n", "3", "-allow-busy")
+		if code != 0 {
+			t.Fatalf("bench: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+		}
+		return filepath.Join(dir, "latest.txt")
+	}
+	old, slow := record(""), record(",scale=1.25")
+	var stdout, stderr bytes.Buffer
+	code := runGate([]string{"-allow-busy", "-allow-blind", "*", old, slow}, &stdout, &stderr)
+	out := stdout.String() + stderr.String()
+	t.Logf("gate:\n%s", out)
+	if code != exitViolated {
+		t.Fatalf("exit = %d, want 1", code)
+	}
+	for _, want := range []string{`(?m)^REGRESSED +latency +chat/endpoint=msgs +ttft-p50-ms `, `(?m)^REGRESSED +latency +embeddings/endpoint=emb +total-p50-ms `} {
+		if !regexp.MustCompile(want).MatchString(out) {
+			t.Errorf("gate output lacks %s", want)
+		}
+	}
+	if regexp.MustCompile(`(?m)^REGRESSED +latency +chat/endpoint=resp `).MatchString(out) {
+		t.Errorf("the unchanged Responses endpoint regressed in a latency")
+	}
 }
