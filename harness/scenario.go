@@ -82,6 +82,9 @@ var current = sync.OnceValues(func() (*process, error) {
 	if err := cfg.CheckScenarios(Defined()); err != nil {
 		return nil, err
 	}
+	if err := cfg.CheckBatch(session.Embeds(definitions())); err != nil {
+		return nil, err
+	}
 	if child.LatencyOnly {
 		cfg.LatencyOnly()
 	}

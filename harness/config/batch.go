@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"slices"
 	"strconv"
 
@@ -52,6 +53,51 @@ func (p *configParser) checkBatch(sc Scenario, key string, set map[string]*yaml.
 	case len(sc.Batch) > 1 && (sc.Capacity != nil || sc.Sweep != nil):
 		p.errf(v, key+".batch", "a capacity search or sweep steps through one batch size: give one (batch: %d), or run the sizes as levels without the search", sc.Batch[0])
 	}
+}
+
+// keyAt is a key the file writes, and its line.
+type keyAt struct {
+	key  string
+	line int
+}
+
+// keepBatch keeps where scenario's settings at key (the mapping n) write
+// batch:, for CheckBatch.
+func (c *Config) keepBatch(scenario, key string, n *yaml.Node) {
+	if n.Kind != yaml.MappingNode {
+		return
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == "batch" {
+			if c.batches == nil {
+				c.batches = map[string][]keyAt{}
+			}
+			c.batches[scenario] = append(c.batches[scenario], keyAt{key + ".batch", n.Content[i].Line})
+		}
+	}
+}
+
+// CheckBatch refuses, with file and line, a batch: on a scenario that
+// does not embed (embeds says which do, as the suites define them): its
+// requests are a prompt each, and a batch would fold the next cases'
+// messages into one generation request, under a level labelled batch=8.
+func (c *Config) CheckBatch(embeds func(scenario string) bool) error {
+	var errs []error
+	names := make([]string, 0, len(c.batches))
+	for name := range c.batches {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		if embeds(name) {
+			continue
+		}
+		for _, k := range c.batches[name] {
+			errs = append(errs, &fileError{c.Source, k.line, k.key,
+				fmt.Sprintf("%s sends generation requests, a prompt each: batch: (inputs per request) is allowed on embeddings scenarios only (the shipped embeddings, or one defined with Embeddings: true); remove it", name)})
+		}
+	}
+	return joinErrors(errs)
 }
 
 // searchBatch is the batch of a search's steps (RateLevel): the

@@ -76,3 +76,19 @@ func TestBatchErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestBatchOnlyWhereItEmbeds: batch: on a scenario that does not embed —
+// at its top or an endpoint's — is refused at file:line: key, naming
+// what is allowed; on one that does, and on one another check names
+// (a scenario no suite defines), it is not this check's.
+func TestBatchOnlyWhereItEmbeds(t *testing.T) {
+	path := writeConfig(t, oneEndpoint+"scenarios:\n  embeddings: {batch: [8, 32]}\n  chat:\n    batch: 8\n    endpoints:\n      a: {batch: [3]}\n  tools: {concurrency: 1}\n")
+	cfg, err := LoadFile(path)
+	require.NoError(t, err, "batch sizes parse wherever they are written")
+	embeds := func(name string) bool { return name == "embeddings" }
+	err = cfg.CheckBatch(embeds)
+	require.Error(t, err)
+	const allowed = "chat sends generation requests, a prompt each: batch: (inputs per request) is allowed on embeddings scenarios only (the shipped embeddings, or one defined with Embeddings: true); remove it"
+	assert.Equal(t, "2 errors in the configuration:\n  "+path+":6: scenarios.chat.batch: "+allowed+"\n  "+path+":8: scenarios.chat.endpoints.a.batch: "+allowed, err.Error())
+	assert.NoError(t, cfg.CheckBatch(func(string) bool { return true }))
+}

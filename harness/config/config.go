@@ -66,6 +66,9 @@ type Config struct {
 	// lines holds the line of each scenario named in the file, for errors
 	// found after parsing (a scenario no suite defines).
 	lines map[string]int
+	// batches holds each batch: the file writes, per scenario, for
+	// CheckBatch (which scenarios embed, the suites say).
+	batches map[string][]keyAt
 }
 
 // Gate holds the defaults of `llmsla gate`, parsed once: a tolerance

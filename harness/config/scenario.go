@@ -212,6 +212,7 @@ func (p *configParser) scenario(cfg *Config, name string, n *yaml.Node, override
 	}
 	var per *yaml.Node
 	sc := p.scenarioSettings(base, key, n, scenarioKeys, func(v *yaml.Node) { per = v })
+	cfg.keepBatch(name, key, n)
 	cfg.Scenarios[name] = sc
 	if per == nil {
 		return
@@ -219,6 +220,7 @@ func (p *configParser) scenario(cfg *Config, name string, n *yaml.Node, override
 	cfg.PerEndpoint[name] = map[string]Scenario{}
 	p.mapping(per, key+".endpoints", nil, func(ep string, v *yaml.Node) {
 		cfg.PerEndpoint[name][ep] = p.scenarioSettings(sc, key+".endpoints."+ep, v, endpointScenarioKeys, nil)
+		cfg.keepBatch(name, key+".endpoints."+ep, v)
 		override(ep, v)
 	})
 }

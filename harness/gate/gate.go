@@ -137,6 +137,9 @@ func GateRequests(baseName, newName string, base, new []sample.Sample, opts Opti
 		return nil, err
 	}
 	rep := newReport(baseName, newName, opts)
+	if opts.AcrossEndpoints {
+		rep.Added = AddedTTFT(base, new)
+	}
 	var rqs [2]*requests
 	for i, ss := range [2][]sample.Sample{base, new} {
 		if opts.AcrossEndpoints {

@@ -93,6 +93,9 @@ type Report struct {
 	Notes    []string
 	// Provenance is what comparing the sides' provenance found.
 	Provenance provenance.Check
+	// Added is the TTFT the candidate adds to the base's, pair for pair,
+	// of an interleaved A/B run (GateRequests with AcrossEndpoints).
+	Added []Added
 }
 
 // Failed reports whether any figure regressed or vanished. A report that
@@ -140,6 +143,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		}
 	}
 	tw.Flush()
+	writeAdded(&b, r.Base, r.New, r.Added)
 	for _, f := range r.Vanished {
 		fmt.Fprintf(&b, "VANISHED   %s %s: in all %d runs of %s, in none of the %d of %s (a check that no longer runs? -allow-missing lets it pass)\n",
 			f.Benchmark, f.Unit, f.N1, r.Base, f.N2, r.New)

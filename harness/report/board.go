@@ -45,6 +45,27 @@ type Board struct {
 	Timelines []Timeline
 
 	levelsOf map[string][]sample.Level // per scenario, the levels any endpoint ran
+	// embeds says, per endpoint and per scenario (scenarioKey+name),
+	// whether its requests were embeddings (sample.Sample.Embeds).
+	embeds map[string]bool
+}
+
+// scenarioKey prefixes a scenario's name in Board.embeds: endpoint and
+// scenario names may be the same.
+const scenarioKey = "scenario\x00"
+
+// notApplicable says why endpoint cannot serve scenario, which it did
+// not run ("" when it could): one embeds and the other generates, as
+// their requests on the board show (the session measures neither on the
+// other, session.Unfit).
+func (b *Board) notApplicable(scenario, endpoint string) string {
+	switch sc, ep := b.embeds[scenarioKey+scenario], b.embeds[endpoint]; {
+	case sc && !ep:
+		return "not applicable: the scenario embeds; the endpoint generates text"
+	case !sc && ep:
+		return "not applicable: the scenario generates text; the endpoint embeds"
+	}
+	return ""
 }
 
 // Entry is one endpoint on the board.
@@ -57,7 +78,12 @@ type Entry struct {
 	// endpoint ran it (a row pooling fewer levels is not comparable).
 	Meets      bool
 	Violations []string // each violated objective, where it failed
-	Pareto     bool     // no endpoint dominates it
+	// NotApplicable are the board's scenarios the endpoint's API cannot
+	// serve (an embeddings endpoint and the generating scenarios, a
+	// generating endpoint and the embeddings one): neither a miss nor a
+	// pass, and an endpoint with any is not recommended over the board.
+	NotApplicable []string
+	Pareto        bool // no endpoint dominates it
 	// DominatedBy names the endpoints that dominate it, each with the
 	// figures it is significantly better on.
 	DominatedBy []Domination
@@ -86,6 +112,9 @@ type Row struct {
 	// this one did not; its figures pool the others only.
 	Missing []sample.Level
 	Failed  int // objectives violated, over the levels
+	// NotApplicable says why the endpoint's API cannot serve the
+	// scenario ("" when it can): it was not run, and is no miss.
+	NotApplicable string
 }
 
 // Samples returns the endpoint's measured samples (warm-up excluded; the
@@ -134,7 +163,7 @@ func NewBoard(samples []sample.Sample, o Options) *Board {
 	if o.Objectives == nil {
 		o.Objectives = func(string, string) objective.Objectives { return nil }
 	}
-	b := &Board{Alpha: o.Alpha, Prefer: o.Prefer, Timelines: o.Timelines, levelsOf: map[string][]sample.Level{}}
+	b := &Board{Alpha: o.Alpha, Prefer: o.Prefer, Timelines: o.Timelines, levelsOf: map[string][]sample.Level{}, embeds: map[string]bool{}}
 	byEndpoint := map[string][]sample.Sample{}
 	scenarios := map[string]map[sample.Level]bool{}
 	levels := map[sample.Level]bool{}
@@ -151,6 +180,8 @@ func NewBoard(samples []sample.Sample, o Options) *Board {
 		}
 		judged = append(judged, s)
 		byEndpoint[s.Endpoint] = append(byEndpoint[s.Endpoint], s)
+		b.embeds[s.Endpoint] = b.embeds[s.Endpoint] || s.Embeds()
+		b.embeds[scenarioKey+s.Scenario] = b.embeds[scenarioKey+s.Scenario] || s.Embeds()
 		if scenarios[s.Scenario] == nil {
 			scenarios[s.Scenario] = map[sample.Level]bool{}
 		}
@@ -201,6 +232,12 @@ func (b *Board) entry(name string, samples []sample.Sample, vs []objective.Verdi
 		row := Row{Scenario: sc, Stats: st, Cost: CostOf(ss, st, price), Meets: len(ss) > 0}
 		row.Stats.Asked = len(row.Stats.Cases) // the row is the scenario's whole run: every level
 		if len(ss) == 0 {
+			if why := b.notApplicable(sc, name); why != "" {
+				row.NotApplicable = why
+				e.NotApplicable = append(e.NotApplicable, sc)
+				e.Scenarios = append(e.Scenarios, row)
+				continue // neither a miss nor a pass: recommend() leaves the endpoint out
+			}
 			e.Violations = append(e.Violations, sc+": not measured on this endpoint")
 		} else {
 			// The rule for a scenario, for its levels: an endpoint that

@@ -34,6 +34,7 @@ type endpointJSON struct {
 	Model           string           `json:"model"`
 	MeetsObjectives bool             `json:"meets_objectives"`
 	Violations      []string         `json:"violations"`
+	NotApplicable   []string         `json:"not_applicable"`
 	Pareto          bool             `json:"pareto"`
 	DominatedBy     []dominationJSON `json:"dominated_by"`
 	CostPer1k       *float64         `json:"cost_per_1k"`
@@ -56,6 +57,7 @@ type rowJSON struct {
 	CostPer1k       *float64            `json:"cost_per_1k"`
 	MeetsObjectives bool                `json:"meets_objectives"`
 	Violated        int                 `json:"violated"`
+	NotApplicable   string              `json:"not_applicable,omitempty"`
 }
 
 // rankJSON lists the endpoints best first, in groups of ties;
@@ -91,6 +93,7 @@ func (b *Board) JSON(w io.Writer) error {
 		if ej.Violations == nil {
 			ej.Violations = []string{}
 		}
+		ej.NotApplicable = append([]string{}, e.NotApplicable...)
 		for _, d := range e.DominatedBy {
 			ej.DominatedBy = append(ej.DominatedBy, dominationJSON{Endpoint: d.By, Better: d.Better})
 		}
@@ -130,7 +133,7 @@ func (b *Board) JSON(w io.Writer) error {
 
 func rowOf(r Row) rowJSON {
 	rj := rowJSON{Scenario: r.Scenario, N: r.Stats.Attempted, Figures: map[string]*float64{}, CostPer1k: number(r.Cost.PerK),
-		MeetsObjectives: r.Meets, Violated: r.Failed}
+		MeetsObjectives: r.Meets, Violated: r.Failed, NotApplicable: r.NotApplicable}
 	for _, c := range Columns() {
 		v, ok := c.Bench(r.Stats)
 		if !ok {
@@ -182,7 +185,11 @@ func (b *Board) CSV(w io.Writer) error {
 			if r.Cost.Measured() {
 				cost = strconv.FormatFloat(r.Cost.PerK, 'g', 6, 64)
 			}
-			line = append(line, cost, escape.CSV(r.Cost.Currency), fmt.Sprint(r.Meets), fmt.Sprint(e.Pareto), escape.CSV(strings.Join(by, " ")))
+			meets := fmt.Sprint(r.Meets)
+			if r.NotApplicable != "" {
+				meets = "n/a"
+			}
+			line = append(line, cost, escape.CSV(r.Cost.Currency), meets, fmt.Sprint(e.Pareto), escape.CSV(strings.Join(by, " ")))
 			if err := cw.Write(line); err != nil {
 				return err
 			}

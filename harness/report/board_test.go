@@ -359,3 +359,89 @@ func TestBoardNotesNameMissedObjectives(t *testing.T) {
 	assert.Contains(t, text.String(), "; and 1 more (-format json lists every one)")
 	assert.NotContains(t, short.String(), "missed")
 }
+
+// TestBoardNotApplicable: on a board of endpoints that embed beside
+// endpoints that generate, a scenario one's API cannot serve is "n/a" —
+// no violation, no miss in the count, in the notes and the JSON — and
+// never a pass: no endpoint that serves only part of the board is
+// recommended over it, and the recommendation says why. A generating
+// scenario another generating endpoint did not run is still a miss.
+func TestBoardNotApplicable(t *testing.T) {
+	a, b2 := slow, slow
+	a.name, b2.name = "chat-a", "chat-b"
+	all := samples(10, a, b2)
+	emb := samples(10, endpoint{name: "emb", ttft: 0, jitter: 0})
+	for i := range emb {
+		if emb[i].Scenario != "chat" {
+			continue
+		}
+		s := emb[i]
+		s.Scenario, s.Inputs, s.TTFT, s.TTFA = "embeddings", 3, 0, 0
+		all = append(all, s)
+	}
+	sla := objective.MustParse(map[string]float64{"error_rate_max": 0.01})
+	bd := NewBoard(all, Options{Objectives: func(string, string) objective.Objectives { return sla }})
+
+	e := bd.Entry("emb")
+	require.NotNil(t, e)
+	assert.Equal(t, []string{"batch", "chat", "extraction", "summary"}, e.NotApplicable)
+	assert.Empty(t, e.Violations, "not applicable is no miss")
+	assert.True(t, e.Meets, "it met every objective of what it serves")
+	for _, name := range []string{"chat-a", "chat-b"} {
+		c := bd.Entry(name)
+		assert.Equal(t, []string{"embeddings"}, c.NotApplicable, name)
+		assert.Empty(t, c.Violations, name)
+	}
+	assert.Empty(t, bd.Recommended, "none serves the whole board")
+	assert.Contains(t, bd.Recommendation, "No endpoint serves every scenario of the board")
+	assert.Contains(t, bd.Recommendation, "emb meets every objective of what it serves, batch, chat, extraction and summary not applicable")
+
+	var text bytes.Buffer
+	bd.Text(&text, false)
+	assert.Contains(t, text.String(), "ok (4 n/a)")
+	assert.Contains(t, text.String(), "emb: batch, chat, extraction and summary not applicable (the scenario generates text; the endpoint embeds): not run, neither missed nor met")
+	assert.Contains(t, text.String(), "chat-a: embeddings not applicable (the scenario embeds; the endpoint generates text)")
+	assert.NotContains(t, text.String(), "not measured on this endpoint")
+
+	var js bytes.Buffer
+	require.NoError(t, bd.JSON(&js))
+	var doc struct {
+		Endpoints []struct {
+			Name          string   `json:"name"`
+			NotApplicable []string `json:"not_applicable"`
+			Violations    []string `json:"violations"`
+			Scenarios     []struct {
+				Scenario      string `json:"scenario"`
+				NotApplicable string `json:"not_applicable"`
+			} `json:"scenarios"`
+		}
+	}
+	require.NoError(t, json.Unmarshal(js.Bytes(), &doc))
+	for _, ej := range doc.Endpoints {
+		if ej.Name == "emb" {
+			assert.Equal(t, e.NotApplicable, ej.NotApplicable)
+			assert.Equal(t, "not applicable: the scenario generates text; the endpoint embeds", ej.Scenarios[0].NotApplicable)
+		}
+	}
+
+	// Beside the embeddings endpoint, a chat endpoint that skipped a
+	// generating scenario misses it: only embeddings is n/a there.
+	partial := b2
+	partial.skipScenario = "summary"
+	bd = NewBoard(append(samples(10, a, partial), embOnly(all)...), Options{Objectives: func(string, string) objective.Objectives { return sla }})
+	assert.Contains(t, bd.Entry("chat-b").Violations, "summary: not measured on this endpoint")
+	assert.Equal(t, []string{"embeddings"}, bd.Entry("chat-b").NotApplicable)
+	assert.False(t, bd.Entry("chat-b").Meets)
+	assert.Contains(t, bd.Recommendation, "chat-a meets every objective of what it serves, embeddings not applicable")
+}
+
+// embOnly is the samples of the endpoint emb.
+func embOnly(all []sample.Sample) []sample.Sample {
+	var out []sample.Sample
+	for _, s := range all {
+		if s.Endpoint == "emb" {
+			out = append(out, s)
+		}
+	}
+	return out
+}

@@ -38,7 +38,11 @@ func (b *Board) Table(short bool) (head []string, rows [][]string, overall []boo
 			v, _ := c.Of(r.Stats)
 			out = append(out, c.Format(v))
 		}
-		return append(out, r.Cost.String(), objectivesCell(r))
+		cell := objectivesCell(r)
+		if r.Scenario == "" && len(e.NotApplicable) > 0 {
+			cell += fmt.Sprintf(" (%d n/a)", len(e.NotApplicable))
+		}
+		return append(out, r.Cost.String(), cell)
 	}
 	for _, e := range b.Endpoints {
 		rows = append(rows, row(e, e.Overall, "all"))
@@ -54,11 +58,14 @@ func (b *Board) Table(short bool) (head []string, rows [][]string, overall []boo
 	return head, rows, overall
 }
 
-// objectivesCell: "ok", "not run", or "FAIL (n)" with n the objectives
+// objectivesCell: "ok", "n/a" (the endpoint's API cannot serve the
+// scenario), "not run", or "FAIL (n)" with n the objectives
 // violated over the levels, and the levels not run that another endpoint
 // ran: "FAIL (1; 2 levels not run)".
 func objectivesCell(r Row) string {
 	switch {
+	case r.NotApplicable != "":
+		return "n/a"
 	case r.Stats.Attempted == 0:
 		return "not run"
 	case r.Meets:
@@ -180,6 +187,11 @@ func (b *Board) notes(short bool) []string {
 			out = append(out, fmt.Sprintf("cost of %s: %s", e.Name, note))
 		}
 	}
+	for _, e := range b.Endpoints {
+		if len(e.NotApplicable) > 0 {
+			out = append(out, notApplicable(e))
+		}
+	}
 	if !short {
 		for _, e := range b.Endpoints {
 			if len(e.Violations) > 0 {
@@ -209,6 +221,21 @@ func missed(e *Entry) string {
 		short[i] = strings.Replace(v, " endpoint="+e.Name, "", 1) // the line names it
 	}
 	return fmt.Sprintf("%s missed %s: %s%s", e.Name, plural(len(e.Violations), "objective"), strings.Join(short, "; "), more)
+}
+
+// notApplicable is the note of the scenarios an endpoint's API cannot
+// serve: "emb: agent, chat and tools not applicable (the scenario
+// generates text, the endpoint embeds (api: embeddings)): not misses, and
+// not passes".
+func notApplicable(e *Entry) string {
+	var why string
+	for _, r := range e.Scenarios {
+		if r.NotApplicable != "" {
+			why = strings.TrimPrefix(r.NotApplicable, "not applicable: ")
+			break
+		}
+	}
+	return fmt.Sprintf("%s: %s not applicable (%s): not run, neither missed nor met", e.Name, joinAnd(e.NotApplicable), why)
 }
 
 // Summary says what the board is over: "3 endpoints × 4 scenarios; each

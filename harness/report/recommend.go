@@ -10,7 +10,9 @@ import (
 
 // recommend picks the cheapest (or, preferring latency, the fastest)
 // endpoint that meets every objective of every scenario, and says why in
-// one sentence; or says why none does. An endpoint whose difference from
+// one sentence; or says why none does. An endpoint whose API cannot
+// serve some scenario of the board (Entry.NotApplicable) is not chosen
+// over it, however well it met the rest. An endpoint whose difference from
 // the best is not significant is tied with it: the next figure decides
 // among every endpoint tied with the best, and when none does the sentence
 // names them all as tied rather than pick one on noise. A figure that
@@ -18,16 +20,24 @@ import (
 // stops the choice: it is not a tie, and the sentence says what is
 // missing.
 func (b *Board) recommend() {
-	var ok []*Entry
+	var ok, partly []*Entry
 	for _, e := range b.Endpoints {
-		if e.Meets {
+		switch {
+		case e.Meets && len(e.NotApplicable) > 0:
+			partly = append(partly, e)
+		case e.Meets:
 			ok = append(ok, e)
 		}
 	}
-	switch len(ok) {
-	case 0:
+	switch {
+	case len(ok) == 0 && len(partly) > 0:
+		b.Recommendation = b.unserved(partly)
+		return
+	case len(ok) == 0:
 		b.Recommendation = b.none()
 		return
+	}
+	switch len(ok) {
 	case 1:
 		e := ok[0]
 		b.Recommended = e.Name
@@ -156,6 +166,17 @@ func (b *Board) preference() ([]Axis, string) {
 	return out, note
 }
 
+// unserved says why none of partly, which meet every objective of the
+// scenarios their APIs serve, is recommended: the board mixes endpoints
+// that embed with endpoints that generate, and none serves all of it.
+func (b *Board) unserved(partly []*Entry) string {
+	parts := make([]string, 0, len(partly))
+	for _, e := range partly {
+		parts = append(parts, fmt.Sprintf("%s meets every objective of what it serves, %s not applicable", e.Name, joinAnd(e.NotApplicable)))
+	}
+	return fmt.Sprintf("No endpoint serves every scenario of the board (endpoints that embed beside endpoints that generate text), so none is chosen over it: %s; compare like with like (llmsla report on the runs of one kind of endpoint).", strings.Join(parts, "; "))
+}
+
 // none says why no endpoint is recommended: per endpoint, how many
 // objectives failed and the first of them.
 func (b *Board) none() string {
@@ -168,7 +189,11 @@ func (b *Board) none() string {
 		if len(e.Violations) > 0 {
 			first = ", e.g. " + e.Violations[0]
 		}
-		parts = append(parts, fmt.Sprintf("%s misses %d%s", e.Name, len(e.Violations), first))
+		na := ""
+		if len(e.NotApplicable) > 0 {
+			na = fmt.Sprintf(" (%d not applicable: %s)", len(e.NotApplicable), joinAnd(e.NotApplicable))
+		}
+		parts = append(parts, fmt.Sprintf("%s misses %d%s%s", e.Name, len(e.Violations), first, na))
 	}
 	return fmt.Sprintf("No endpoint meets every objective of every scenario: %s.", strings.Join(parts, "; "))
 }

@@ -188,6 +188,10 @@ func (s *Sample) OK() bool { return s.ErrKind == KindNone }
 // cold first request, not warm-up.
 func (s *Sample) Measured() bool { return !s.Cold && !s.Warmup }
 
+// Embeds reports whether the sample is of an embeddings request (it
+// carried inputs, failed or not), not of a generating API's.
+func (s *Sample) Embeds() bool { return s.Inputs > 0 }
+
 // TPOT is (total − ttft) / (output_tokens − 1): the time per output token
 // over every token streamed from the first token of any kind, reasoning
 // included, as ttft counts it. Reasoning the server counted but did not

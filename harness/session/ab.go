@@ -41,6 +41,11 @@ func (s *Session) AB(ctx context.Context, sc Scenario, o AB) (base, cand []sampl
 		if !ok {
 			return nil, nil, fmt.Errorf("endpoint %q is not in %s (have: %s)", name, s.cfg.Source, strings.Join(s.cfg.EndpointNames(), ", "))
 		}
+		if u, unfit := Unfit(sc, ep); unfit {
+			// Before any request: its API cannot serve the scenario, and
+			// every request of that side would fail as the other's did not.
+			return nil, nil, fmt.Errorf("%s: an A/B run asks both endpoints the same requests", u)
+		}
 		arms[i] = load.Arm{Name: ep.Name, Doer: c}
 	}
 	cases, fopts, err := s.Cases(sc)

@@ -75,6 +75,9 @@ func PrepareBench(cfg *config.Config, run Run, g GoTest, dry, keepGoing bool) (*
 	if err := cfg.CheckScenarios(b.Suites.Names()); err != nil {
 		return b, err
 	}
+	if err := cfg.CheckBatch(Embeds(b.Suites.Defined)); err != nil {
+		return b, err
+	}
 	if err := cfg.CheckJudged(b.Suites.Benched, "this bench measures"); err != nil {
 		return b, err
 	}

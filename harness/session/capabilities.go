@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/llmsla/llmsla/harness/config"
 	"github.com/llmsla/llmsla/harness/load"
@@ -42,6 +43,16 @@ func Unfit(sc Scenario, ep stream.Endpoint) (Unserved, bool) {
 		return Unserved{Scenario: sc.Name, Endpoint: ep.Name, Lacks: Generation, Why: "it is api: embeddings"}, true
 	}
 	return Unserved{}, false
+}
+
+// Embeds says, of the scenarios named, which embed (Scenario.Embeddings)
+// among defined; a name not among them is not defined's to say, and
+// passes (config.CheckBatch: CheckScenarios names an undefined one).
+func Embeds(defined []Scenario) func(name string) bool {
+	return func(name string) bool {
+		i := slices.IndexFunc(defined, func(sc Scenario) bool { return sc.Name == name })
+		return i < 0 || defined[i].Embeddings
+	}
 }
 
 // Unserved is a scenario an endpoint cannot serve: the capability it

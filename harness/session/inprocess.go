@@ -38,6 +38,9 @@ func OpenInProcess(cfg *config.Config, kind, dir string, scenarios []Scenario, w
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
+	if err := cfg.CheckBatch(Embeds(scenarios)); err != nil {
+		return nil, err
+	}
 	rec := recording.NewRun(dir, kind, time.Now(), 0, 0)
 	probe, err := New(cfg, Run{}, Options{})
 	if err != nil {

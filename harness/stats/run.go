@@ -223,7 +223,7 @@ func Summarize(samples []sample.Sample, good func(*sample.Sample) bool) *Stats {
 			st.Scenario, st.Endpoint, st.Level = s.Scenario, s.Endpoint, s.Level
 		}
 		st.Attempted++
-		if s.Inputs > 0 {
+		if s.Embeds() {
 			st.Embeds++
 		}
 		if s.Case != "" {

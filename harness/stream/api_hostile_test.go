@@ -90,7 +90,10 @@ const (
 // before their function_call item and an output_index out of range are
 // protocol errors, an error event or response.failed mid-stream is a
 // mid-stream error (a rate_limit_exceeded one a rate limit), a stream
-// cut before response.completed truncated, a 429's retry-after kept.
+// cut before response.completed truncated, a response.completed without
+// usage counted from the stream (token_source estimated), a 529 (a
+// gateway relaying Anthropic's overload) and a 429 rate limits with
+// their retry-after kept.
 func TestHostileResponsesStreams(t *testing.T) {
 	runHostile(t, stream.APIResponses, map[string]hostileCase{
 		"an unknown event type": {body: ev("response.created", rCreated) +
@@ -121,6 +124,16 @@ func TestHostileResponsesStreams(t *testing.T) {
 		"incomplete by the content filter": {body: ev("response.output_text.delta", rText) +
 			ev("response.incomplete", `{"type":"response.incomplete","response":{"status":"incomplete","incomplete_details":{"reason":"content_filter"},"usage":{"input_tokens":5,"output_tokens":1,"total_tokens":6}}}`),
 			kind: sample.KindContentFilter},
+		"response.completed without usage": {body: ev("response.output_text.delta", rText) +
+			ev("response.completed", `{"type":"response.completed","response":{"id":"resp_1","status":"completed"}}`),
+			check: func(t *testing.T, s sample.Sample) {
+				assert.Equal(t, sample.TokensEstimated, s.TokenSource)
+				assert.Equal(t, 1, s.OutputTokens)
+				assert.Equal(t, "stop", s.Finish)
+			}},
+		"a 529 with retry-after": {status: 529, header: map[string]string{"retry-after": "11", "Content-Type": "application/json"},
+			body: `{"error":{"message":"Overloaded","type":"server_error"}}`, kind: sample.KindRateLimited,
+			check: func(t *testing.T, s sample.Sample) { assert.Equal(t, "11", s.RetryAfter) }},
 		"a 429 with retry-after": {status: http.StatusTooManyRequests, header: map[string]string{"Retry-After": "7", "Content-Type": "application/json"},
 			body: `{"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}}`, kind: sample.KindRateLimited,
 			check: func(t *testing.T, s sample.Sample) { assert.Equal(t, "7", s.RetryAfter) }},

@@ -133,19 +133,29 @@ func deref(p *int) any {
 // TestAPIToolCallsEqualTruth: function_call items (Responses) and
 // tool_use blocks (Messages) are assembled into the calls the simulator
 // sent, ttftool and tool_done at the instants it sent the first call's
-// name and the finish, at concurrency 1.
+// name and the finish, at concurrency 1 and 50 (truthAt100's decode
+// rate, as TestAPIsMeasuredEqualTruth).
 func TestAPIToolCallsEqualTruth(t *testing.T) {
 	for _, api := range streamedAPIs {
 		t.Run("api="+string(api), func(t *testing.T) {
-			t.Parallel()
-			cfg := truthBase
-			cfg.Tools = func(*openai.ChatCompletionRequest) []sim.ToolCall { return truthCalls }
-			againstTruth(t, func() ([]sample.Sample, []sim.Truth) {
-				return runAPI(t, api, cfg, 1, 40, func(i int) load.Prompt {
-					return load.Prompt{Request: stream.Request{Tools: weatherTools,
-						Messages: []openai.ChatCompletionMessage{{Role: "user", Content: fmt.Sprintf("weather %d", i)}}}}
+			for _, conc := range []int{1, 50} {
+				t.Run(fmt.Sprintf("concurrency=%d", conc), func(t *testing.T) {
+					cfg, n := truthBase, 40
+					if conc > 1 {
+						if testing.Short() {
+							t.Skip("-short")
+						}
+						cfg, n = truthAt100(truthBase), 150
+					}
+					cfg.Tools = func(*openai.ChatCompletionRequest) []sim.ToolCall { return truthCalls }
+					againstTruth(t, func() ([]sample.Sample, []sim.Truth) {
+						return runAPI(t, api, cfg, conc, n, func(i int) load.Prompt {
+							return load.Prompt{Request: stream.Request{Tools: weatherTools,
+								Messages: []openai.ChatCompletionMessage{{Role: "user", Content: fmt.Sprintf("weather %d", i)}}}}
+						})
+					}, compareTools)
 				})
-			}, compareTools)
+			}
 		})
 	}
 }

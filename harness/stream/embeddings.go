@@ -32,14 +32,17 @@ type embeddingsRequest struct {
 }
 
 type embeddingsResponse struct {
-	Data []struct {
-		Index     *int      `json:"index"`
-		Embedding []float64 `json:"embedding"`
-	} `json:"data"`
-	Model looseString `json:"model"`
+	Data  []embeddingsDatum `json:"data"`
+	Model looseString       `json:"model"`
 	Usage *struct {
 		PromptTokens int `json:"prompt_tokens"`
 	} `json:"usage"`
+}
+
+// embeddingsDatum is one input's vector.
+type embeddingsDatum struct {
+	Index     *int      `json:"index"`
+	Embedding []float64 `json:"embedding"`
 }
 
 // maxEmbeddingsBody bounds the body read: 64 MiB is a batch of 2,048
@@ -152,8 +155,11 @@ func (c *Client) embed(parent context.Context, req Request, s *sample.Sample) {
 // each index once, one dimension, finite values) and summarises it.
 func readEmbeddings(b []byte, inputs int, s *sample.Sample) (sample.Embedding, error) {
 	var r embeddingsResponse
-	if err := json.Unmarshal(b, &r); err != nil {
-		return sample.Embedding{}, fmt.Errorf("undecodable embeddings body: %w", err)
+	if !fastEmbeddings(b, &r) {
+		r = embeddingsResponse{} // what encoding/json makes of the body, and its error
+		if err := json.Unmarshal(b, &r); err != nil {
+			return sample.Embedding{}, fmt.Errorf("undecodable embeddings body: %w", err)
+		}
 	}
 	if len(r.Data) != inputs {
 		return sample.Embedding{}, fmt.Errorf("%d embeddings for %d inputs", len(r.Data), inputs)
