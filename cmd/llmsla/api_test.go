@@ -199,7 +199,13 @@ func TestGateEachAPI(t *testing.T) {
 			t.Errorf("gate output lacks %s", want)
 		}
 	}
-	if regexp.MustCompile(`(?m)^REGRESSED +latency +chat/endpoint=resp `).MatchString(out) {
+	// The unchanged endpoint is held to "no regression" where the two
+	// sides' clients agreed; where they did not, the gate compared it
+	// only because of -allow-busy and says its figures may be the
+	// machine's (issue 28's false regressions), so nothing is asserted.
+	if regexp.MustCompile(`(?m)Chat/endpoint=resp/\S*: client-bound.*compared anyway`).MatchString(out) {
+		t.Logf("the Responses endpoint's clients differed between the sides: its verdict is the machine's, not asserted")
+	} else if regexp.MustCompile(`(?m)^REGRESSED +latency +chat/endpoint=resp `).MatchString(out) {
 		t.Errorf("the unchanged Responses endpoint regressed in a latency")
 	}
 }

@@ -29,9 +29,14 @@ type machineLoad struct {
 }
 
 // busy: the run shared the machine with at least half a core of other
-// work, or lost 5% of it to the hypervisor. Only then may a timing test be
-// excused a retry or a wider bound.
-func (m *machineLoad) busy() bool { return m.measured && (m.outside >= 0.5 || m.steal >= 0.05) }
+// work, or lost 5% of it to the hypervisor, or the process's own timers
+// woke 2 ms late at p99 (its own work filled the cores: 50 embeddings
+// streams of 1,536-dimension vectors, encoded and decoded in one process,
+// had them 3.2 ms late with no other process running). Only then may a
+// timing test be excused a retry or a wider bound.
+func (m *machineLoad) busy() bool {
+	return m.measured && (m.outside >= 0.5 || m.steal >= 0.05) || m.lateP99 >= 2
+}
 
 func (m *machineLoad) String() string {
 	if !m.measured {
