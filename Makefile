@@ -7,7 +7,7 @@ BENCH ?= .
 # The command, built first: `go run` would turn every non-zero exit into 1.
 LLMSLA = bin/llmsla
 
-.PHONY: bench test test-busy vet gate baseline sim ollama clean $(LLMSLA)
+.PHONY: bench test test-busy bench-smoke vet gate baseline sim ollama clean $(LLMSLA)
 
 $(LLMSLA):
 	@$(GO) build -o $(LLMSLA) ./cmd/llmsla
@@ -41,6 +41,13 @@ test: vet
 test-busy:
 	@sh -c 'while :; do :; done' & a=$$!; sh -c 'while :; do :; done' & b=$$!; \
 	trap 'kill $$a $$b' INT TERM; $(MAKE) test; code=$$?; kill $$a $$b; exit $$code
+
+## bench-smoke: the footprint and probe-cost benchmarks, side by side, once
+## each (CI runs them after make test): the client's bytes per open stream,
+## CPU per request, and the health probe's cost. Figures, not pass/fail.
+bench-smoke:
+	$(GO) test -run '^$$' -bench 'OpenLoopMemory|ClientCPU' -benchtime 1000x ./harness/stream/
+	$(GO) test -run '^$$' -bench ProbeCost -benchtime 400x ./harness/health/
 
 vet:
 	$(GO) vet ./...

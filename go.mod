@@ -6,6 +6,7 @@ require (
 	github.com/aclements/go-moremath v0.0.0-20210112150236-f10218a38794
 	github.com/chromedp/cdproto v0.159.0
 	github.com/chromedp/chromedp v0.23.0
+	github.com/google/pprof v0.0.0-20261105003125-4bf881d7fb0b
 	github.com/prometheus/client_model v0.6.2
 	github.com/prometheus/common v0.70.0
 	github.com/santhosh-tekuri/jsonschema/v5 v5.3.1

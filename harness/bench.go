@@ -263,7 +263,9 @@ func ReportMetrics(b *testing.B, st *stats.Stats) { reportUnits(b, st, false) }
 // time, and the verdict, the gate and baseline read it back.
 func ReportHealth(b *testing.B, f health.Figures) {
 	for _, u := range health.Units {
-		b.ReportMetric(u.Of(f), u.Name)
+		if u.Has == nil || u.Has(f) {
+			b.ReportMetric(u.Of(f), u.Name)
+		}
 	}
 }
 

@@ -57,9 +57,16 @@ type family struct {
 // rep: a regression is a figure significantly worse whose estimate is
 // worse by more than its tolerance; an improvement the same the other way.
 //
-// scale, when not 0, scales every tolerance (a sequential gate's futility
-// look asks whether a change even half the tolerance shows).
-func (f *family) judge(rep *Report, opts Options, scale float64) {
+// j.tolScale, when not 0, scales every tolerance (a sequential gate's
+// futility look asks whether a change even half the tolerance shows). At
+// a futility look (j.futility) a figure counts as a regression while it
+// might still become one: worse beyond its scaled tolerance, with a
+// conditional power of at least futilityPower to be flagged at the end —
+// its raw p-value, not Holm's, so that one figure's promise is not
+// diluted by the family's size, and flagged at the family's α over its
+// size (Bonferroni), what Holm asks of its smallest p-value.
+func (f *family) judge(rep *Report, j judging) {
+	opts, scale := j.Options, j.tolScale
 	f.Tests = len(f.tests)
 	rep.Families = append(rep.Families, f.Family)
 	worse, better := make([]float64, len(f.tests)), make([]float64, len(f.tests))
@@ -76,6 +83,12 @@ func (f *family) judge(rep *Report, opts Options, scale float64) {
 		beyond := t.Tolerance.exceeded(t.Old, t.New)
 		t.P, t.PAdj = t.pWorse, adjWorse[i]
 		switch {
+		case j.futility > 0:
+			if beyond && t.worse() && inference.ConditionalPower(t.pWorse, j.futility, f.Alpha/float64(len(f.tests))) >= futilityPower {
+				rep.Regressions = append(rep.Regressions, t.Finding)
+			} else {
+				rep.Unchanged++
+			}
 		case beyond && t.worse() && adjWorse[i] <= f.Alpha:
 			rep.Regressions = append(rep.Regressions, t.Finding)
 		case beyond && !t.worse() && adjBetter[i] <= f.Alpha:

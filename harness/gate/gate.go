@@ -176,7 +176,7 @@ func GateRequests(baseName, newName string, base, new []sample.Sample, opts Opti
 // finish judges each family and says what the per-request tests can see.
 func finish(rep *Report, fams []*family, j judging) {
 	for _, f := range fams {
-		f.judge(rep, j.Options, j.tolScale)
+		f.judge(rep, j)
 		rep.Compared += f.Tests
 	}
 	if !j.noSensitivity {

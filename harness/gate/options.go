@@ -74,6 +74,11 @@ type judging struct {
 	interim bool
 	// tolScale scales every tolerance (0: as given): a futility look's.
 	tolScale float64
+	// futility is a sequential gate's futility look at this information
+	// fraction (0: not one): a figure keeps the candidate going, and is
+	// reported as a regression, when its conditional power is at least
+	// futilityPower (family.judge).
+	futility float64
 }
 
 // defaultFamilyAlpha is each family's level when none is given: the most

@@ -3,6 +3,7 @@ package gate
 import (
 	"flag"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -13,7 +14,7 @@ var (
 	seqTrials = flag.Int("seq.trials", 10, "pairs per condition in TestGateSequential (200 for the figures in docs/gate.md)")
 	seqRuns   = flag.Int("seq.runs", 14, "the sequential design's runs at most (the fixed gate's: 10)")
 	seqLooks  = flag.String("seq.looks", "3,6,10,14", "the runs at each look, the last the design's")
-	seqFut    = flag.Float64("seq.futility", 0, "the futility level of latency and quality (0: the gate's)")
+	seqFut    = flag.Float64("seq.futility-power", 0, "the conditional power below which a figure stops keeping the candidate going (0: the gate's)")
 	seqFutTol = flag.Float64("seq.futility-tolerance", 0, "the futility look's share of the tolerances (0: the gate's)")
 )
 
@@ -50,7 +51,8 @@ func (r synthRecording) prefix(runs int) synthRecording {
 // candidate's first 3, 6, 10 and 14 runs (the base is the fixed gate's 10
 // runs). Unchanged, it must alarm at most 1% of the time and send at most
 // half the fixed gate's requests on average; at the changes the fixed
-// gate catches 80–94% of the time, it must catch at least as often.
+// gate catches 80–94% of the time, it must catch at least as often (with
+// fewer than the docs' 200 pairs, as often but for chance).
 func TestGateSequential(t *testing.T) {
 	// What the recordings' objectives bound (synthObjectives: ttft p95),
 	// as the gate reads them from the SLA file: a blind p99 is named but
@@ -69,9 +71,9 @@ func TestGateSequential(t *testing.T) {
 		looks = append(looks, n)
 	}
 	if *seqFut != 0 {
-		saved := futility
-		futility = map[string]float64{FamilyLatency: *seqFut, FamilyQuality: *seqFut, FamilyRuns: futility[FamilyRuns]}
-		defer func() { futility = saved }()
+		saved := futilityPower
+		futilityPower = *seqFut
+		defer func() { futilityPower = saved }()
 	}
 	if *seqFutTol != 0 {
 		saved := futilityTolerance
@@ -90,6 +92,7 @@ func TestGateSequential(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(uint64(300+i), 7))
 			var fixed, seq, runs int
+			var onlyFixed, onlySeq int    // pairs one gate caught and the other did not
 			at := make([]int, len(looks)) // trials stopped at each look
 			how := map[string]int{}       // look:decision, and what the fixed gate said
 			for range trials {
@@ -108,6 +111,11 @@ func TestGateSequential(t *testing.T) {
 				}, Options{Objective: asked})
 				if err != nil {
 					t.Fatal(err)
+				}
+				if rep.Failed() != sr.Failed() && rep.Failed() {
+					onlyFixed++
+				} else if rep.Failed() != sr.Failed() {
+					onlySeq++
 				}
 				if sr.Failed() {
 					seq++
@@ -138,8 +146,16 @@ func TestGateSequential(t *testing.T) {
 					t.Errorf("mean %.1f runs, want ≤ 5 (half the fixed gate's 10)", mean)
 				}
 			default:
-				if seq < fixed {
-					t.Errorf("caught %d, the fixed gate %d: want at least as many", seq, fixed)
+				// At the docs' 200 pairs, at least as many; with fewer (make
+				// test's), the pairs only one gate caught differ by chance:
+				// fail only beyond two standard deviations of their
+				// difference (McNemar's), a design that catches clearly less.
+				want := fixed
+				if trials < 200 {
+					want -= int(2 * math.Sqrt(float64(onlyFixed+onlySeq)))
+				}
+				if seq < want {
+					t.Errorf("caught %d, the fixed gate %d (%d pairs only it caught, %d only the sequential gate): want at least %d", seq, fixed, onlyFixed, onlySeq, want)
 				}
 			}
 		})

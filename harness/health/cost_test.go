@@ -2,7 +2,6 @@ package health_test
 
 import (
 	"context"
-	"fmt"
 	"syscall"
 	"testing"
 	"time"
@@ -17,14 +16,17 @@ import (
 
 // BenchmarkProbeCost is what the health probe costs the client: a level
 // of streams at concurrency 8 against the in-process simulator (TTFT 5
-// ms, 16 tokens 1 ms apart), with the probe and a window over the level
-// and without, the process's CPU a request side by side. One iteration
-// is one request.
+// ms, 16 tokens 1 ms apart), without the probe (probe=off), with the
+// probe and a window over the level (on), and with the window also
+// profiling the simulator's share of the CPU (sim, as a session with an
+// in-process simulator does): the process's CPU a request side by side.
+// One iteration is one request.
 //
 //	go test -run '^$' -bench ProbeCost -benchtime 400x -count 6 ./harness/health/ | benchstat -col /probe -
 func BenchmarkProbeCost(b *testing.B) {
-	for _, on := range []bool{false, true} {
-		b.Run(fmt.Sprintf("probe=%v", on), func(b *testing.B) {
+	for _, mode := range []string{"off", "on", "sim"} {
+		on := mode != "off"
+		b.Run("probe="+mode, func(b *testing.B) {
 			cfg := sim.Default()
 			cfg.TTFT, cfg.TPOT, cfg.OutputTokens = 5*time.Millisecond, time.Millisecond, 16
 			_, url := sim.Start(b, cfg)
@@ -37,7 +39,11 @@ func BenchmarkProbeCost(b *testing.B) {
 			r.Run(context.Background(), c, src, load.Closed(8), 16) // the connections
 			var p *health.Probe
 			if on {
-				p = health.Start()
+				var label []health.SimLabel
+				if mode == "sim" {
+					label = append(label, health.SimLabel{Key: sim.LabelKey, Value: sim.LabelValue})
+				}
+				p = health.Start(label...)
 				defer p.Stop()
 			}
 			cpu0 := cpuTime()

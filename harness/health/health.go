@@ -50,6 +50,11 @@ type Figures struct {
 	GCShare                   float64 // share of the window in stop-the-world GC pauses
 	Load                      float64 // 1-minute load average per CPU at the window's end
 	Wall                      time.Duration
+	// Sim is the in-process simulator's share of the process's CPU over
+	// the window, 0–1, when SimMeasured (a probe watching for it, the
+	// profiler free): of CPU, that much was the endpoint's, not the client's.
+	Sim         float64
+	SimMeasured bool
 }
 
 // CPUShare is the process's CPU over what it may use, 0–1.
@@ -68,18 +73,28 @@ func (f Figures) CPUShare() float64 {
 // of it there: 152 ms against 139).
 func (f Figures) ErrorBound() float64 { return 2 * f.LateP99 }
 
+// ErrorBoundMax is ErrorBound from the probe's worst wake: the error of a
+// percentile that is its level's largest reading, which one stall moves.
+func (f Figures) ErrorBoundMax() float64 { return 2 * f.LateMax }
+
 // Clean: within the default limits.
 func (f Figures) Clean() bool { return Default.Check(f) == nil }
 
 // Probe measures the client's health; Begin opens a window of it.
 type Probe struct {
 	late   *lateness.Probe
-	cgroup string // the process's cgroup v2 directory, "" without one
+	cgroup string   // the process's cgroup v2 directory, "" without one
+	sim    SimLabel // the in-process simulator's label, zero when there is none
 }
 
-// Start starts a probe.
-func Start() *Probe {
-	return &Probe{late: lateness.Start(), cgroup: cgroupDir()}
+// Start starts a probe; with a label, its windows measure the share of
+// the CPU the goroutines carrying it took (the in-process simulator's).
+func Start(sim ...SimLabel) *Probe {
+	p := &Probe{late: lateness.Start(), cgroup: cgroupDir()}
+	if len(sim) > 0 {
+		p.sim = sim[0]
+	}
+	return p
 }
 
 // Stop stops the probe.
@@ -93,12 +108,14 @@ type Window struct {
 	cpu   time.Duration
 	gc    uint64
 	throt time.Duration
+	sim   *simWindow
 }
 
 // Begin opens a window now.
 func (p *Probe) Begin() *Window {
 	w := &Window{p: p, mark: p.late.Mark(), at: time.Now(), cpu: processCPU(), gc: gcPauseNs()}
 	w.throt, _ = throttled(p.cgroup)
+	w.sim = beginSim(p.sim)
 	return w
 }
 
@@ -116,6 +133,8 @@ func (w *Window) End() Figures {
 			f.Throttled = float64(t-w.throt) / float64(wall)
 		}
 	}
+	// Last: stopping the profiler builds its profile, CPU of no window.
+	f.Sim, _, f.SimMeasured = w.sim.end(w.p.sim)
 	return f
 }
 

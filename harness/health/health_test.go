@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"runtime"
 	"sync"
 	"testing"
@@ -159,7 +160,7 @@ func TestCompare(t *testing.T) {
 // TestUnitsRoundTrip: what the units write, FromUnits reads; a run
 // missing one is not health.
 func TestUnitsRoundTrip(t *testing.T) {
-	f := health.Figures{Wakes: 2000, LateP50: 0.1, LateP99: 0.7, LateMax: 3, CPU: 0.8, Cores: 2, Throttled: 0.01, GCShare: 0.002, Load: 1.5}
+	f := health.Figures{Wakes: 2000, LateP50: 0.1, LateP99: 0.7, LateMax: 3, CPU: 0.8, Cores: 2, Throttled: 0.01, GCShare: 0.002, Load: 1.5, Sim: 0.3, SimMeasured: true}
 	vals := map[string][]float64{}
 	for _, u := range health.Units {
 		vals[u.Name] = []float64{u.Of(f)}
@@ -186,6 +187,13 @@ func TestUnitsRoundTrip(t *testing.T) {
 	assert.Equal(t, 160, pooled.Wakes)
 	assert.Equal(t, 38.9, pooled.LateP99)
 	assert.Error(t, health.Default.Check(pooled), "a stalled level is client-bound")
+	// The simulator's share is written only where it was measured: a run
+	// without it still has health, and no share (never 0).
+	noSim := maps.Clone(vals)
+	delete(noSim, health.UnitSim)
+	got, ok = health.FromUnits(noSim)
+	require.True(t, ok, "a run without the in-process simulator's share still has health")
+	assert.False(t, got.SimMeasured)
 	delete(vals, health.UnitWakes)
 	old, ok := health.FromUnits(vals)
 	assert.True(t, ok, "a run recorded before client-wakes still has health")

@@ -26,9 +26,10 @@ type Observer struct {
 	order []string
 }
 
-// NewObserver starts the probe.
-func NewObserver() *Observer {
-	return &Observer{p: Start(), open: map[*observe.Level]*Window{}, runs: map[string]Figures{}}
+// NewObserver starts the probe (watching for the in-process simulator's
+// label when given one: Start).
+func NewObserver(sim ...SimLabel) *Observer {
+	return &Observer{p: Start(sim...), open: map[*observe.Level]*Window{}, runs: map[string]Figures{}}
 }
 
 // Measuring opens the level's window.

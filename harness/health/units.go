@@ -14,7 +14,8 @@ const (
 	UnitThrottled = "client-throttled-share"
 	UnitGCShare   = "client-gc-share"
 	UnitLoad      = "client-load-per-cpu"
-	UnitWakes     = "client-wakes" // the probe's wakes in the run: how much the lateness rests on
+	UnitWakes     = "client-wakes"         // the probe's wakes in the run: how much the lateness rests on
+	UnitSim       = "client-sim-cpu-share" // the in-process simulator's share of the process's CPU, when measured
 )
 
 // Unit is one figure's row.
@@ -23,6 +24,9 @@ type Unit struct {
 	Of     func(Figures) float64
 	Set    func(*Figures, float64)
 	higher bool // the wakes: more is better; a level's runs' add up
+	// Has, when set, says whether the window measured the figure: one it
+	// did not is not written, never as 0, and its absence is no cut.
+	Has func(Figures) bool
 }
 
 // Better is the unit's direction, for its "Unit … better=" line.
@@ -35,21 +39,23 @@ func (u Unit) Better() string {
 
 // Units are the figures' rows, in the order they are written.
 var Units = []Unit{
-	{UnitLateP50, func(f Figures) float64 { return f.LateP50 }, func(f *Figures, v float64) { f.LateP50 = v }, false},
-	{UnitLateP99, func(f Figures) float64 { return f.LateP99 }, func(f *Figures, v float64) { f.LateP99 = v }, false},
-	{UnitLateMax, func(f Figures) float64 { return f.LateMax }, func(f *Figures, v float64) { f.LateMax = v }, false},
-	{UnitCPU, func(f Figures) float64 { return f.CPU }, func(f *Figures, v float64) { f.CPU = v }, false},
+	{UnitLateP50, func(f Figures) float64 { return f.LateP50 }, func(f *Figures, v float64) { f.LateP50 = v }, false, nil},
+	{UnitLateP99, func(f Figures) float64 { return f.LateP99 }, func(f *Figures, v float64) { f.LateP99 = v }, false, nil},
+	{UnitLateMax, func(f Figures) float64 { return f.LateMax }, func(f *Figures, v float64) { f.LateMax = v }, false, nil},
+	{UnitCPU, func(f Figures) float64 { return f.CPU }, func(f *Figures, v float64) { f.CPU = v }, false, nil},
 	// The share is written, not derived on reading: the cores it was of
 	// are the writer's.
 	{UnitCPUShare, Figures.CPUShare, func(f *Figures, v float64) {
 		if f.CPU > 0 && v > 0 {
 			f.Cores = f.CPU / v
 		}
-	}, false},
-	{UnitThrottled, func(f Figures) float64 { return f.Throttled }, func(f *Figures, v float64) { f.Throttled = v }, false},
-	{UnitGCShare, func(f Figures) float64 { return f.GCShare }, func(f *Figures, v float64) { f.GCShare = v }, false},
-	{UnitLoad, func(f Figures) float64 { return f.Load }, func(f *Figures, v float64) { f.Load = v }, false},
-	{UnitWakes, func(f Figures) float64 { return float64(f.Wakes) }, func(f *Figures, v float64) { f.Wakes = int(v) }, true},
+	}, false, nil},
+	{UnitThrottled, func(f Figures) float64 { return f.Throttled }, func(f *Figures, v float64) { f.Throttled = v }, false, nil},
+	{UnitGCShare, func(f Figures) float64 { return f.GCShare }, func(f *Figures, v float64) { f.GCShare = v }, false, nil},
+	{UnitLoad, func(f Figures) float64 { return f.Load }, func(f *Figures, v float64) { f.Load = v }, false, nil},
+	{UnitWakes, func(f Figures) float64 { return float64(f.Wakes) }, func(f *Figures, v float64) { f.Wakes = int(v) }, true, nil},
+	{UnitSim, func(f Figures) float64 { return f.Sim }, func(f *Figures, v float64) { f.Sim, f.SimMeasured = v, true }, false,
+		func(f Figures) bool { return f.SimMeasured }},
 }
 
 // IsUnit reports whether unit is one of the client's figures: the gate
@@ -75,6 +81,9 @@ func FromUnits(values map[string][]float64) (Figures, bool) {
 			// Recorded before the wakes were: judged as a long window
 			// (fail closed), never excused as a short one.
 			f.Wakes = math.MaxInt32
+			continue
+		}
+		if len(vs) == 0 && u.Has != nil {
 			continue
 		}
 		if len(vs) == 0 {

@@ -181,15 +181,20 @@ func TestConversationWarmup(t *testing.T) {
 
 // TestSessionRateSchedules: an open loop of conversations starts them on
 // its schedule, and a later turn is due when its user is done thinking:
-// every turn has a scheduled instant, and the client kept to it.
+// every turn has a scheduled instant, and the client kept to it: within
+// 5 ms and what the process stalled between the instant and the send
+// (beside two CPU-bound processes a first turn was sent 5.2 ms late).
 func TestSessionRateSchedules(t *testing.T) {
 	f := conversations(t, convCase("a", "20ms", "a1", "a2", "a3"))
 	p := load.SessionRate{Rate: 50, Arrivals: load.Arrivals{Arrival: load.Constant}}
+	probe := lateness.Start()
 	samples := load.NewRunner().Run(context.Background(), &echo{d: time.Millisecond}, f, p, 9)
+	late := probe.Stop()
 	require.Len(t, samples, 9)
 	for _, s := range samples {
 		assert.True(t, s.Scheduled(), "turn %d of %s", s.Turn, s.Session)
-		assert.Less(t, s.Lag, 5*time.Millisecond, "turn %d of %s", s.Turn, s.Session)
+		stalled := late.StalledIn(s.Start.Add(-s.Lag), s.Start)
+		assert.Less(t, s.Lag, 5*time.Millisecond+stalled+lateness.Stall, "turn %d of %s (%v of it stalled)", s.Turn, s.Session, stalled)
 	}
 	assert.Equal(t, "session_rate=50", string(p.Level()))
 }

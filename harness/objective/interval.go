@@ -26,7 +26,8 @@ const Alpha = 0.05
 const Horizon = 100
 
 // Sequence is the confidence sequence a sequential level is decided and
-// reported with.
+// reported with: each decision, one side of it, at Alpha; its interval,
+// both sides, at Sequence.Conf() (90%).
 var Sequence = inference.NewSequence(Alpha, Horizon)
 
 // Interval is a figure's confidence interval: [Lo, Hi] (±∞ where the
@@ -68,7 +69,7 @@ func (s State) String() string {
 func (th Threshold) IntervalOf(st *stats.Stats, sequential bool) (Interval, bool) {
 	iv := Interval{Conf: Confidence, Sequential: sequential}
 	if sequential {
-		iv.Conf = 1 - Sequence.Alpha
+		iv.Conf = Sequence.Conf()
 	}
 	switch {
 	case th.Kind == metric.Latency && th.Dist != nil:

@@ -37,7 +37,7 @@ type PlanRow struct {
 	// Decided is, for levels that stop once decided (stop: decided), the
 	// measured requests when each is decided as early as it can be;
 	// Measured is then the worst case. Needs names the objective that
-	// needs the most ("ttft p95 ≤ 600 ms needs 89"), or what keeps the
+	// needs the most ("ttft p95 ≤ 600 ms needs 78"), or what keeps the
 	// levels from stopping early.
 	Decided int
 	Needs   string

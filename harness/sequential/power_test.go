@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmsla/llmsla/harness/internal/inference"
 	"github.com/llmsla/llmsla/harness/objective"
 	"github.com/llmsla/llmsla/harness/sample"
 	"github.com/llmsla/llmsla/harness/stats"
@@ -16,6 +17,7 @@ var (
 	seqTrials  = flag.Int("seq.trials", 200, "simulated levels per row of TestSequentialSLAPower")
 	seqCeiling = flag.Int("seq.ceiling", 400, "the levels' count: the fixed design's n and the sequential one's ceiling")
 	seqSigma   = flag.Float64("seq.sigma", 0.2, "the lognormal spread of TTFT")
+	seqHorizon = flag.Int("seq.horizon", 0, "the requests the confidence sequences are tightest at (0: objective.Horizon's)")
 )
 
 // TestSequentialSLAPower measures the sequential SLA check against the
@@ -28,6 +30,11 @@ var (
 // judged on the p95 of what it sent. The numbers are docs/gate.md's.
 func TestSequentialSLAPower(t *testing.T) {
 	trials, ceiling := *seqTrials, *seqCeiling
+	if *seqHorizon > 0 {
+		saved := objective.Sequence
+		objective.Sequence = inference.NewSequence(objective.Alpha, *seqHorizon)
+		defer func() { objective.Sequence = saved }()
+	}
 	if testing.Short() {
 		trials = 40
 	}
@@ -41,6 +48,7 @@ func TestSequentialSLAPower(t *testing.T) {
 		median := threshold * row.p95 / math.Exp(*seqSigma*z95)
 		rng := rand.New(rand.NewPCG(11, uint64(row.p95*100)))
 		var fixedFail, seqFail, seqSent int
+		var sq float64 // Σ n², for the mean's standard error
 		for range trials {
 			xs := make([]float64, ceiling)
 			for i := range xs {
@@ -56,6 +64,7 @@ func TestSequentialSLAPower(t *testing.T) {
 				n++
 			}
 			seqSent += n
+			sq += float64(n * n)
 			if stats.Describe(xs[:n]).P95 > threshold {
 				seqFail++
 			}
@@ -71,7 +80,17 @@ func TestSequentialSLAPower(t *testing.T) {
 		case row.p95 > 1 && seqRate < fixedRate-slack:
 			t.Errorf("%s: the sequential check catches %.1f%%, the fixed one %.1f%%", row.name, 100*seqRate, 100*fixedRate)
 		}
-		if row.p95 == 0.5 && mean > float64(ceiling)/2 {
+		// Issue 31, at its measurement (σ 0.2, a count of 400): at most
+		// half the fixed check's requests where the truth is 10% inside
+		// the objective; half the objective, wherever measured. With
+		// fewer levels than the docs' 200 (-short), but for chance: three
+		// standard errors of the mean.
+		limit := float64(ceiling) / 2
+		if trials < 200 {
+			limit += 3 * math.Sqrt((sq/float64(trials)-mean*mean)/float64(trials))
+		}
+		docs := *seqSigma == 0.2 && ceiling == 400
+		if (row.p95 == 0.5 || row.p95 == 0.9 && docs) && mean > limit {
 			t.Errorf("%s: the sequential check sent %.0f requests on average, more than half of %d", row.name, mean, ceiling)
 		}
 	}
@@ -116,7 +135,10 @@ func TestStoppedIntervalsCover(t *testing.T) {
 		}
 	}
 	t.Logf("%d of %d levels stopped early; the p95 interval missed the truth in %d", stopped, runs, miss)
-	if limit := int(math.Ceil(runs * (objective.Alpha + 3*math.Sqrt(objective.Alpha*(1-objective.Alpha)/runs)))); miss > limit {
+	// The interval is the sequence's, both its sides at once: it misses
+	// with at most 1 − its stated confidence.
+	a := 1 - objective.Sequence.Conf()
+	if limit := int(math.Ceil(runs * (a + 3*math.Sqrt(a*(1-a)/runs)))); miss > limit {
 		t.Errorf("missed the truth in %d of %d runs, want ≤ %d", miss, runs, limit)
 	}
 	if stopped < runs/2 {

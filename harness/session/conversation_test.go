@@ -196,20 +196,24 @@ func prevTurn(samples []sample.Sample, i int) int {
 
 // TestConversationOpenLoop: session_rate starts conversations on its
 // schedule; every turn has a scheduled instant, a later one its user's
-// end of thinking, and the client kept to it; the count asked is the
-// count sent, the last conversation cut.
+// end of thinking, and the client kept to it (within 5 ms and the worst
+// wake the machine showed meanwhile: beside two CPU-bound processes the
+// lag p95 was 7.3 ms); the count asked is the count sent, the last
+// conversation cut.
 func TestConversationOpenLoop(t *testing.T) {
 	fixture := conversationFixture(t, 3, 3, `"20ms"`)
 	conf := config.Scenario{MaxTokens: 8}
 	p := load.SessionRate{Rate: 20, Arrivals: load.Arrivals{Arrival: load.Constant}}
+	probe := lateness.Start()
 	all, v, _ := converse(t, "ttft=3ms,tpot=1ms,tokens=4,jitter=0", fixture, p, 8, conf)
+	late := probe.Stop()
 	samples := measured(all)
 	require.Len(t, samples, 8)
 	for _, s := range samples {
 		assert.True(t, s.Scheduled(), "turn %d of %s", s.Turn, s.Session)
 	}
 	assert.True(t, v.Stats.Open.Scheduled)
-	assert.Less(t, v.Stats.Open.Lag.P95, 5.0, "lag p95 in ms")
+	assert.Less(t, v.Stats.Open.Lag.P95, 5+stats.Ms(late.Max), "lag p95 in ms (the worst wake %v)", late.Max)
 	c := v.Stats.Conv
 	assert.Equal(t, []int{3, 2, 0, 1}, []int{c.Sessions, c.Complete, c.Failed, c.Cut}, "3 + 3 + 2 of 3 turns")
 	assert.Equal(t, 2, c.Total.N)

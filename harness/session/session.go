@@ -68,7 +68,7 @@ type Concerns struct {
 func (c Concerns) Beside(samples []sample.Sample) *stats.Server {
 	srv := c.Servers.Of(samples)
 	if f, ok := c.Health.Of(samples); ok {
-		srv = srv.WithClient(f.ErrorBound())
+		srv = srv.WithClient(f.ErrorBound(), f.ErrorBoundMax())
 	}
 	return srv
 }
@@ -140,7 +140,7 @@ func (s *Session) open(o Options) error {
 	s.concerns.Servers = server.NewWatcher(s.cfg.Endpoints, s.cfg.Servers, file)
 	s.obs.Add(s.concerns.Servers)
 	s.obs.Add(sequential.New(s.cfg.Objectives))
-	s.concerns.Health = health.NewObserver()
+	s.concerns.Health = health.NewObserver(s.eps.simLabel()...)
 	s.obs.Add(s.concerns.Health)
 	if err := s.openJudge(o); err != nil {
 		return err
@@ -192,6 +192,15 @@ func (e *endpoints) simulate(cfg *config.Config, ep *stream.Endpoint) error {
 	e.closers = append(e.closers, stop)
 	ep.BaseURL = url + "/v1"
 	return nil
+}
+
+// simLabel is the in-process simulators' profiler label, when there are
+// any: the client's health measures the CPU they take from it.
+func (e *endpoints) simLabel() []health.SimLabel {
+	if len(e.sims) == 0 {
+		return nil
+	}
+	return []health.SimLabel{{Key: sim.LabelKey, Value: sim.LabelValue}}
 }
 
 // close closes idle connections and stops the simulators.

@@ -43,8 +43,10 @@ type Server struct {
 	// level, in ms (its health: twice its timer lateness p99), which the
 	// agreement of its TTFT with the server's allows either side; 0 when
 	// its health was not measured. Whoever has the client's health sets it
-	// (WithClient).
-	ClientError float64
+	// (WithClient). ClientErrorMax is the same from its worst wake (twice
+	// its timer lateness max): a percentile that is its level's largest
+	// reading (p95 of fewer than 20 requests) is moved by any one stall.
+	ClientError, ClientErrorMax float64
 	// Shared: the level was sent by several shards, each of whose
 	// requests the server counted, so that its counters cannot be set
 	// against one process's requests (no foreign-load figure).
@@ -220,6 +222,7 @@ func (s *Server) Merge(o *Server) {
 	}
 	s.Sent += o.Sent
 	s.ClientError = max(s.ClientError, o.ClientError)
+	s.ClientErrorMax = max(s.ClientErrorMax, o.ClientErrorMax)
 	s.Shared = s.Shared || o.Shared
 	s.Wall += o.Wall
 	for _, m := range o.Models {
@@ -234,14 +237,24 @@ func (s *Server) Merge(o *Server) {
 }
 
 // WithClient is srv with the client's own error over the level (ms,
-// health.Figures.ErrorBound), a copy; nil stays nil.
-func (srv *Server) WithClient(errMs float64) *Server {
+// health.Figures.ErrorBound and ErrorBoundMax), a copy; nil stays nil.
+func (srv *Server) WithClient(errMs, errMaxMs float64) *Server {
 	if srv == nil {
 		return nil
 	}
 	c := *srv
-	c.ClientError = max(errMs, 0)
+	c.ClientError, c.ClientErrorMax = max(errMs, 0), max(errMaxMs, errMs, 0)
 	return &c
+}
+
+// clientError is the client's error on its percentile p of n readings:
+// from its worst wake when the percentile is the largest reading
+// (n·(1 − p) < 1), from its p99 otherwise.
+func (srv *Server) clientError(p float64, n int) float64 {
+	if float64(n)*(1-p/100) < 1 {
+		return max(srv.ClientErrorMax, srv.ClientError)
+	}
+	return srv.ClientError
 }
 
 // agreedPercentiles are the client's TTFT percentiles held to the server's.
@@ -263,19 +276,22 @@ func (st *Stats) TTFTGap() (gap float64, detail string) {
 		net = st.TTFB.Max
 	}
 	gap = 0
+	worstErr := 0.0
 	var client, server []string
 	for _, p := range agreedPercentiles {
 		c, _ := st.TTFT.At(p)
 		lo, hi, _ := srv.TTFT.Within(float64(p))
-		lo, hi = lo*1000-srv.ClientError, hi*1000+net+srv.ClientError
+		e := srv.clientError(float64(p), st.TTFT.N)
+		lo, hi = lo*1000-e, hi*1000+net+e
+		worstErr = max(worstErr, e)
 		gap = max(gap, lo-c, c-hi)
 		client = append(client, fmt.Sprintf("p%d %s ms", p, msText(c/1000)))
 		server = append(server, fmt.Sprintf("p%d in %s", p, srv.TTFT.WithinText(float64(p))))
 	}
 	detail = fmt.Sprintf("client ttft %s (n=%d); server ttft %s (n=%.0f), plus network ≤ %s ms",
 		strings.Join(client, ", "), st.TTFT.N, strings.Join(server, ", "), srv.TTFT.N(), msText(net/1000))
-	if srv.ClientError > 0 {
-		detail += fmt.Sprintf(", ± the client's own error %s ms", msText(srv.ClientError/1000))
+	if worstErr > 0 {
+		detail += fmt.Sprintf(", ± the client's own error %s ms", msText(worstErr/1000))
 	}
 	if gap > 0 {
 		detail = "client and server disagree about TTFT: " + detail

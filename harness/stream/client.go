@@ -146,6 +146,7 @@ type Client struct {
 	maxContent int
 	sec        *secret.Set
 	pins       *pins // the connections conversations hold (pin.go)
+	h1         *h1   // the lean path to a plain http:// endpoint (h1.go); nil: net/http
 }
 
 // ClientOption configures a Client.
@@ -170,6 +171,24 @@ func HTTPClient(h *http.Client) ClientOption { return func(c *Client) { c.http =
 // connections for high concurrency, and does not ask for gzip, which would
 // let a proxy buffer the stream.
 func NewClient(ep Endpoint, opts ...ClientOption) *Client {
+	tr := &http.Transport{
+		Proxy:               http.ProxyFromEnvironment,
+		DialContext:         (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		ForceAttemptHTTP2:   true,
+		MaxIdleConns:        1024,
+		MaxIdleConnsPerHost: 1024,
+		IdleConnTimeout:     90 * time.Second,
+		TLSHandshakeTimeout: 30 * time.Second,
+		DisableCompression:  true,
+		// Each connection holds a read and a write buffer (4 KiB each
+		// by default) for its life, idle or not: at 10,000 streams,
+		// 80 MB. A request's headers fit in 1 KiB and a larger body is
+		// written through; a stream's events come one to a read, and
+		// the line reader, not this buffer, holds a long line.
+		WriteBufferSize: 1 << 10,
+		ReadBufferSize:  1 << 10,
+	}
+	own := &http.Client{Transport: tr}
 	c := &Client{
 		ep:         ep,
 		url:        apiURL(ep),
@@ -177,29 +196,16 @@ func NewClient(ep Endpoint, opts ...ClientOption) *Client {
 		pins:       &pins{},
 		maxLine:    1 << 20,
 		maxContent: 1 << 20,
-		http: &http.Client{Transport: &http.Transport{
-			Proxy:               http.ProxyFromEnvironment,
-			DialContext:         (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
-			ForceAttemptHTTP2:   true,
-			MaxIdleConns:        1024,
-			MaxIdleConnsPerHost: 1024,
-			IdleConnTimeout:     90 * time.Second,
-			TLSHandshakeTimeout: 30 * time.Second,
-			DisableCompression:  true,
-			// Each connection holds a read and a write buffer (4 KiB each
-			// by default) for its life, idle or not: at 10,000 streams,
-			// 80 MB. A request's headers fit in 1 KiB and a larger body is
-			// written through; a stream's events come one to a read, and
-			// the line reader, not this buffer, holds a long line.
-			WriteBufferSize: 1 << 10,
-			ReadBufferSize:  1 << 10,
-		}},
+		http:       own,
 	}
 	for _, o := range opts {
 		o(c)
 	}
 	if c.ep.Timeouts == (Timeouts{}) {
 		c.ep.Timeouts = DefaultTimeouts
+	}
+	if leanHTTP && c.http == own {
+		c.h1 = newH1(c, tr)
 	}
 	return c
 }
@@ -211,6 +217,9 @@ func (c *Client) Endpoint() Endpoint { return c.ep }
 func (c *Client) CloseIdle() {
 	c.http.CloseIdleConnections()
 	c.pins.closeIdle()
+	if c.h1 != nil {
+		c.h1.closeIdle()
+	}
 }
 
 // Timeout causes, told apart through context.Cause.
@@ -351,16 +360,12 @@ func (c *Client) notAStream(resp *http.Response) error {
 	return nil
 }
 
-func (c *Client) stream(parent context.Context, body []byte, s *sample.Sample) {
-	ctx, cancel := context.WithCancelCause(parent)
-	defer cancel(nil)
-	to := c.ep.Timeouts
-
-	var tr phaseTrace
-	hreq, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, tr.trace()), http.MethodPost, c.url, bytes.NewReader(body))
+// newStreamRequest is the request net/http sends for a stream; newH1
+// writes the same headers.
+func (c *Client) newStreamRequest(ctx context.Context, body []byte) (*http.Request, error) {
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
 	if err != nil {
-		s.Fail(&sample.RequestError{Kind: sample.KindOther, Message: "building request", Err: err})
-		return
+		return nil, err
 	}
 	hreq.Header.Set("Content-Type", "application/json")
 	hreq.Header.Set("Accept", "text/event-stream")
@@ -370,6 +375,24 @@ func (c *Client) stream(parent context.Context, body []byte, s *sample.Sample) {
 	c.setKey(hreq.Header)
 	for k, v := range c.ep.Headers {
 		hreq.Header.Set(k, v)
+	}
+	return hreq, nil
+}
+
+func (c *Client) stream(parent context.Context, body []byte, s *sample.Sample) {
+	ctx, cancel := context.WithCancelCause(parent)
+	defer cancel(nil)
+	to := c.ep.Timeouts
+
+	var tr phaseTrace
+	tctx := httptrace.WithClientTrace(ctx, tr.trace())
+	var hreq *http.Request // nil on the lean path (h1.go)
+	if c.h1 == nil {
+		var err error
+		if hreq, err = c.newStreamRequest(tctx, body); err != nil {
+			s.Fail(&sample.RequestError{Kind: sample.KindOther, Message: "building request", Err: err})
+			return
+		}
 	}
 
 	var headerTimer, totalTimer *time.Timer
@@ -382,7 +405,13 @@ func (c *Client) stream(parent context.Context, body []byte, s *sample.Sample) {
 	if to.Headers > 0 {
 		headerTimer = time.AfterFunc(to.Headers, func() { cancel(errNoHeaders) })
 	}
-	resp, err := c.http.Do(hreq)
+	var resp *http.Response
+	var err error
+	if hreq == nil {
+		resp, err = c.h1.roundTrip(tctx, c.url, body)
+	} else {
+		resp, err = c.http.Do(hreq)
+	}
 	if headerTimer != nil {
 		headerTimer.Stop()
 	}

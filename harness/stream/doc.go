@@ -4,7 +4,9 @@
 //
 // [Client.Do] builds the request from go-openai's types (with an explicit
 // temperature 0, which go-openai drops), sends it with connection phases
-// traced through net/http/httptrace, and reads the server-sent events
+// traced through net/http/httptrace (to a plain http:// endpoint with no
+// proxy over h1.go's lean path, the request's goroutine reading its own
+// connection; else through net/http's transport), and reads the server-sent events
 // itself: go-openai's reader returns io.EOF both after [DONE] and on a cut
 // connection, sees only one spelling of an error event, and buffers lines
 // without bound, each of which would hide a failure this harness must

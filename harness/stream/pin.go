@@ -29,6 +29,7 @@ type pins struct {
 // not reused).
 func (c *Client) Pin(header, value string) (*Client, func()) {
 	p := *c
+	p.h1 = nil // one connection of its own: net/http's, below
 	if header != "" {
 		p.ep.Headers = maps.Clone(c.ep.Headers)
 		if p.ep.Headers == nil {

@@ -122,9 +122,12 @@ func WriteHealth(w io.Writer, levels []LevelHealth, unrecorded []string, allowBu
 				state += ", judged anyway (-allow-busy)"
 			}
 		}
-		fmt.Fprintf(w, "client (%s): %s — timer late p50 %s p99 %s max %s ms (limit p99 %s), cpu %s of %s cores, throttled %s%%, gc %s%%, load %s/cpu; every percentile ± %s ms\n",
+		fmt.Fprintf(w, "client (%s): %s — timer late p50 %s p99 %s max %s ms (limit p99 %s), cpu %s of %s cores%s, throttled %s%%, gc %s%%, load %s/cpu; every percentile ± %s ms\n",
 			lv.Label, state, metric.Num(f.LateP50), metric.Num(f.LateP99), metric.Num(f.LateMax), metric.Num(health.Default.LateP99),
-			metric.Num(f.CPU), metric.Num(f.Cores), metric.Num(100*f.Throttled), metric.Num(100*f.GCShare), metric.Num(f.Load), metric.Num(f.ErrorBound()))
+			metric.Num(f.CPU), metric.Num(f.Cores), simShare(f), metric.Num(100*f.Throttled), metric.Num(100*f.GCShare), metric.Num(f.Load), metric.Num(f.ErrorBound()))
+		if err != nil && f.SimMeasured && f.Sim >= simApart {
+			fmt.Fprintf(w, "  the in-process simulator took %s%% of that cpu: run it as its own process (llmsla sim -addr 127.0.0.1:8080, docs/accuracy.md)\n", metric.Num(100*f.Sim))
+		}
 	}
 	if clean > 0 && clean == len(levels) {
 		fmt.Fprintf(w, "client: kept time on every level (timer late p99 ≤ %s ms): every percentile ± %s ms\n", metric.Num(worst), metric.Num(bound))
@@ -133,6 +136,21 @@ func WriteHealth(w io.Writer, levels []LevelHealth, unrecorded []string, allowBu
 	if len(unrecorded) > 0 {
 		fmt.Fprintf(w, "client: health not recorded in %s: whether the client kept time is not known\n", strings.Join(unrecorded, ", "))
 	}
+}
+
+// simApart is the simulator's share of a client-bound level's CPU from
+// which the verdict says to run it apart: a quarter, when it and the
+// client contend for the same cores.
+const simApart = 0.25
+
+// simShare is the in-process simulator's part of the CPU figure, when
+// it was measured: on a busy machine it names what took the client's
+// cores (llmsla sim, run apart, gives them back).
+func simShare(f health.Figures) string {
+	if !f.SimMeasured {
+		return ""
+	}
+	return fmt.Sprintf(" (%s%% of it the in-process simulator's)", metric.Num(100*f.Sim))
 }
 
 // CheckClient reads the client's health beside the samples paths, writes
@@ -152,9 +170,10 @@ func CheckClient(w io.Writer, paths []string, allowBusy bool) error {
 // level (its health, the worst of its runs) where the results recorded
 // it: what the agreement of the two TTFTs allows (stats.Server.ClientError).
 func (r *Run) beside() objective.Servers {
-	errs := map[string]float64{}
+	errs, errsMax := map[string]float64{}, map[string]float64{}
 	for _, lv := range r.Health {
 		errs[lv.Label] = max(errs[lv.Label], lv.Figures.ErrorBound())
+		errsMax[lv.Label] = max(errsMax[lv.Label], lv.Figures.ErrorBoundMax())
 	}
 	figures := r.Servers.Figures
 	return func(scenario, endpoint string, level sample.Level) *stats.Server {
@@ -162,8 +181,9 @@ func (r *Run) beside() objective.Servers {
 			return nil
 		}
 		srv := figures(scenario, endpoint, level)
-		if e, ok := errs[healthLabel(scenario, endpoint, level)]; ok {
-			srv = srv.WithClient(e)
+		l := healthLabel(scenario, endpoint, level)
+		if e, ok := errs[l]; ok {
+			srv = srv.WithClient(e, errsMax[l])
 		}
 		return srv
 	}

@@ -18,7 +18,8 @@
 //   - intervals at a fixed n: [QuantileRanks], the exact order-statistic
 //     interval of a quantile, and [ClopperPearson]'s of a rate;
 //   - intervals at every n at once: a [Sequence] (Howard–Ramdas's
-//     beta-binomial confidence sequence) of a quantile ([Sequence.Ranks])
+//     beta-binomial confidence sequence, each side its own one-sided
+//     mixture) of a quantile ([Sequence.Ranks])
 //     or a rate ([Sequence.Rate], [Sequence.Decide]), which a level may
 //     look at after every request and stop on;
 //   - the power of those tests against a stated shape of change

@@ -90,18 +90,21 @@ func TestClopperPearson(t *testing.T) {
 }
 
 // TestSequenceCoverage checks the anytime guarantee: over every t up to
-// the horizon at once, the sequence misses the truth in at most α of runs.
+// the horizon at once, each side of the sequence misses the truth in at
+// most α of runs (a decision reads one side: it is wrong at most that
+// often), the interval in at most 2α.
 func TestSequenceCoverage(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	const runs, horizon, alpha = 200, 300, 0.05
 	s := NewSequence(alpha, horizon)
 	for _, q := range []float64{0.5, 0.95} {
 		truth := lognormalQuantile(q, 0.5)
-		missQ, missR := 0, 0
+		// misses of the quantile's and the rate's lower and upper sides
+		var miss [2][2]int
 		for range runs {
 			var xs []float64
 			below := 0
-			qMissed, rMissed := false, false
+			var missed [2][2]bool
 			for n := 1; n <= horizon; n++ {
 				x := math.Exp(0.5 * rng.NormFloat64())
 				xs = append(xs, x)
@@ -113,23 +116,28 @@ func TestSequenceCoverage(t *testing.T) {
 				}
 				slices.Sort(xs)
 				lo, hi := s.Ranks(n, q)
-				if Quantile(xs, lo) > truth || Quantile(xs, hi) < truth {
-					qMissed = true
-				}
-				if plo, phi := s.Rate(below, n); q < plo || q > phi {
-					rMissed = true
-				}
+				missed[0][0] = missed[0][0] || Quantile(xs, lo) > truth
+				missed[0][1] = missed[0][1] || Quantile(xs, hi) < truth
+				plo, phi := s.Rate(below, n)
+				missed[1][0] = missed[1][0] || q < plo
+				missed[1][1] = missed[1][1] || q > phi
 			}
-			if qMissed {
-				missQ++
-			}
-			if rMissed {
-				missR++
+			for i := range missed {
+				for j := range missed[i] {
+					if missed[i][j] {
+						miss[i][j]++
+					}
+				}
 			}
 		}
-		for what, miss := range map[string]int{"quantile": missQ, "rate": missR} {
-			if got := float64(miss) / runs; got > alpha+slack(runs, alpha) {
-				t.Errorf("q=%v: the %s sequence ever missed in %.1f%% of %d runs, want ≤ %.0f%%", q, what, 100*got, runs, 100*alpha)
+		for i, what := range []string{"quantile", "rate"} {
+			for j, side := range []string{"lower", "upper"} {
+				if got := float64(miss[i][j]) / runs; got > alpha+slack(runs, alpha) {
+					t.Errorf("q=%v: the %s sequence's %s side ever missed in %.1f%% of %d runs, want ≤ %.0f%%", q, what, side, 100*got, runs, 100*alpha)
+				}
+			}
+			if got := float64(miss[i][0]+miss[i][1]) / runs; got > 1-s.Conf()+slack(runs, 1-s.Conf()) {
+				t.Errorf("q=%v: the %s sequence ever missed in %.1f%% of %d runs, want ≤ %.0f%%", q, what, 100*got, runs, 100*(1-s.Conf()))
 			}
 		}
 	}

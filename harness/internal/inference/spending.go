@@ -135,3 +135,22 @@ func trapezoid(i, n int) float64 {
 	}
 	return 1
 }
+
+// ConditionalPower is the probability that a one-sided test at p-value p
+// with information fraction t of its design ends the design at a p-value
+// of at most alpha, if the effect goes on as it shows so far (its current
+// trend, Lan and Wittes's stochastic curtailment): the score S_t = z√t of
+// a Brownian motion with the drift it shows, z/√t, ends at S_1 ~
+// N(z/√t, 1 − t). A sequential design may stop for futility when it is
+// low: such a stop is non-binding, it never adds an error, only costs
+// power.
+func ConditionalPower(p, t, alpha float64) float64 {
+	z, c := NormQuantile(1-p), NormQuantile(1-alpha)
+	if t >= 1 {
+		if p <= alpha {
+			return 1
+		}
+		return 0
+	}
+	return NormCDF((z/math.Sqrt(t) - c) / math.Sqrt(1-t))
+}

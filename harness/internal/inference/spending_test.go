@@ -51,3 +51,28 @@ func TestSpendingLevelsError(t *testing.T) {
 	}
 	t.Logf("levels %v; rejected %.4f", levels, rate)
 }
+
+// TestConditionalPower: at the current trend, a test halfway through at
+// z = c·√t ends exactly at c on average (power ½); a stronger trend more,
+// a weaker less; and the values of Φ((z/√t − c)/√(1−t)) worked by hand.
+func TestConditionalPower(t *testing.T) {
+	c := NormQuantile(1 - 0.01)
+	for name, tc := range map[string]struct {
+		p, t, alpha, want float64
+	}{
+		"on course":         {1 - NormCDF(c*math.Sqrt(0.5)), 0.5, 0.01, 0.5},
+		"p 0.05 at 40%":     {0.05, 0.4, 0.01, 0.6384209408},
+		"p 0.5: no trend":   {0.5, 0.4, 0.05, 0.0168561174},
+		"the last look met": {0.01, 1, 0.05, 1},
+		"the last look not": {0.06, 1, 0.05, 0},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if got := ConditionalPower(tc.p, tc.t, tc.alpha); math.Abs(got-tc.want) > 1e-8 {
+				t.Errorf("ConditionalPower(%g, %g, %g) = %.6f, want %.6f", tc.p, tc.t, tc.alpha, got, tc.want)
+			}
+		})
+	}
+	if lo, hi := ConditionalPower(0.05, 0.4, 0.01), ConditionalPower(0.05, 0.7, 0.01); !(hi < lo) {
+		t.Errorf("the same p-value later in the design should promise less: %.3f at 40%%, %.3f at 70%%", lo, hi)
+	}
+}
