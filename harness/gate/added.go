@@ -3,6 +3,7 @@ package gate
 import (
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strings"
 
@@ -90,8 +91,9 @@ func added(scenario string, l sample.Level, ds []float64) Added {
 	return Added{Scenario: scenario, Level: l, Pairs: n, Median: mid, Lo: inference.Quantile(ds, lo), Hi: inference.Quantile(ds, hi)}
 }
 
-// writeAdded writes "chat: ttft gateway − direct, median of 60 pairs
-// +4.98 ms (95% CI +4.91 … +5.06)" per level and pooled.
+// writeAdded writes a line per level and pooled, under a head naming
+// the sides: "  chat concurrency=1: +4.97 ms (+4.753 … +5.193) over 100
+// pairs".
 func writeAdded(w io.Writer, base, cand string, added []Added) {
 	if len(added) == 0 {
 		return
@@ -109,9 +111,9 @@ func writeAdded(w io.Writer, base, cand string, added []Added) {
 // signed is a difference in ms with its sign, ±Inf as "−∞"/"+∞".
 func signed(ms float64) string {
 	switch {
-	case ms > 1e300:
+	case math.IsInf(ms, 1):
 		return "+∞"
-	case ms < -1e300:
+	case math.IsInf(ms, -1):
 		return "−∞"
 	case ms >= 0:
 		return "+" + metric.Precise(ms)

@@ -55,14 +55,20 @@ type Board struct {
 const scenarioKey = "scenario\x00"
 
 // notApplicable says why endpoint cannot serve scenario, which it did
-// not run ("" when it could): one embeds and the other generates, as
-// their requests on the board show (the session measures neither on the
-// other, session.Unfit).
+// not run ("" when it could), as their requests on the board show.
 func (b *Board) notApplicable(scenario, endpoint string) string {
-	switch sc, ep := b.embeds[scenarioKey+scenario], b.embeds[endpoint]; {
-	case sc && !ep:
+	return notApplicable(b.embeds[scenarioKey+scenario], b.embeds[endpoint])
+}
+
+// notApplicable says why an endpoint that embeds (or generates) cannot
+// serve a scenario that generates (or embeds), "" when both do the same:
+// the session measures neither on the other (session.Unfit), so a
+// scenario × endpoint missing for this reason is no miss, and no pass.
+func notApplicable(scenarioEmbeds, endpointEmbeds bool) string {
+	switch {
+	case scenarioEmbeds && !endpointEmbeds:
 		return "not applicable: the scenario embeds; the endpoint generates text"
-	case !sc && ep:
+	case !scenarioEmbeds && endpointEmbeds:
 		return "not applicable: the scenario generates text; the endpoint embeds"
 	}
 	return ""

@@ -189,7 +189,7 @@ func (b *Board) notes(short bool) []string {
 	}
 	for _, e := range b.Endpoints {
 		if len(e.NotApplicable) > 0 {
-			out = append(out, notApplicable(e))
+			out = append(out, notApplicableNote(e))
 		}
 	}
 	if !short {
@@ -223,11 +223,11 @@ func missed(e *Entry) string {
 	return fmt.Sprintf("%s missed %s: %s%s", e.Name, plural(len(e.Violations), "objective"), strings.Join(short, "; "), more)
 }
 
-// notApplicable is the note of the scenarios an endpoint's API cannot
+// notApplicableNote is the note of the scenarios an endpoint's API cannot
 // serve: "emb: agent, chat and tools not applicable (the scenario
 // generates text, the endpoint embeds (api: embeddings)): not misses, and
 // not passes".
-func notApplicable(e *Entry) string {
+func notApplicableNote(e *Entry) string {
 	var why string
 	for _, r := range e.Scenarios {
 		if r.NotApplicable != "" {

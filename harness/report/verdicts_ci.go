@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/llmsla/llmsla/harness/escape"
@@ -167,6 +168,41 @@ func VerdictCases(vs []objective.Verdict, share string) []junit.Case {
 			c.Skipped = &junit.Problem{Message: "shard " + share + ": its share of the run only, judged when the shards' files are merged (llmsla verdict DIR…)", Type: "shard"}
 		}
 		out = append(out, c)
+	}
+	return append(out, notApplicableCases(vs)...)
+}
+
+// notApplicableCases are a skipped case for each scenario × endpoint the
+// verdicts lack because the endpoint's API cannot serve the scenario (an
+// embeddings endpoint and a generating scenario, or the other way round,
+// as the levels' requests show): CI's report shows them not run and why,
+// neither failed nor passed.
+func notApplicableCases(vs []objective.Verdict) []junit.Case {
+	embeds := map[string]bool{} // scenarioKey+scenario, and endpoint
+	judged := map[[2]string]bool{}
+	var scenarios, endpoints []string
+	for _, v := range vs {
+		if !slices.Contains(scenarios, v.Scenario) {
+			scenarios = append(scenarios, v.Scenario)
+		}
+		if !slices.Contains(endpoints, v.Endpoint) {
+			endpoints = append(endpoints, v.Endpoint)
+		}
+		e := v.Stats.Embeds > 0
+		embeds[scenarioKey+v.Scenario] = embeds[scenarioKey+v.Scenario] || e
+		embeds[v.Endpoint] = embeds[v.Endpoint] || e
+		judged[[2]string{v.Scenario, v.Endpoint}] = true
+	}
+	var out []junit.Case
+	for _, sc := range scenarios {
+		for _, ep := range endpoints {
+			why := notApplicable(embeds[scenarioKey+sc], embeds[ep])
+			if judged[[2]string{sc, ep}] || why == "" {
+				continue
+			}
+			out = append(out, junit.Case{Classname: sc + "/" + ep, Name: "not applicable",
+				Skipped: &junit.Problem{Message: why + ": not measured", Type: "not-applicable"}})
+		}
 	}
 	return out
 }

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+
 	"github.com/llmsla/llmsla/harness/objective"
 	"github.com/llmsla/llmsla/harness/report/junit"
 	"github.com/llmsla/llmsla/harness/report/junit/junittest"
@@ -144,4 +146,32 @@ func TestVerdictAnnotations(t *testing.T) {
 			t.Errorf("annotation %q", a.String())
 		}
 	}
+}
+
+// TestVerdictCasesNotApplicable: beside the levels judged, a JUnit case
+// is skipped, saying why, for each scenario × endpoint the verdicts lack
+// because one embeds and the other generates; a generating scenario
+// another generating endpoint did not run has none (it is not this
+// rule's to excuse).
+func TestVerdictCasesNotApplicable(t *testing.T) {
+	level := func(sc, ep string, inputs int) objective.Verdict {
+		ss := make([]sample.Sample, 4)
+		for i := range ss {
+			ss[i] = sample.Sample{Scenario: sc, Endpoint: ep, Level: "concurrency=1", Seq: i, Total: time.Millisecond, Inputs: inputs, Finish: "stop"}
+		}
+		return objective.Judge(ss, objective.MustParse(map[string]float64{"error_rate_max": 0}))
+	}
+	cases := VerdictCases([]objective.Verdict{level("chat", "a", 0), level("summary", "b", 0), level("embeddings", "emb", 3)}, "")
+	skipped := map[string]string{}
+	for _, c := range cases {
+		if c.Skipped != nil {
+			skipped[c.Classname] = c.Skipped.Type + ": " + c.Skipped.Message
+		}
+	}
+	assert.Equal(t, map[string]string{
+		"chat/emb":     "not-applicable: not applicable: the scenario generates text; the endpoint embeds: not measured",
+		"summary/emb":  "not-applicable: not applicable: the scenario generates text; the endpoint embeds: not measured",
+		"embeddings/a": "not-applicable: not applicable: the scenario embeds; the endpoint generates text: not measured",
+		"embeddings/b": "not-applicable: not applicable: the scenario embeds; the endpoint generates text: not measured",
+	}, skipped, "chat/b and summary/a are not excused")
 }
