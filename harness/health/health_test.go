@@ -187,6 +187,25 @@ func TestUnitsRoundTrip(t *testing.T) {
 	assert.Equal(t, 160, pooled.Wakes)
 	assert.Equal(t, 38.9, pooled.LateP99)
 	assert.Error(t, health.Default.Check(pooled), "a stalled level is client-bound")
+	// A median is pooled by the wakes it rests on: nine runs of 200 wakes
+	// with a median of 0.1 ms and one of a single wake 5.4 ms late (GC
+	// 28% of its few ms) are a level whose median is 0.13 ms, not a
+	// client-bound one (CI beside two CPU-bound processes).
+	tiny := map[string][]float64{}
+	for _, u := range health.Units {
+		for range 10 {
+			tiny[u.Name] = append(tiny[u.Name], u.Of(f))
+		}
+	}
+	tiny[health.UnitWakes] = []float64{200, 200, 200, 200, 200, 200, 200, 200, 200, 1}
+	tiny[health.UnitLateP50][9], tiny[health.UnitLateP99][9], tiny[health.UnitLateMax][9] = 5.4, 5.4, 5.4
+	tiny[health.UnitGCShare][9] = 0.276
+	one, ok := health.FromUnits(tiny)
+	require.True(t, ok)
+	assert.InDelta(t, (9*200*0.1+5.4)/1801, one.LateP50, 1e-9)
+	assert.InDelta(t, (9*200*0.002+0.276)/1801, one.GCShare, 1e-9)
+	assert.Equal(t, 5.4, one.LateP99, "a p99 stays the worst run's")
+	assert.NoError(t, health.Default.Check(one), "one wake is not the level's median")
 	// The simulator's share is written only where it was measured: a run
 	// without it still has health, and no share (never 0).
 	noSim := maps.Clone(vals)

@@ -24,6 +24,10 @@ type Unit struct {
 	Of     func(Figures) float64
 	Set    func(*Figures, float64)
 	higher bool // the wakes: more is better; a level's runs' add up
+	// pooled: a level's runs' values are their mean weighted by each
+	// run's wakes, not the worst (a median, a share of the time): a run of
+	// one wake is not the level's median.
+	pooled bool
 	// Has, when set, says whether the window measured the figure: one it
 	// did not is not written, never as 0, and its absence is no cut.
 	Has func(Figures) bool
@@ -39,22 +43,22 @@ func (u Unit) Better() string {
 
 // Units are the figures' rows, in the order they are written.
 var Units = []Unit{
-	{UnitLateP50, func(f Figures) float64 { return f.LateP50 }, func(f *Figures, v float64) { f.LateP50 = v }, false, nil},
-	{UnitLateP99, func(f Figures) float64 { return f.LateP99 }, func(f *Figures, v float64) { f.LateP99 = v }, false, nil},
-	{UnitLateMax, func(f Figures) float64 { return f.LateMax }, func(f *Figures, v float64) { f.LateMax = v }, false, nil},
-	{UnitCPU, func(f Figures) float64 { return f.CPU }, func(f *Figures, v float64) { f.CPU = v }, false, nil},
+	{UnitLateP50, func(f Figures) float64 { return f.LateP50 }, func(f *Figures, v float64) { f.LateP50 = v }, false, true, nil},
+	{UnitLateP99, func(f Figures) float64 { return f.LateP99 }, func(f *Figures, v float64) { f.LateP99 = v }, false, false, nil},
+	{UnitLateMax, func(f Figures) float64 { return f.LateMax }, func(f *Figures, v float64) { f.LateMax = v }, false, false, nil},
+	{UnitCPU, func(f Figures) float64 { return f.CPU }, func(f *Figures, v float64) { f.CPU = v }, false, false, nil},
 	// The share is written, not derived on reading: the cores it was of
 	// are the writer's.
 	{UnitCPUShare, Figures.CPUShare, func(f *Figures, v float64) {
 		if f.CPU > 0 && v > 0 {
 			f.Cores = f.CPU / v
 		}
-	}, false, nil},
-	{UnitThrottled, func(f Figures) float64 { return f.Throttled }, func(f *Figures, v float64) { f.Throttled = v }, false, nil},
-	{UnitGCShare, func(f Figures) float64 { return f.GCShare }, func(f *Figures, v float64) { f.GCShare = v }, false, nil},
-	{UnitLoad, func(f Figures) float64 { return f.Load }, func(f *Figures, v float64) { f.Load = v }, false, nil},
-	{UnitWakes, func(f Figures) float64 { return float64(f.Wakes) }, func(f *Figures, v float64) { f.Wakes = int(v) }, true, nil},
-	{UnitSim, func(f Figures) float64 { return f.Sim }, func(f *Figures, v float64) { f.Sim, f.SimMeasured = v, true }, false,
+	}, false, false, nil},
+	{UnitThrottled, func(f Figures) float64 { return f.Throttled }, func(f *Figures, v float64) { f.Throttled = v }, false, false, nil},
+	{UnitGCShare, func(f Figures) float64 { return f.GCShare }, func(f *Figures, v float64) { f.GCShare = v }, false, true, nil},
+	{UnitLoad, func(f Figures) float64 { return f.Load }, func(f *Figures, v float64) { f.Load = v }, false, false, nil},
+	{UnitWakes, func(f Figures) float64 { return float64(f.Wakes) }, func(f *Figures, v float64) { f.Wakes = int(v) }, true, false, nil},
+	{UnitSim, func(f Figures) float64 { return f.Sim }, func(f *Figures, v float64) { f.Sim, f.SimMeasured = v, true }, false, false,
 		func(f Figures) bool { return f.SimMeasured }},
 }
 
@@ -100,7 +104,26 @@ func FromUnits(values map[string][]float64) (Figures, bool) {
 			// stalled for 655 ms (p99 38.9 ms) was judged an SLA violation.
 			worst = sum
 		}
+		if w := values[UnitWakes]; u.pooled && len(w) == len(vs) {
+			// A median or a share of the level's time is its runs' weighted
+			// by their wakes: one run of a single wake 5.4 ms late (GC 28%
+			// of its few ms) made a level of 10 runs client-bound.
+			worst = weighted(vs, w, worst)
+		}
 		u.Set(&f, worst)
 	}
 	return f, true
+}
+
+// weighted is vs's mean weighted by ws, or otherwise when the weights are
+// none (a run recorded no wake).
+func weighted(vs, ws []float64, otherwise float64) float64 {
+	var sum, total float64
+	for i, v := range vs {
+		sum, total = sum+v*ws[i], total+ws[i]
+	}
+	if total <= 0 {
+		return otherwise
+	}
+	return sum / total
 }
