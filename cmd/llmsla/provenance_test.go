@@ -31,7 +31,7 @@ func TestGateComparesProvenance(t *testing.T) {
 	}
 	run := func(root string) string {
 		simEnv(t, "ttft=5ms,tpot=1ms,root="+root)
-		code, stdout, stderr, dir := bench(t, "-count", "10", "-n", "4", "-q")
+		code, stdout, stderr, dir := benchSteady(t, "-count", "10", "-n", "4", "-q")
 		require.Equal(t, exitOK, code, "%s\n%s", stdout, stderr)
 		assert.Contains(t, stdout, "provenance (what was measured", "the verdict shows the provenance")
 		assert.Contains(t, stdout, "model.digest="+root)
