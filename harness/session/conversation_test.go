@@ -264,6 +264,7 @@ func TestConversationHeader(t *testing.T) {
 	var mu sync.Mutex
 	type seen struct{ addr, header string }
 	var got []seen
+	bothWarm := make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/v1/chat/completions" {
 			http.NotFound(w, r) // the session's probe of /metrics: no server account here
@@ -271,7 +272,21 @@ func TestConversationHeader(t *testing.T) {
 		}
 		mu.Lock()
 		got = append(got, seen{r.RemoteAddr, r.Header.Get("X-Session-Affinity")})
+		n := len(got)
+		if n == 3 {
+			close(bothWarm)
+		}
 		mu.Unlock()
+		if n == 2 || n == 3 {
+			// The two warm-up conversations' first requests are answered
+			// once both have arrived, so that they are in flight together,
+			// as the level has them: on a busy machine the first had ended
+			// before the second was sent, which took its idle connection.
+			select {
+			case <-bothWarm:
+			case <-time.After(5 * time.Second):
+			}
+		}
 		w.Header().Set("Content-Type", "text/event-stream")
 		io.WriteString(w, `data: {"choices":[{"index":0,"delta":{"content":"reply"},"finish_reason":"stop"}]}`+"\n\ndata: [DONE]\n\n")
 	}))
