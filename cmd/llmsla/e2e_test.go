@@ -47,8 +47,10 @@ func TestGateEndToEnd(t *testing.T) {
 		var stdout, stderr bytes.Buffer
 		// The simulated TPOT is 1 ms, and its tolerance's floor 1 ms: no
 		// change of it under +100% is flagged, and on a loaded machine
-		// none at all (blind, exit 2). This test is about TTFT.
-		code := runGate([]string{"-allow-blind", "tpot-p50-ms", base, new}, &stdout, &stderr)
+		// none at all (blind, exit 2). This test is about TTFT: the total's
+		// p95, 64 tokens after it, drifts more between a busy machine's
+		// runs, and beside two CPU-bound processes the drift left it blind.
+		code := runGate([]string{"-allow-blind", "tpot-p50-ms", "-allow-blind", "total-p95-ms", base, new}, &stdout, &stderr)
 		if code == 0 || code == 1 {
 			// The medians behind the verdict, for whoever reads a failure.
 			runCompare([]string{"-filter", ".unit:(ttft-p50-ms OR ttft-p95-ms)", base, new}, &stdout, &stderr)

@@ -178,3 +178,18 @@ func TestToolMinimumsImplied(t *testing.T) {
 	assert.ElementsMatch(t, []string{"tool_valid_min", "tool_match_min"}, keys)
 	assert.Equal(t, 2, vs[0].Stats.Good, "a request with an invalid or unexpected call is not good")
 }
+
+// TestAgreementImpliedFromTwenty: a server that timed the requests
+// implies ttft_gap_max 0 from 20 TTFT readings on, not on fewer (whose
+// p95 is their largest); an SLA's own key is kept at any n.
+func TestAgreementImpliedFromTwenty(t *testing.T) {
+	for n, want := range map[int]bool{2: false, 19: false, 20: true, 64: true} {
+		srv := stats.NewServer()
+		srv.TTFT = stats.Buckets{Bounds: []float64{0.01}, Counts: []float64{float64(n)}}
+		srv.Sent = n
+		ttft := make([]float64, n)
+		st := &stats.Stats{Server: srv, TTFT: stats.Describe(ttft)}
+		assert.Equal(t, want, Objectives(nil).Implied(st).Has("ttft_gap"), "n=%d", n)
+		assert.True(t, MustParse(map[string]float64{"ttft_gap_max": 1}).Implied(st).Has("ttft_gap"), "n=%d: the SLA's own", n)
+	}
+}
