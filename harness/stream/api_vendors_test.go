@@ -38,6 +38,9 @@ var apiShapes = map[string]vendorWant{
 		reasoning: 14, reasonSrc: sample.ReasoningUsage,
 		calls:  []sample.ToolCall{call(0, "call_0b8f2d6e4a1c4e9fb7d3a5c1e8f2b6d4", "get_weather", `{"location": "Paris, France"}`)},
 		cached: cached(0), id: "resp_9c7e3f0b2a6d4e1f8a5b0c3d7e9f1a2b", model: "Qwen/Qwen3-8B"},
+	"messages-vertex-text.sse": {finish: "stop", ttft: 3, ttfa: 3, tokens: 27, source: sample.TokensUsage,
+		content: "Olá! Como vai você?\n\nThis is a greeting in Portuguese that means \"Hello! How are you?\"",
+		cached:  cached(0), id: "msg_vrtx_011vbTX9zC2NZRQEamT4cSJf", model: "claude-3-7-sonnet-20250219"},
 	"messages-litellm-text.sse": {finish: "stop", ttft: 2, ttfa: 2, tokens: 9, source: sample.TokensUsage, content: "Hello! How can I help?",
 		cached: cached(1024), id: "msg_6f1d3c2a-8b4e-4a9f-b1c7-2e5d9a0f3b68", model: "gpt-4o-mini"},
 }
