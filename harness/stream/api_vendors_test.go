@@ -10,7 +10,8 @@ import (
 
 // apiDir holds recorded streams of the APIs beside chat, in vendorDir's
 // format, each named by its API ("responses-…", "messages-…") and
-// written from the API's documentation (its "# source:" lines).
+// written from the API's documentation or from the source of a server
+// that implements it (its "# source:" lines).
 const apiDir = "testdata/apis"
 
 // apiShapes has a row for each file of testdata/apis.
@@ -28,6 +29,25 @@ var apiShapes = map[string]vendorWant{
 		content: "Let me check.", reasoning: 1, reasonSrc: sample.ReasoningChunks,
 		calls: []sample.ToolCall{call(0, "toolu_01T1x1fJ34qAmk2tNTrN7Up6", "get_weather", `{"location": "San Francisco, CA"}`)},
 		id:    "msg_014p7gG3wDgGV9EUtLvnow3U", model: "claude-sonnet-4-5-20250929"},
+	// Servers that implement the APIs, from their source.
+	"responses-vllm-text.sse": {finish: "stop", ttft: 4, ttfa: 4, tokens: 9, source: sample.TokensUsage, content: "Hello! How can I help?",
+		cached: cached(32), id: "resp_9c7e3f0b2a6d4e1f8a5b0c3d7e9f1a2b", model: "Qwen/Qwen3-8B"},
+	"responses-vllm-incomplete.sse": {finish: "length", ttft: 4, ttfa: 4, tokens: 5, source: sample.TokensUsage, content: "The capital of France is",
+		cached: cached(0), id: "resp_9c7e3f0b2a6d4e1f8a5b0c3d7e9f1a2b", model: "Qwen/Qwen3-8B"},
+	"responses-vllm-reasoning-tool.sse": {finish: "tool_calls", ttft: 4, ttfa: 9, ttftool: 9, toolDone: 14, tokens: 41, source: sample.TokensUsage,
+		reasoning: 14, reasonSrc: sample.ReasoningUsage,
+		calls:  []sample.ToolCall{call(0, "call_0b8f2d6e4a1c4e9fb7d3a5c1e8f2b6d4", "get_weather", `{"location": "Paris, France"}`)},
+		cached: cached(0), id: "resp_9c7e3f0b2a6d4e1f8a5b0c3d7e9f1a2b", model: "Qwen/Qwen3-8B"},
+	"responses-azure-text.sse": {finish: "stop", ttft: 6, ttfa: 6, tokens: 72, source: sample.TokensUsage, content: "Olá!",
+		reasoning: 64, reasonSrc: sample.ReasoningUsage, cached: cached(0), id: "resp_0b4726240aaacbdc0169039977006081968d5b3074ea5b42a1", model: "gpt-5-mini"},
+	"responses-azure-function-call.sse": {finish: "tool_calls", ttft: 4, ttfa: 4, ttftool: 4, toolDone: 15, tokens: 22, source: sample.TokensUsage,
+		calls:  []sample.ToolCall{call(0, "call_mamm0WNokaTJlgAO8uAxyWBM", "weather", `{"location":"Florence, Italy"}`)},
+		cached: cached(0), id: "resp_0ad1ae6a186e7452016903997fa0d8819789788f2c97870a47", model: "gpt-5-mini"},
+	"messages-vertex-text.sse": {finish: "stop", ttft: 3, ttfa: 3, tokens: 27, source: sample.TokensUsage,
+		content: "Olá! Como vai você?\n\nThis is a greeting in Portuguese that means \"Hello! How are you?\"",
+		cached:  cached(0), id: "msg_vrtx_011vbTX9zC2NZRQEamT4cSJf", model: "claude-3-7-sonnet-20250219"},
+	"messages-litellm-text.sse": {finish: "stop", ttft: 2, ttfa: 2, tokens: 9, source: sample.TokensUsage, content: "Hello! How can I help?",
+		cached: cached(1024), id: "msg_6f1d3c2a-8b4e-4a9f-b1c7-2e5d9a0f3b68", model: "gpt-4o-mini"},
 }
 
 // withAPI points a client at another API of its base URL.
@@ -37,8 +57,7 @@ func withAPI(a API) ClientOption {
 
 // TestAPIShapes replays each recorded stream of testdata/apis through its
 // API's reader: the answer, the counts, the calls, the provenance and the
-// block each instant was read in are what the documentation's stream
-// says.
+// block each instant was read in are what the recorded stream says.
 func TestAPIShapes(t *testing.T) {
 	entries, err := os.ReadDir(apiDir)
 	if err != nil {

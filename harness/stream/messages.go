@@ -181,7 +181,8 @@ type messagesBlockState struct {
 // (content_block_start) before its deltas and not stopped; an index out
 // of range, a delta for a block never started, and a delta of a type its
 // block cannot carry are protocol errors. The prompt's tokens are
-// message_start's usage (input_tokens are net of the cache: the prompt is
+// message_start's usage, as message_delta's updates it (input_tokens are
+// net of the cache: the prompt is
 // their sum with cache_read_input_tokens and cache_creation_input_tokens,
 // of which the read ones were cached); the output tokens message_delta's
 // usage, the final count. A stream whose message_delta carries no usage
@@ -189,9 +190,14 @@ type messagesBlockState struct {
 // estimated). Unknown event and block types are skipped, as the docs ask
 // of a client ("handle unknown event types gracefully").
 type messagesReader struct {
-	blocks         []messagesBlockState
-	prompt, cached *int
-	output         *int
+	blocks []messagesBlockState
+	// The prompt's counts field by field, message_start's each replaced
+	// by message_delta's where it has one: message_delta's usage is
+	// cumulative, and a gateway translating another API (LiteLLM's
+	// /v1/messages adapter) sends zeros at message_start and the counts
+	// only in message_delta.
+	input, cacheRead, cacheCreate *int
+	output                        *int
 	// ev and room are where each event is decoded: the reader's, so that
 	// an event costs no allocation of its own (encoding/json's fallback
 	// would move a local event to the heap).
@@ -223,7 +229,7 @@ func (r *messagesReader) event(st *streamState, event, data []byte, now time.Tim
 		}
 		st.provenance(&chunk{ID: e.Message.ID, Model: e.Message.Model})
 		if u := e.Message.Usage; u != nil {
-			if msg := r.startUsage(u); msg != "" {
+			if msg := r.promptUsage("message_start", u); msg != "" {
 				return st.fail(sample.KindProtocol, msg, nil)
 			}
 		}
@@ -238,6 +244,11 @@ func (r *messagesReader) event(st *streamState, event, data []byte, now time.Tim
 		}
 		b.stopped = true
 	case "message_delta":
+		if e.Usage != nil {
+			if msg := r.promptUsage("message_delta", e.Usage); msg != "" {
+				return st.fail(sample.KindProtocol, msg, nil)
+			}
+		}
 		if e.Usage != nil && e.Usage.OutputTokens != nil {
 			if *e.Usage.OutputTokens < 0 {
 				return st.fail(sample.KindProtocol, fmt.Sprintf("message_delta usage.output_tokens %d is negative", *e.Usage.OutputTokens), nil)
@@ -399,53 +410,60 @@ func (r *messagesReader) tool(st *streamState, b *messagesBlockState, id, name, 
 	}
 }
 
-// startUsage keeps message_start's prompt counts.
-func (r *messagesReader) startUsage(u *messagesUsage) string {
-	if u.InputTokens == nil {
-		return ""
-	}
-	prompt, cached := *u.InputTokens, 0
+// promptUsage keeps the prompt counts an event's usage has.
+func (r *messagesReader) promptUsage(what string, u *messagesUsage) string {
 	for _, f := range []struct {
 		name string
 		n    *int
-	}{{"input_tokens", u.InputTokens}, {"cache_read_input_tokens", u.CacheReadInputTokens}, {"cache_creation_input_tokens", u.CacheCreationInputTokens}} {
-		if f.n != nil && *f.n < 0 {
-			return fmt.Sprintf("message_start usage.%s %d is negative", f.name, *f.n)
+		keep **int
+	}{{"input_tokens", u.InputTokens, &r.input}, {"cache_read_input_tokens", u.CacheReadInputTokens, &r.cacheRead}, {"cache_creation_input_tokens", u.CacheCreationInputTokens, &r.cacheCreate}} {
+		if f.n == nil {
+			continue
 		}
+		if *f.n < 0 {
+			return fmt.Sprintf("%s usage.%s %d is negative", what, f.name, *f.n)
+		}
+		n := *f.n
+		*f.keep = &n
 	}
-	if u.CacheReadInputTokens != nil {
-		cached = *u.CacheReadInputTokens
-		prompt += cached
-		r.cached = &cached
-	}
-	if u.CacheCreationInputTokens != nil {
-		prompt += *u.CacheCreationInputTokens
-	}
-	r.prompt = &prompt
 	return ""
 }
 
 // usage puts the counts read into the state, by chat's rules, once the
 // message is over; without message_delta's output_tokens there is no
-// usage, and the chunks are counted.
+// usage, and the chunks are counted. The prompt is input_tokens (net of
+// the cache) with cache_read_input_tokens and cache_creation_input_tokens,
+// of which the read ones were cached; without input_tokens it is unknown.
 func (r *messagesReader) usage(st *streamState) string {
-	if r.output == nil {
-		if r.prompt != nil {
-			st.s.PromptTokens = *r.prompt
+	var prompt, cached *int
+	if r.input != nil {
+		p := *r.input
+		if r.cacheRead != nil {
+			c := *r.cacheRead
+			p += c
+			cached = &c
 		}
-		if r.cached != nil {
-			n := *r.cached
-			st.counts.cachedTok = &n
+		if r.cacheCreate != nil {
+			p += *r.cacheCreate
+		}
+		prompt = &p
+	}
+	if r.output == nil {
+		if prompt != nil {
+			st.s.PromptTokens = *prompt
+		}
+		if cached != nil {
+			st.counts.cachedTok = cached
 		}
 		return ""
 	}
 	cu := chunkUsage{CompletionTokens: *r.output}
-	if r.prompt != nil {
-		cu.PromptTokens = *r.prompt
+	if prompt != nil {
+		cu.PromptTokens = *prompt
 	}
 	cu.TotalTokens = cu.PromptTokens + cu.CompletionTokens
-	if r.cached != nil {
-		cu.PromptTokensDetails = &promptDetails{CachedTokens: r.cached}
+	if cached != nil {
+		cu.PromptTokensDetails = &promptDetails{CachedTokens: cached}
 	}
 	return st.readUsage(&chunk{Usage: &cu})
 }

@@ -253,7 +253,10 @@ func (r *responsesReader) event(st *streamState, event, data []byte, now time.Ti
 		if len(st.tools.calls) > 0 {
 			s.Finish = string(openai.FinishReasonToolCalls)
 		}
-		if e.Type == "response.incomplete" {
+		// vLLM ends a response cut by max_output_tokens with
+		// response.completed whose status is incomplete (its
+		// responses_stream_generator sends no response.incomplete).
+		if e.Type == "response.incomplete" || e.Response.Status == "incomplete" {
 			s.Finish = "length"
 			if d := e.Response.IncompleteDetails; d != nil && d.Reason == "content_filter" {
 				s.Finish = string(openai.FinishReasonContentFilter)
