@@ -217,6 +217,13 @@ func TestUnitsRoundTrip(t *testing.T) {
 	old, ok := health.FromUnits(vals)
 	assert.True(t, ok, "a run recorded before client-wakes still has health")
 	assert.False(t, old.Short(), "judged as a long window")
+	// A starved probe's window: few wakes, most on time, some very late
+	// (a bench whose client was reniced beside CPU-bound processes): it
+	// spanned far more than its wakes' periods, and is judged.
+	starved := health.Figures{Wakes: 75, LateP50: 0.3, LateP99: 81.9, LateMax: 188}
+	assert.False(t, starved.Short(), "75 wakes, one 188 ms late, span more than 100 ms")
+	assert.Error(t, health.Default.Check(starved))
+	assert.True(t, health.Figures{Wakes: 10, LateP50: 0.1, LateP99: 40, LateMax: 50}.Short(), "ten wakes and one stall: 60 ms")
 	delete(vals, health.UnitLoad)
 	_, ok = health.FromUnits(vals)
 	assert.False(t, ok)
