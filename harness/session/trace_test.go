@@ -44,8 +44,11 @@ func shippedTrace(t *testing.T) trace.Spec {
 // pacer can send then. A run off the bound is replayed again only when
 // the probe woke late in it (p99 above busyLate: the machine, or the
 // simulator sharing its two cores, was busy), up to lagRetries times, the
-// last time with the bound widened by that lateness — as the stream's
-// truth tests do.
+// last time with the bound widened by twice that lateness: the pacer's
+// wake is one more timer of the same machine, and stalls under
+// lateness.Stall are not taken off (beside two CPU-bound processes and
+// three builds: 5.8, 7.9 and 13.1 ms at p99 where the probe's p99 was 4.4,
+// 4.6 and 10.2 ms). On a machine whose timers kept time the bound is 1 ms.
 const (
 	lagBound   = 1.0 // ms, p99
 	busyLate   = 0.5 // ms
@@ -79,7 +82,7 @@ func TestTraceReplayTruth(t *testing.T) {
 		lag, mine, late := stats.Describe(lags), stats.Describe(own), stats.Ms(probe.P99)
 		bound := lagBound
 		if try == lagRetries && late > busyLate {
-			bound += late
+			bound += 2 * late
 		}
 		t.Logf("try %d: %d rows over %s: lag p50 %.3f ms, p99 %.3f ms, max %.3f ms; %.3f ms at p99 less %d stalls of the process; its timers woke %.3f ms late at p99",
 			try+1, len(rows), offs[len(offs)-1]/4, lag.P50, lag.P99, lag.Max, mine.P99, len(probe.Stalls), late)
