@@ -1,0 +1,78 @@
+package session
+
+import (
+	"context"
+	"sync/atomic"
+
+	"github.com/llmsla/llmsla/harness/observe"
+	"github.com/llmsla/llmsla/harness/sample"
+)
+
+// Repeats are the runs of one cell that a benchmark sends, go test's
+// -count of them, each after its probe. Under stop: decided they decide
+// together: the sequential observer keeps one tally over their measured
+// requests (observe.Series), each run is sent whole, and once the runs
+// sent so far decide every objective the runs left send nothing — not
+// their probe either — so that the level's ceiling is count × n
+// requests. A level that cannot stop early (a soak, an objective no
+// request decides) sends every run. The plan counts the same
+// (PlanRow.decided, RunsToDecide).
+type Repeats struct {
+	s       *Session
+	c       Cell
+	series  *observe.Series
+	sent    int // measured runs sent
+	decided atomic.Bool
+}
+
+// Repeat returns the count runs of c.
+func (s *Session) Repeat(c Cell, count int) *Repeats {
+	return &Repeats{s: s, c: c, series: &observe.Series{Runs: max(count, 1)}}
+}
+
+// Done reports whether the runs sent have decided the cell: the runs
+// left send nothing.
+func (r *Repeats) Done() bool { return r.decided.Load() }
+
+// Probe sends go test's probe before a run (Session.Probe), nothing once
+// Done.
+func (r *Repeats) Probe(ctx context.Context) ([]sample.Sample, error) {
+	if r.Done() {
+		return nil, nil
+	}
+	return r.s.send(ctx, r.c, 1, true, r)
+}
+
+// Measure sends the next run of n measured requests (Session.Measure),
+// nothing once Done.
+func (r *Repeats) Measure(ctx context.Context, n int) ([]sample.Sample, error) {
+	if r.Done() {
+		return nil, nil
+	}
+	samples, err := r.s.send(ctx, r.c, n, false, r)
+	r.sent++
+	return samples, err
+}
+
+// Cell is the cell the runs send.
+func (r *Repeats) Cell() Cell { return r.c }
+
+// together reports whether a level's count runs decide together (sent
+// whole, the runs left once decided unsent), not each on its own.
+func together(count int) bool { return count > 1 }
+
+// leastSent is what a level of count runs of n measured requests sends
+// under stop: decided when its first need measured requests decide it —
+// as many whole runs as cover need (one run: need requests of it), at
+// most count × n — in how many runs, and whether that is before its
+// count.
+func leastSent(need, n, count int) (requests, runs int, stops bool) {
+	if !together(count) {
+		return min(need, n), 1, need < n
+	}
+	runs = (need + n - 1) / max(n, 1)
+	if runs >= count {
+		return count * n, count, false
+	}
+	return runs * n, runs, true
+}
