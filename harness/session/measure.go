@@ -118,7 +118,7 @@ func stopsEarly(sd sends, probe bool) bool {
 func untilDecided(lv *observe.Level, sd sends, reps *Repeats) []load.Option {
 	var decided atomic.Bool
 	lv.Decided, lv.Floor = func() { decided.Store(true) }, sd.cases
-	if reps != nil && together(reps.series.Runs) && reps.sent < reps.series.Runs {
+	if reps != nil && reps.s.run.together(reps.series.Runs) && reps.sent < reps.series.Runs {
 		lv.Decided, lv.Series, lv.Rep = func() { reps.decided.Store(true) }, reps.series, reps.sent+1
 		return nil
 	}

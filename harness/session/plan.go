@@ -126,7 +126,7 @@ func (r *PlanRow) count(sched *schedule, count, n int) error {
 			}
 		}
 		if count > 0 {
-			r.decided(last, count, sched.run.UntilDecided)
+			r.decided(last, count, sched.run)
 		}
 	}
 	r.countSweep(count)
@@ -137,8 +137,8 @@ func (r *PlanRow) count(sched *schedule, count, n int) error {
 // over its count runs of a send sd — sequential.Least, at least every
 // fixture case asked, its runs pooled and each sent whole (leastSent), at
 // most its count × n — and names the objective that needs the most.
-func (r *PlanRow) decided(sd sends, count int, until bool) {
-	if !(r.Cell.Settings.StopDecided || until) {
+func (r *PlanRow) decided(sd sends, count int, run Run) {
+	if !(r.Cell.Settings.StopDecided || run.UntilDecided) {
 		return
 	}
 	least, needs, ok := sequential.Least(r.Cell.Settings.Objectives)
@@ -153,15 +153,16 @@ func (r *PlanRow) decided(sd sends, count int, until bool) {
 		r.Decided += count * sd.n
 		r.Needs = needs.String() + " is not decided request by request"
 	default:
-		sent, runs, stops := leastSent(max(least, sd.cases), sd.n, count)
+		together := run.together(count)
+		sent, runs, stops := run.leastSent(max(least, sd.cases), sd.n, count)
 		r.Decided += sent
 		switch {
-		case !stops && count > 1:
-			r.Needs = fmt.Sprintf("%s needs %d, more than a level's %d in %d runs of %d", needs, least, count*sd.n, count, sd.n)
-		case count > 1:
-			r.Needs = fmt.Sprintf("%s needs %d: %d of %d runs a level", needs, least, runs, count)
-		default:
+		case !together:
 			r.Needs = fmt.Sprintf("%s needs %d", needs, least)
+		case !stops:
+			r.Needs = fmt.Sprintf("%s needs %d, more than a level's %d in %d runs of %d", needs, least, count*sd.n, count, sd.n)
+		default:
+			r.Needs = fmt.Sprintf("%s needs %d: %d of %d runs a level", needs, least, runs, count)
 		}
 	}
 }

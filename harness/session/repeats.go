@@ -30,6 +30,13 @@ func (s *Session) Repeat(c Cell, count int) *Repeats {
 	return &Repeats{s: s, c: c, series: &observe.Series{Runs: max(count, 1)}}
 }
 
+// together reports whether a level's count runs decide together (sent
+// whole, the runs left once decided unsent), not each on its own. A
+// shard's do not: the shards of a run send each level in the same slot
+// (-level-every), and a shard that skipped runs would send the next
+// level beside the others' last runs of this one.
+func (r Run) together(count int) bool { return count > 1 && !r.Shard.On() }
+
 // Done reports whether the runs sent have decided the cell: the runs
 // left send nothing.
 func (r *Repeats) Done() bool { return r.decided.Load() }
@@ -57,18 +64,14 @@ func (r *Repeats) Measure(ctx context.Context, n int) ([]sample.Sample, error) {
 // Cell is the cell the runs send.
 func (r *Repeats) Cell() Cell { return r.c }
 
-// together reports whether a level's count runs decide together (sent
-// whole, the runs left once decided unsent), not each on its own.
-func together(count int) bool { return count > 1 }
-
 // leastSent is what a level of count runs of n measured requests sends
 // under stop: decided when its first need measured requests decide it —
-// as many whole runs as cover need (one run: need requests of it), at
-// most count × n — in how many runs, and whether that is before its
-// count.
-func leastSent(need, n, count int) (requests, runs int, stops bool) {
-	if !together(count) {
-		return min(need, n), 1, need < n
+// as many whole runs as cover need, at most count × n; runs that decide
+// alone, need requests of each — in how many runs, and whether that is
+// before its count.
+func (r Run) leastSent(need, n, count int) (requests, runs int, stops bool) {
+	if !r.together(count) {
+		return count * min(need, n), count, need < n // each run on its own
 	}
 	runs = (need + n - 1) / max(n, 1)
 	if runs >= count {

@@ -97,17 +97,46 @@ func TestRepeatsThatCannotStop(t *testing.T) {
 	assert.Contains(t, report.StoppedLines([]objective.Verdict{v}), "stopped (chat endpoint=a concurrency=2): not decided before its count, 10 runs, 200 requests")
 }
 
+// TestRepeatsOfAShardDecideAlone: the shards of a run send each level in
+// the same slot, so a shard's runs do not decide together (a shard that
+// skipped runs would send its next level beside the others' runs of this
+// one): each of its runs decides on its own, as the plan says.
+func TestRepeatsOfAShardDecideAlone(t *testing.T) {
+	const count, n = 10, 20
+	shard, err := load.ParseShard("1/2")
+	require.NoError(t, err)
+	s, c, plan := repeatsSessionOf(t, Run{PerRun: n, Shard: shard}, "ttft_p95_ms: 600, error_rate_max: 0.2", count, n)
+	require.Len(t, plan.Rows, 1)
+	assert.Equal(t, "ttft p95 ≤ 600 ms needs 78", plan.Rows[0].Needs)
+	assert.Equal(t, plan.Rows[0].Measured, plan.Rows[0].Decided, "no run of 10 (a shard's share of 20) reaches 78")
+	runs := s.Repeat(c, count)
+	var all []sample.Sample
+	for range count {
+		got, err := runs.Measure(context.Background(), n)
+		require.NoError(t, err)
+		all = append(all, got...)
+	}
+	assert.False(t, runs.Done())
+	v := objective.Judge(all, s.Config().Objectives("chat", c.Endpoint.Name))
+	assert.Equal(t, count*n/2, v.Stats.Attempted, "every run sent, the shard's share")
+	assert.Zero(t, v.RunsCeiling, "no run of a series")
+}
+
 // repeatsSession is a session of one simulated endpoint, fast and steady,
 // whose chat scenario stops once decided against sla, one level of
 // concurrency 2, and its plan of count runs of n.
 func repeatsSession(t *testing.T, sla string, count, n int) (*Session, Cell, *Plan) {
+	return repeatsSessionOf(t, Run{PerRun: n}, sla, count, n)
+}
+
+func repeatsSessionOf(t *testing.T, run Run, sla string, count, n int) (*Session, Cell, *Plan) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "sla.yaml")
 	yaml := "endpoints:\n  a: {sim: \"ttft=2ms,tpot=100us,jitter=0.2,tokens=4\"}\nscenarios:\n  chat:\n    concurrency: [2]\n    stop: decided\n    sla: {" + sla + "}\n"
 	require.NoError(t, os.WriteFile(path, []byte(yaml), 0o644))
 	cfg, err := config.LoadFile(path)
 	require.NoError(t, err)
-	s, err := New(cfg, Run{PerRun: n}, Options{})
+	s, err := New(cfg, run, Options{})
 	require.NoError(t, err)
 	t.Cleanup(func() { s.Close() })
 	sc := shippedScenario("chat")
