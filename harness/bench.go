@@ -2,11 +2,14 @@ package harness
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"math"
 	"net/url"
 	"os"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
@@ -15,6 +18,7 @@ import (
 	"github.com/llmsla/llmsla/harness/health"
 	"github.com/llmsla/llmsla/harness/metric"
 	"github.com/llmsla/llmsla/harness/objective"
+	"github.com/llmsla/llmsla/harness/recording"
 	"github.com/llmsla/llmsla/harness/report"
 	"github.com/llmsla/llmsla/harness/sample"
 	"github.com/llmsla/llmsla/harness/session"
@@ -44,8 +48,13 @@ func BenchOn(b *testing.B, s *session.Session, sc Scenario) {
 			c := base
 			c.Level = lv
 			rep := 0
+			runs := s.Repeat(c, benchCount())
 			b.Run(fmt.Sprintf("endpoint=%s/%s", sample.NameValue(ep.Name), lv.Label()), func(b *testing.B) {
-				v, measured := benchLevel(b, s, c)
+				if runs.Done() {
+					reportUnsent(b)
+					return
+				}
+				v, measured := benchLevel(b, s, runs)
 				if !measured {
 					return
 				}
@@ -73,17 +82,18 @@ var printUnits sync.Once
 // before the timed run of -benchtime Nx: its request is warm-up), or a
 // measured run of b.N requests (a soak: its duration, whatever -benchtime
 // says), reported in the metric table's units.
-func benchLevel(b *testing.B, s *session.Session, c session.Cell) (v objective.Verdict, measured bool) {
+func benchLevel(b *testing.B, s *session.Session, runs *session.Repeats) (v objective.Verdict, measured bool) {
+	c := runs.Cell()
 	var samples []sample.Sample
 	var err error
 	if b.N == 1 {
-		samples, err = s.Probe(context.Background(), c)
+		samples, err = runs.Probe(context.Background())
 	} else {
 		n := b.N
 		if c.Settings.Span(c.Level) > 0 {
 			n = c.Settings.Requests(c.Level) // a soak, a ramp: their time, whatever -benchtime says
 		}
-		samples, err = s.Measure(context.Background(), c, n)
+		samples, err = runs.Measure(context.Background(), n)
 	}
 	if err != nil {
 		failSend(b, c.Name(), err)
@@ -97,6 +107,35 @@ func benchLevel(b *testing.B, s *session.Session, c session.Cell) (v objective.V
 		reportBreakdown(b, s, c)
 	}
 	return v, b.N > 1
+}
+
+// benchCount is the runs go test makes of each benchmark, -count, when
+// each is one call of b.N requests (-benchtime Nx, as llmsla bench runs
+// them): the runs a level's repetitions decide over (session.Repeats). A
+// time-based -benchtime calls a benchmark more often than -count, so its
+// runs each decide alone (1).
+func benchCount() int {
+	bt, c := flag.Lookup("test.benchtime"), flag.Lookup("test.count")
+	if bt == nil || c == nil || !strings.HasSuffix(bt.Value.String(), "x") {
+		return 1
+	}
+	n, err := strconv.Atoi(c.Value.String())
+	if err != nil || n < 1 {
+		return 1
+	}
+	return n
+}
+
+// reportUnsent is a call of a level's benchmark once its runs before
+// decided it (stop: decided): the probe sends nothing, and the run
+// reports recording.UnitUnsent alone — go test prints a result for it —
+// which no reader counts as a run.
+func reportUnsent(b *testing.B) {
+	if b.N == 1 {
+		return
+	}
+	b.ReportMetric(0, "ns/op")
+	b.ReportMetric(1, recording.UnitUnsent)
 }
 
 // benchWholeRun reports the figures of a scenario's whole run on an
@@ -122,15 +161,27 @@ func benchWholeRun(b *testing.B, ep stream.Endpoint, reps [][]objective.Verdict)
 	if fit(0) == nil {
 		return
 	}
+	// The runs every level sent: under stop: decided a level's runs left
+	// once it was decided send nothing, and a fit of the others' would be
+	// another fit. Those runs of the fit are unsent too.
+	whole := 0
+	for whole < len(reps) && len(reps[whole]) == len(reps[0]) {
+		whole++
+	}
 	k := 0
 	b.Run(fmt.Sprintf("endpoint=%s/fit=prompt_tokens", sample.NameValue(ep.Name)), func(b *testing.B) {
 		if b.N == 1 {
 			return // go test's probe before each repetition
 		}
+		if k >= whole && benchCount() > whole {
+			k++
+			reportUnsent(b)
+			return
+		}
 		// Under -benchtime Nx (llmsla bench) go test calls this once per
 		// repetition; a time-based benchtime calls it more often, and
 		// the calls past the last repetition report the last one's fit.
-		st := fit(min(k, len(reps)-1))
+		st := fit(min(k, whole-1))
 		k++
 		if st == nil {
 			b.Fatalf("fit=prompt_tokens: run %d of the sweep's levels has fewer than two prompt lengths to fit", min(k, len(reps)))

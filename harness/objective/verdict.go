@@ -25,6 +25,10 @@ type Verdict struct {
 	// (stop: decided) could have sent, its runs' together; 0 for a level
 	// that sends its count. Its decisions are the confidence sequence's.
 	Ceiling int
+	// Runs and RunsCeiling are, for a level whose repetitions decided
+	// together (sample.Sample.Reps), the runs it sent and could have
+	// sent; 0 otherwise.
+	Runs, RunsCeiling int
 }
 
 // Saved is the measured requests a sequential level did not send.
@@ -70,25 +74,52 @@ func JudgeServer(samples []sample.Sample, o Objectives, srv *stats.Server) Verdi
 		o = slices.DeleteFunc(slices.Clone(o), func(th Threshold) bool { return Minimums.Has(th.Name) })
 	}
 	o = o.Implied(st)
-	ceiling := ceilingOf(samples)
+	c := ceilingOf(samples)
 	return Verdict{Scenario: st.Scenario, Endpoint: st.Endpoint, Level: st.Level, Objectives: o, Stats: st, Violations: o.Check(st),
-		Decisions: o.Decide(st, ceiling > 0), Ceiling: ceiling}
+		Decisions: o.Decide(st, c.requests > 0), Ceiling: c.requests, Runs: c.runs, RunsCeiling: c.of}
+}
+
+// ceiling is what a level's samples say it could have sent.
+type ceiling struct {
+	requests int // measured requests
+	runs, of int // runs sent and the runs it could have had, when its repetitions decided together
 }
 
 // ceilingOf is the sum over the runs of samples of the ceiling their
-// measured samples carry.
-func ceilingOf(samples []sample.Sample) int {
-	runs := map[string]int{}
+// measured samples carry, and, for runs that are repetitions deciding
+// together (Reps), of the repetitions that sent nothing: as many runs of
+// the largest ceiling as their series lacks. Samples pooled from several
+// recordings (or shards) hold several series; they are counted by the
+// repetition most often present (each series has its first run).
+func ceilingOf(samples []sample.Sample) ceiling {
+	type run struct{ ceiling, rep, reps int }
+	runs := map[string]run{}
 	for i := range samples {
-		if s := &samples[i]; !s.Warmup && !s.Cold && s.Ceiling > runs[s.Run] {
-			runs[s.Run] = s.Ceiling
+		if s := &samples[i]; !s.Warmup && !s.Cold && s.Ceiling > runs[s.Run].ceiling {
+			runs[s.Run] = run{s.Ceiling, s.Rep, s.Reps}
 		}
 	}
-	total := 0
-	for _, c := range runs {
-		total += c
+	var c ceiling
+	series := map[int]int{} // repetition → runs of it present
+	most, reps := 0, 0
+	for _, r := range runs {
+		c.requests += r.ceiling
+		if r.reps > 0 {
+			c.runs++
+			series[r.rep]++
+			reps = max(reps, r.reps)
+			most = max(most, r.ceiling)
+		}
 	}
-	return total
+	if c.runs > 0 {
+		n := 0
+		for _, k := range series {
+			n = max(n, k)
+		}
+		c.of = n * reps
+		c.requests += (c.of - c.runs) * most
+	}
+	return c
 }
 
 // Lookup returns the objectives of a scenario on an endpoint.

@@ -75,10 +75,21 @@ type Level struct {
 	// Floor is the measured requests such a level sends before it may
 	// stop: every fixture case asked once (its warm-up is done before).
 	Floor int
+	// Series is set on such a level when it is one of a level's runs
+	// that decide together (a benchmark's -count repetitions): the
+	// observer that decides keeps one tally over all of the series' runs,
+	// and calls Decided once they, pooled, are decided. nil: the level
+	// decides on its own requests.
+	Series *Series
+	Rep    int // which run of the series this is, from 1
 	// Stop stops the session: nothing more is sent, what is in flight is
 	// cancelled, and every later send returns err. The first reason wins.
 	Stop func(err error)
 }
+
+// Series is what a level's runs that decide together share: its identity,
+// and how many runs it may have.
+type Series struct{ Runs int }
 
 // Name is the level as people read it: "chat endpoint=prod concurrency=5".
 func (lv *Level) Name() string {

@@ -64,6 +64,12 @@ func readOne(rd *benchfmt.Reader, src Source, fn func(*benchfmt.Result)) ([]stri
 		case *benchfmt.SyntaxError:
 			syntax = append(syntax, rec.Error())
 		case *benchfmt.Result:
+			if unsent, bad := Unsent(rec); unsent {
+				if bad != "" {
+					syntax = append(syntax, bad)
+				}
+				continue // not a run: the repetitions before it decided
+			}
 			results++
 			if bad := checkValues(rec); len(bad) > 0 {
 				syntax = append(syntax, bad...)

@@ -82,9 +82,16 @@ func StoppedLines(vs []objective.Verdict) []string {
 		if v.Ceiling == 0 {
 			continue
 		}
-		if saved := v.Saved(); saved > 0 {
+		saved := v.Saved()
+		switch {
+		case v.RunsCeiling > 0 && saved > 0:
+			out = append(out, fmt.Sprintf("stopped (%s): decided after %d of %d runs, %d of %d requests, %d saved",
+				where(v), v.Runs, v.RunsCeiling, v.Stats.Attempted, v.Ceiling, saved))
+		case v.RunsCeiling > 0:
+			out = append(out, fmt.Sprintf("stopped (%s): not decided before its count, %s, %d requests", where(v), Plural(v.RunsCeiling, "run", "runs"), v.Ceiling))
+		case saved > 0:
 			out = append(out, fmt.Sprintf("stopped (%s): decided after %d of %d requests, %d saved", where(v), v.Stats.Attempted, v.Ceiling, saved))
-		} else {
+		default:
 			out = append(out, fmt.Sprintf("stopped (%s): not decided before its count, %d requests", where(v), v.Ceiling))
 		}
 	}

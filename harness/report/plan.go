@@ -21,8 +21,12 @@ type Plan struct {
 	UpTo            bool          // a count is an upper bound (agent loops)
 	Known           bool          // every row with measured requests was probed
 	Expected, Span  time.Duration // at the probed latencies; the levels' own schedules
-	MaxRequests     int           // the budget, 0 none
-	MaxDuration     time.Duration
+	// Decided is the measured requests at the least when levels stop
+	// once decided (stop: decided), if every objective is met with room;
+	// 0 when none does.
+	Decided     int
+	MaxRequests int // the budget, 0 none
+	MaxDuration time.Duration
 }
 
 // PlanRow is one scenario on one endpoint.
@@ -68,6 +72,9 @@ func WritePlan(w io.Writer, p Plan) {
 		line += "; expected duration not probed"
 	}
 	fmt.Fprintln(w, line)
+	if p.Decided > 0 && p.Decided < p.Measured {
+		fmt.Fprintf(w, "  stop: decided: as few as %d measured (%d fewer) if every objective is met with room\n", p.Decided, p.Measured-p.Decided)
+	}
 	fmt.Fprintln(w, "  "+p.budget())
 }
 
@@ -79,7 +86,10 @@ func (r PlanRow) describe() string {
 	case r.Measured > 0:
 		parts = append(parts, fmt.Sprintf("%d measured + %d other", r.Measured, r.Other))
 	}
-	if r.Needs != "" {
+	switch {
+	case r.Needs != "" && r.Decided >= r.Measured:
+		parts = append(parts, fmt.Sprintf("stop: decided: its levels send their count (%s)", r.Needs))
+	case r.Needs != "":
 		parts = append(parts, fmt.Sprintf("stop: decided: as few as %d measured if every objective is met with room (%s), %d at worst", r.Decided, r.Needs, r.Measured))
 	}
 	if r.Soak > 0 {

@@ -39,6 +39,10 @@ type SummaryLevel struct {
 	// Ceiling is what a level that stopped once decided could have sent
 	// (N is what it did); omitted for a level that sends its count.
 	Ceiling int `json:"ceiling,omitempty"`
+	// Runs and RunsCeiling are, for a level whose -count runs decided
+	// together, the runs it sent and could have sent.
+	Runs        int `json:"runs,omitempty"`
+	RunsCeiling int `json:"runs_ceiling,omitempty"`
 	// Cases are the fixture's cases asked at the level, each with its
 	// tries that passed and failed (case_pass_min reads them pooled).
 	Cases []SummaryCase `json:"cases,omitempty"`
@@ -69,7 +73,7 @@ func WriteSummary(w io.Writer, vs []objective.Verdict, run RunInfo, exit int) er
 		l := SummaryLevel{Scenario: v.Scenario, Endpoint: v.Endpoint, Level: string(v.Level), N: st.Attempted,
 			Verdict: verdictWord(v), Figures: map[string]*float64{},
 			Mean: dists(st, func(s stats.Summary) float64 { return s.Mean }), Median: dists(st, func(s stats.Summary) float64 { return s.P50 }),
-			Objectives: []string{}, Violations: []string{}, Intervals: summaryIntervals(v), Ceiling: v.Ceiling, Cases: summaryCases(st)}
+			Objectives: []string{}, Violations: []string{}, Intervals: summaryIntervals(v), Ceiling: v.Ceiling, Runs: v.Runs, RunsCeiling: v.RunsCeiling, Cases: summaryCases(st)}
 		for _, u := range metric.Units() {
 			if x, ok := u.Bench(st); ok {
 				l.Figures[u.Unit()] = &x

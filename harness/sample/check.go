@@ -143,12 +143,15 @@ func (s *Sample) checkCounts() error {
 		v   int
 	}{
 		{"output_tokens", s.OutputTokens}, {"reasoning_tokens", s.ReasoningTokens}, {"prompt_tokens", s.PromptTokens},
-		{"chunks", s.Chunks}, {"fixture_cases", s.FixtureCases}, {"ceiling", s.Ceiling}, {"reasoning_bytes", s.Reasoning},
+		{"chunks", s.Chunks}, {"fixture_cases", s.FixtureCases}, {"ceiling", s.Ceiling}, {"reps", s.Reps}, {"rep", s.Rep}, {"reasoning_bytes", s.Reasoning},
 		{"seq", s.Seq}, {"slice", s.Slice},
 	} {
 		if c.v < 0 || c.v > MaxTokens {
 			return fmt.Errorf("%s: %d is out of range (allowed: 0 to 2^31)", c.key, c.v)
 		}
+	}
+	if (s.Reps > 0) != (s.Rep > 0) || s.Rep > s.Reps || (s.Reps > 0 && s.Ceiling == 0) {
+		return fmt.Errorf("rep: %d of reps %d, ceiling %d (allowed: 1 ≤ rep ≤ reps, both set or neither, and a ceiling beside them)", s.Rep, s.Reps, s.Ceiling)
 	}
 	if u := s.UsageTokens; u != nil && (*u < 0 || *u > MaxTokens) {
 		return fmt.Errorf("usage_tokens: %d is out of range (allowed: 0 to 2^31)", *u)

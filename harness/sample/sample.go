@@ -54,6 +54,14 @@ type Sample struct {
 	// stop once its objectives are decided (stop: decided), so that a
 	// verdict says what stopping saved; 0 for a run that sends its count.
 	Ceiling int `json:"ceiling,omitempty"`
+	// Reps is, for a run that is one of a level's repetitions deciding
+	// together (a benchmark's -count runs under stop: decided), how many
+	// the level could have run; Rep is which of them this run is, from 1.
+	// Once the earlier runs decide, the later ones send nothing, so that
+	// the level's ceiling is Reps runs of Ceiling. 0: the run decides
+	// alone.
+	Reps int `json:"reps,omitempty"`
+	Rep  int `json:"rep,omitempty"`
 	// Shard is "I/N" when the run was sent by N machines together, this
 	// sample by the I-th; StartLag is how late that machine started after
 	// the start they agreed on (-start-at), or with a slot per run

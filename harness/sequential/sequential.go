@@ -4,7 +4,9 @@
 // once every one is on one side of its threshold — or one is on the bad
 // side, which fails the level whatever the rest — tells the session the
 // level is decided (observe.Level.Decided), and the runner sends no more
-// (load.Until).
+// (load.Until). The runs of a series (a benchmark's -count repetitions of
+// a level, observe.Series) share one tally: once their requests pooled
+// decide, the runs left send nothing.
 //
 // A latency percentile p is decided by the requests at or under its
 // threshold T: the p-th percentile is under T exactly when more than p%
@@ -183,6 +185,9 @@ type Observer struct {
 	objectives objective.Lookup
 	mu         sync.Mutex
 	levels     map[*observe.Level]*level
+	// series are the tallies of levels whose runs decide together
+	// (observe.Level.Series), kept from one run to the next.
+	series map[*observe.Series]*level
 }
 
 type level struct {
@@ -194,19 +199,28 @@ type level struct {
 // New returns the observer; objectives are each scenario's on an
 // endpoint.
 func New(objectives objective.Lookup) *Observer {
-	return &Observer{objectives: objectives, levels: map[*observe.Level]*level{}}
+	return &Observer{objectives: objectives, levels: map[*observe.Level]*level{}, series: map[*observe.Series]*level{}}
 }
 
-// LevelStart begins a tally for a level that may stop early; not for a
-// probe, nor a level whose answers an amender (the judge) changes after
-// it ends: what decides it is not known while it runs.
+// LevelStart begins a tally for a level that may stop early — or, for a
+// run of a series, goes on with the series' — not for a probe, nor a
+// level whose answers an amender (the judge) changes after it ends: what
+// decides it is not known while it runs.
 func (o *Observer) LevelStart(_ context.Context, lv *observe.Level) {
 	if lv.Decided == nil || lv.Probe || lv.Held {
 		return
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	o.levels[lv] = &level{tally: NewTally(o.objectives(lv.Scenario, lv.Endpoint), lv.Floor, lv.QualityOff || lv.Sourced)}
+	if l := o.series[lv.Series]; l != nil {
+		o.levels[lv] = l
+		return
+	}
+	l := &level{tally: NewTally(o.objectives(lv.Scenario, lv.Endpoint), lv.Floor, lv.QualityOff || lv.Sourced)}
+	o.levels[lv] = l
+	if lv.Series != nil {
+		o.series[lv.Series] = l
+	}
 }
 
 // Sample counts a measured request and says when the level is decided.
@@ -230,7 +244,7 @@ func (o *Observer) Sample(lv *observe.Level, s *sample.Sample) {
 	}
 }
 
-// LevelEnd forgets the level.
+// LevelEnd forgets the level (a series' tally is kept for its next run).
 func (o *Observer) LevelEnd(_ context.Context, lv *observe.Level, _ []sample.Sample) {
 	o.mu.Lock()
 	defer o.mu.Unlock()

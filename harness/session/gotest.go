@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/perf/benchfmt"
 
+	"github.com/llmsla/llmsla/harness/recording"
 	"github.com/llmsla/llmsla/harness/secret"
 )
 
@@ -174,10 +175,13 @@ func recordLine(line string) bool {
 }
 
 // complete reports whether line may go into the results file: it ends in a
-// newline and, if it is a benchmark line, parses as one. go test prints a
-// benchmark's name before running it and its figures after, so an
-// interrupted run ends in a bare name, or a name followed by whatever the
-// dying binary printed; benchfmt readers would reject the file for it.
+// newline and, if it is a benchmark line, parses as one and is a run that
+// sent requests. go test prints a benchmark's name before running it and
+// its figures after, so an interrupted run ends in a bare name, or a name
+// followed by whatever the dying binary printed; benchfmt readers would
+// reject the file for it. A repetition left once a level was decided
+// prints a result that is no run (recording.Unsent), which readers drop:
+// it is not recorded either.
 func complete(line string) bool {
 	if !strings.HasSuffix(line, "\n") {
 		return false
@@ -187,8 +191,13 @@ func complete(line string) bool {
 	}
 	r := benchfmt.NewReader(strings.NewReader(line), "")
 	for r.Scan() {
-		if _, bad := r.Result().(*benchfmt.SyntaxError); bad {
+		switch res := r.Result().(type) {
+		case *benchfmt.SyntaxError:
 			return false
+		case *benchfmt.Result:
+			if unsent, _ := recording.Unsent(res); unsent {
+				return false
+			}
 		}
 	}
 	return true

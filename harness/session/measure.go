@@ -42,19 +42,20 @@ func (c Cell) Name() string {
 // of (concurrency 1 over 3 shards), or a session stopped by its budget or
 // by an endpoint failing alike, is an error.
 func (s *Session) Measure(ctx context.Context, c Cell, n int) ([]sample.Sample, error) {
-	return s.send(ctx, c, n, false)
+	return s.send(ctx, c, n, false, nil)
 }
 
 // Probe sends go test's probe of a benchmark (its call with b.N = 1): one
 // request of the cell, warm-up, that moves neither the fixture nor a
 // shard's slots, so that every shard sends it and they stay in step.
 func (s *Session) Probe(ctx context.Context, c Cell) ([]sample.Sample, error) {
-	return s.send(ctx, c, 1, true)
+	return s.send(ctx, c, 1, true, nil)
 }
 
 // send sends one level of c: the schedule's take (the plan counts the
-// same), told to every observer as it goes.
-func (s *Session) send(ctx context.Context, c Cell, n int, probe bool) ([]sample.Sample, error) {
+// same), told to every observer as it goes; a run of reps when reps is
+// not nil.
+func (s *Session) send(ctx context.Context, c Cell, n int, probe bool, reps *Repeats) ([]sample.Sample, error) {
 	if err := s.halt.stopped(); err != nil {
 		return nil, err
 	}
@@ -69,7 +70,7 @@ func (s *Session) send(ctx context.Context, c Cell, n int, probe bool) ([]sample
 	lv := level(c, sd, probe, s.run.Shard, s.eps.sims[c.Endpoint.Name], s.halt.stop)
 	var until []load.Option
 	if (c.Settings.StopDecided || s.run.UntilDecided) && stopsEarly(sd, probe) {
-		until = untilDecided(lv, sd)
+		until = untilDecided(lv, sd, reps)
 	}
 	opts := append(options(c, sd, lv, &s.obs, startLag, probe), until...)
 	parent := ctx
@@ -111,10 +112,16 @@ func stopsEarly(sd sends, probe bool) bool {
 
 // untilDecided makes lv a level that stops once the sequential observer
 // says its objectives are decided, after every fixture case is asked,
-// (its samples carry its ceiling: options).
-func untilDecided(lv *observe.Level, sd sends) []load.Option {
+// (its samples carry its ceiling: options) — or, a run of reps of more
+// than one run, that decides with the runs before it and is sent whole:
+// once they are decided, the runs left send nothing (Repeats).
+func untilDecided(lv *observe.Level, sd sends, reps *Repeats) []load.Option {
 	var decided atomic.Bool
 	lv.Decided, lv.Floor = func() { decided.Store(true) }, sd.cases
+	if reps != nil && reps.s.run.together(reps.series.Runs) && reps.sent < reps.series.Runs {
+		lv.Decided, lv.Series, lv.Rep = func() { reps.decided.Store(true) }, reps.series, reps.sent+1
+		return nil
+	}
 	return []load.Option{load.Until(decided.Load)}
 }
 
@@ -140,6 +147,9 @@ func options(c Cell, sd sends, lv *observe.Level, obs *observe.Set, startLag tim
 			}
 			if lv.Decided != nil {
 				smp.Ceiling = sd.n // it may stop before: stop: decided
+			}
+			if lv.Series != nil {
+				smp.Reps, smp.Rep = lv.Series.Runs, lv.Rep // the runs after may send nothing
 			}
 		}),
 		load.Sink(func(smp *sample.Sample) { obs.Sample(lv, smp) }),

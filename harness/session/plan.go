@@ -95,6 +95,7 @@ func (r *PlanRow) count(sched *schedule, count, n int) error {
 		c := r.Cell
 		c.Level = lv
 		span := conf.Span(lv)
+		var last sends
 		for range count {
 			probe, err := sched.take(c, 1, true)
 			if err != nil {
@@ -119,37 +120,50 @@ func (r *PlanRow) count(sched *schedule, count, n int) error {
 				r.Measured += sd.n * sd.steps
 			}
 			r.Span += span
-			r.decided(sd, sched.run.UntilDecided)
+			last = sd
 			if r.Cell.Endpoint.Kind == stream.KindOllama {
 				r.Other += BreakdownRequests
 			}
+		}
+		if count > 0 {
+			r.decided(last, count, sched.run)
 		}
 	}
 	r.countSweep(count)
 	return nil
 }
 
-// decided adds a send's least measured requests under stop: decided
-// (sequential.Least, the floor of every fixture case asked, its count the
-// ceiling), and names the objective that needs the most.
-func (r *PlanRow) decided(sd sends, until bool) {
-	if !(r.Cell.Settings.StopDecided || until) {
+// decided adds a level's least measured requests under stop: decided,
+// over its count runs of a send sd — sequential.Least, at least every
+// fixture case asked, its runs pooled and each sent whole (leastSent), at
+// most its count × n — and names the objective that needs the most.
+func (r *PlanRow) decided(sd sends, count int, run Run) {
+	if !(r.Cell.Settings.StopDecided || run.UntilDecided) {
 		return
 	}
 	least, needs, ok := sequential.Least(r.Cell.Settings.Objectives)
 	switch {
 	case !stopsEarly(sd, false):
-		r.Decided += sd.n * sd.steps
-		r.Needs = "this load sends its count"
+		r.Decided += count * sd.n * sd.steps
+		r.Needs = "its load is not a count of single requests"
 	case ok && needs.Metric == nil:
-		r.Decided += sd.n
-		r.Needs = "no objective to decide: its count"
+		r.Decided += count * sd.n
+		r.Needs = "no objective to decide"
 	case !ok:
-		r.Decided += sd.n
-		r.Needs = needs.String() + " is not decided request by request: its count"
+		r.Decided += count * sd.n
+		r.Needs = needs.String() + " is not decided request by request"
 	default:
-		r.Decided += min(sd.n, max(least, sd.cases))
-		r.Needs = fmt.Sprintf("%s needs %d", needs, least)
+		together := run.together(count)
+		sent, runs, stops := run.leastSent(max(least, sd.cases), sd.n, count)
+		r.Decided += sent
+		switch {
+		case !together:
+			r.Needs = fmt.Sprintf("%s needs %d", needs, least)
+		case !stops:
+			r.Needs = fmt.Sprintf("%s needs %d, more than a level's %d in %d runs of %d", needs, least, count*sd.n, count, sd.n)
+		default:
+			r.Needs = fmt.Sprintf("%s needs %d: %d of %d runs a level", needs, least, runs, count)
+		}
 	}
 }
 
@@ -218,6 +232,10 @@ type Totals struct {
 	Known           bool // every row with measured requests was probed
 	Cells           int  // scenario × endpoint × level
 	UpTo            bool // a count is an upper bound (agent loops)
+	// Decided is the measured requests at the least under stop: decided
+	// (each row's Decided, or its Measured when it does not stop early);
+	// 0 when no row may stop early.
+	Decided int
 }
 
 // Requests is every request of the plan.
@@ -226,14 +244,23 @@ func (t Totals) Requests() int { return t.Measured + t.Other }
 // Totals adds up the plan's rows.
 func (p *Plan) Totals() Totals {
 	t := Totals{Known: true}
+	stops := false
 	for _, r := range p.Rows {
 		t.Measured += r.Measured
+		t.Decided += r.Measured
+		if r.Needs != "" {
+			t.Decided += min(r.Decided, r.Measured) - r.Measured
+			stops = true
+		}
 		t.Other += r.Other
 		t.Span += r.Span
 		t.Expected += r.Expected
 		t.Known = t.Known && (r.Latency > 0 || r.Measured == 0)
 		t.Cells += len(r.Levels)
 		t.UpTo = t.UpTo || r.Steps > 1
+	}
+	if !stops {
+		t.Decided = 0
 	}
 	return t
 }
@@ -290,7 +317,7 @@ func (r *PlanRow) estimate(count, n int, shard load.Shard) time.Duration {
 // Report is the plan as people read it (report.WritePlan).
 func (p *Plan) Report() report.Plan {
 	t := p.Totals()
-	out := report.Plan{Cells: t.Cells, Count: p.Count, N: p.N, Requests: t.Requests(), Measured: t.Measured, Other: t.Other,
+	out := report.Plan{Cells: t.Cells, Count: p.Count, N: p.N, Requests: t.Requests(), Measured: t.Measured, Other: t.Other, Decided: t.Decided,
 		UpTo: t.UpTo, Known: t.Known, Expected: t.Expected, Span: t.Span, MaxRequests: p.Run.MaxRequests, MaxDuration: p.Run.MaxDuration}
 	if p.Run.Shard.On() {
 		out.Shard = p.Run.Shard.String()

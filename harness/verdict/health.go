@@ -65,6 +65,9 @@ func healthOf(file string) (levels []LevelHealth, benches int) {
 		if !ok {
 			continue
 		}
+		if unsent, _ := recording.Unsent(res); unsent {
+			continue // not a run (a repetition left once its level was decided)
+		}
 		name := string(res.Name.Full())
 		if vals[name] == nil {
 			vals[name] = map[string][]float64{}
