@@ -40,6 +40,9 @@ type streamState struct {
 	data  []byte
 	ndata int // data lines so far
 	event []byte
+	// now is when the read that brought the line being handled returned:
+	// the instant the client had it, the event's time.
+	now time.Time
 }
 
 func newStreamState(s *sample.Sample, t0 time.Time, maxContent, maxData int, sec *secret.Set) *streamState {
@@ -89,7 +92,10 @@ func (st *streamState) dispatch() bool {
 	if lines == 0 {
 		return false // no data: nothing to dispatch (the spec drops it)
 	}
-	now := time.Now()
+	now := st.now
+	if now.IsZero() {
+		now = time.Now() // a caller that said nothing: now
+	}
 	if st.api != nil {
 		return st.api.event(st, event, data, now)
 	}
@@ -247,6 +253,7 @@ func (st *streamState) consume(lr *lineReader) error {
 		if err != nil {
 			return err
 		}
+		st.now = lr.at
 		if st.line(b) {
 			return nil
 		}
