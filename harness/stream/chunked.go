@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"math"
 )
 
 // bodyFrame decodes a response body's framing as the bytes come, in
@@ -19,6 +20,7 @@ type bodyFrame struct {
 	line    []byte // a chunk-size line or a trailer's line, as far as it came
 	trailer int    // bytes of the trailer's lines before f.line
 	excess  int64  // framing bytes beyond what the data allows (net/http's malicious-sender count)
+	badCR   bool   // the byte after a chunk's data was not its CR
 	done    bool   // the body ended where its framing says
 	extra   bool   // bytes came after the body's end
 }
@@ -93,27 +95,25 @@ func (f *bodyFrame) decode(b []byte) (int, error) {
 					f.state = frameCR
 				}
 			}
-		case frameCR, frameLF:
-			want := byte('\r')
-			if f.state == frameLF {
-				want = '\n'
-			}
-			if b[r] != want {
+		case frameCR:
+			// Both bytes are judged together, as net/http does: one
+			// byte and the connection's end is a body cut short.
+			f.badCR = b[r] != '\r'
+			r++
+			f.state = frameLF
+		case frameLF:
+			if f.badCR || b[r] != '\n' {
 				return w, errChunkMalformed
 			}
 			r++
-			if f.state == frameCR {
-				f.state = frameLF
-			} else {
-				f.state = frameSize
-			}
+			f.state = frameSize
 		case frameSize, frameTrailer:
 			i := bytes.IndexByte(b[r:], '\n')
 			end := len(b)
 			if i >= 0 {
 				end = r + i + 1
 			}
-			limit := maxChunkLine + 2
+			limit := maxChunkLine // its CRLF included, as net/http's 4 KiB bufio.Reader bounds it
 			if f.state == frameTrailer {
 				limit = maxTrailer - f.trailer
 			}
@@ -173,7 +173,7 @@ func (f *bodyFrame) sizeLine() error {
 		f.state = frameTrailer
 		return nil
 	}
-	f.left, f.state = int64(n), frameData
+	f.left, f.state = int64(min(n, math.MaxInt64)), frameData
 	return nil
 }
 
