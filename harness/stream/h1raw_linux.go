@@ -40,7 +40,7 @@ func (b *h1Body) direct(ctx context.Context, st *streamState, lr *lineReader, id
 	if err != nil {
 		return nil, false
 	}
-	d := directRead{st: st, lr: lr, idle: idle, frame: newBodyFrame(b.chunked, b.length), conn: b.conn}
+	d := directRead{st: st, lr: lr, idle: idle, frame: newBodyFrame(b.chunked, b.length), conn: b.conn, ctx: ctx}
 	// What the header reader read past the headers is the body's start.
 	if n := b.br.Buffered(); n > 0 {
 		p, _ := b.br.Peek(n)
@@ -56,35 +56,41 @@ func (b *h1Body) direct(ctx context.Context, st *streamState, lr *lineReader, id
 			return d.finish(b), true
 		}
 	}
-	b.probed = true
 	for {
-		// The probe's deadline; the context's end, which sets one in
-		// the past, is not undone by it.
-		b.conn.SetReadDeadline(time.Now().Add(probeEvery))
-		if ctx.Err() != nil {
-			b.conn.SetDeadline(aLongTimeAgo)
-		}
 		err := rc.Read(d.read)
 		if err == nil || d.err != nil {
 			break
 		}
-		if ctx.Err() != nil || !errors.Is(err, os.ErrDeadlineExceeded) {
+		if ctx.Err() != nil || !d.armed || !errors.Is(err, os.ErrDeadlineExceeded) {
 			d.err = err // the context's end: the deadline it set
 			break
 		}
+		// The probe: its deadline cleared (a passed one fails the next
+		// Read at once) unless the context ended meanwhile, Read's first
+		// call of d.read reads.
+		d.armed = false
+		d.conn.SetReadDeadline(time.Time{})
+		if ctx.Err() != nil {
+			d.conn.SetDeadline(aLongTimeAgo)
+		}
 	}
+	b.probed = d.probed
 	return d.finish(b), true
 }
 
-// probeEvery is how long the direct read waits on the poller before it
-// reads once more whatever it was told. A read that drained the socket
-// cannot see the end of the connection behind the bytes it got: a FIN or
-// RST that came with the last bytes, before the poller was asked, is read
-// only by the next read, and no new edge will say so. A read that leaves
-// a line or a chunk unfinished (a server cut off mid-write) is followed by
-// that next read at once; a connection cut at an event's end is seen
-// within probeEvery, one read per stream per probeEvery.
-const probeEvery = 100 * time.Millisecond
+// probeAfter is how long after a read that drained the socket the direct
+// read reads once more if the poller has said nothing. Such a read cannot
+// see the end of the connection behind the bytes it got: a FIN or RST
+// that came with them, before the poller was asked, is read only by the
+// next read, and no new edge will say so. A read that leaves a line or a
+// chunk unfinished (a server cut off mid-write) is followed by that next
+// read at once; for one that ended at an event's end a read deadline is
+// armed, once until it fires (not at every read: a timer set per event
+// costs what the read saved), so that a connection cut there is seen
+// within probeAfter. Bytes that come before it settle the doubt
+// themselves (nothing comes after a FIN), and a stream waiting in
+// silence (its first token) arms none: its last read found nothing.
+const probeAfter = 100 * time.Millisecond
 
 // directRead is the state of one direct read.
 type directRead struct {
@@ -99,6 +105,9 @@ type directRead struct {
 	// kept; a body that goes on past drainMax is not read further.
 	drained int
 	ending  bool
+	ctx     context.Context
+	armed   bool // a probe's read deadline is set (probeAfter)
+	probed  bool // one was, to be cleared before the connection is kept
 }
 
 // drainMax bounds what is read after [DONE] to reach the body's end (the
@@ -139,8 +148,22 @@ func (d *directRead) read(fd uintptr) bool {
 		if n < len(room) && d.lr.start == d.lr.end && (d.ending || d.frame.state == frameSize) {
 			// The socket is drained and its bytes ended at a line's and
 			// a chunk's end: park without another read.
+			d.arm(now)
 			return false
 		}
+	}
+}
+
+// arm sets the probe's read deadline, unless one is set; the context's
+// end, which sets a deadline in the past, is not undone by it.
+func (d *directRead) arm(now time.Time) {
+	if d.armed {
+		return
+	}
+	d.armed, d.probed = true, true
+	d.conn.SetReadDeadline(now.Add(probeAfter))
+	if d.ctx.Err() != nil {
+		d.conn.SetDeadline(aLongTimeAgo)
 	}
 }
 
