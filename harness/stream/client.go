@@ -429,30 +429,19 @@ func (c *Client) stream(parent context.Context, body []byte, s *sample.Sample) {
 		return
 	}
 
-	var idle *idleWatch
+	var rb io.Reader = resp.Body
 	if to.Idle > 0 {
-		idle = watchIdle(to.Idle, func() { cancel(errIdle) })
+		idle := watchIdle(to.Idle, func() { cancel(errIdle) })
 		defer idle.stop()
+		rb = idle.reader(rb)
 	}
+	lr := newLineReader(rb, c.maxLine)
 	st := newStreamState(s, t0, c.maxContent, c.maxLine, c.sec)
 	st.api = c.reader()
-	lr := newLineReader(nil, c.maxLine)
-	var readErr error
-	direct := false
-	if hb, ok := resp.Body.(*h1Body); ok {
-		readErr, direct = hb.direct(ctx, st, lr, idle)
-	}
-	if !direct {
-		var rb io.Reader = resp.Body
-		if idle != nil {
-			rb = idle.reader(rb)
-		}
-		lr.r = rb
-		readErr = st.consume(lr)
-		if st.done {
-			// Let the connection go back to the pool.
-			_, _ = io.CopyN(io.Discard, resp.Body, 4<<10)
-		}
+	readErr := st.consume(lr)
+	if st.done {
+		// Let the connection go back to the pool.
+		_, _ = io.CopyN(io.Discard, resp.Body, 4<<10)
 	}
 	st.finish(ctx, parent, readErr, lr.Partial())
 	lr.release()

@@ -241,8 +241,6 @@ func (p *h1) send(ctx context.Context, body []byte) (*http.Response, error) {
 	rb.src.left = math.MaxInt64
 	resp.Request = nil
 	rb.body, rb.br, rb.keep = resp.Body, br, !resp.Close
-	rb.chunked = len(resp.TransferEncoding) > 0 && resp.TransferEncoding[0] == "chunked"
-	rb.length = resp.ContentLength
 	resp.Body = rb
 	return resp, nil
 }
@@ -320,12 +318,6 @@ type h1Body struct {
 	stop func() bool // unregisters the context's hook
 	keep bool        // the server did not say it closes the connection
 	eof  bool
-	// The body's framing, as http.ReadResponse read it, for the direct
-	// read (h1raw_linux.go): chunked, or its length (-1: to the
-	// connection's end).
-	chunked bool
-	length  int64
-	probed  bool // the direct read set a read deadline, to clear before the connection is kept
 }
 
 // h1Src is what the response is read from: the connection, with the
@@ -367,9 +359,6 @@ func (b *h1Body) Close() error {
 	}
 	stopped := b.stop()
 	if b.eof && b.keep && stopped && b.br.Buffered() == 0 {
-		if b.probed {
-			b.conn.SetReadDeadline(time.Time{})
-		}
 		b.pool.put(b.conn)
 	} else {
 		b.conn.Close()

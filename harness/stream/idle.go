@@ -42,14 +42,6 @@ func (w *idleWatch) stop() {
 	w.t.Stop()
 }
 
-// stamp records a read that got bytes at now; a nil watch has none to
-// record.
-func (w *idleWatch) stamp(now time.Time) {
-	if w != nil {
-		w.last.Store(int64(now.Sub(w.base)))
-	}
-}
-
 // reader returns r with every read that gets bytes stamped.
 func (w *idleWatch) reader(r io.Reader) io.Reader { return idleReader{r, w} }
 

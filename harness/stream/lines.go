@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"sync"
-	"time"
 )
 
 // errLineTooLong: a line longer than the client's MaxLine, which it will
@@ -31,15 +30,7 @@ type lineReader struct {
 	bom    bool // the start of the body has been checked for a BOM
 	err    error
 	pooled *[]byte // the buffer taken from linePool, until it is given back
-	// at is when the read that brought the bytes of the last line
-	// returned: a line is returned as soon as it is complete, so the
-	// read that completed it was the last one.
-	at time.Time
 }
-
-// errMore: a lineReader with no reader (the direct read's, h1raw_linux.go)
-// has no complete line in the bytes put in; the caller reads more.
-var errMore = errors.New("stream: more bytes wanted")
 
 // lineStart is the buffer a lineReader starts with: room for a usual event
 // (an OpenAI chunk is 200–400 bytes, a usage chunk about as much) and what
@@ -87,9 +78,6 @@ func (lr *lineReader) next() ([]byte, error) {
 				lr.start += len(utf8BOM)
 				lr.bom = true
 			case len(got) < len(utf8BOM) && bytes.HasPrefix(utf8BOM, got) && lr.err == nil:
-				if lr.r == nil {
-					return nil, errMore
-				}
 				lr.fill()
 				continue
 			default:
@@ -126,9 +114,6 @@ func (lr *lineReader) next() ([]byte, error) {
 		if lr.err != nil {
 			return nil, lr.err
 		}
-		if lr.r == nil {
-			return nil, errMore
-		}
 		lr.fill()
 	}
 }
@@ -146,23 +131,10 @@ func lineEnd(b []byte) int {
 	return i
 }
 
-// fill reads more of the body into room.
+// fill reads more of the body, first making room: the unreturned bytes move
+// to the front, and the buffer doubles, up to the line limit, only when a
+// line fills it.
 func (lr *lineReader) fill() {
-	n, err := lr.r.Read(lr.room())
-	lr.end += n
-	if n > 0 {
-		lr.at = time.Now()
-	}
-	if err == nil && n == 0 {
-		return // a Reader may return 0, nil; read again
-	}
-	lr.err = err
-}
-
-// room is the free end of the buffer, made first: the unreturned bytes
-// move to the front, and the buffer doubles, up to the line limit, only
-// when a line fills it. Bytes put there count once end is moved past them.
-func (lr *lineReader) room() []byte {
 	if lr.start > 0 {
 		lr.end = copy(lr.buf, lr.buf[lr.start:lr.end])
 		lr.start = 0
@@ -178,7 +150,12 @@ func (lr *lineReader) room() []byte {
 			lr.pooled = nil
 		}
 	}
-	return lr.buf[lr.end:]
+	n, err := lr.r.Read(lr.buf[lr.end:])
+	lr.end += n
+	if err == nil && n == 0 {
+		return // a Reader may return 0, nil; read again
+	}
+	lr.err = err
 }
 
 // Partial reports how many bytes of an unfinished line are left: nonzero

@@ -40,9 +40,6 @@ type streamState struct {
 	data  []byte
 	ndata int // data lines so far
 	event []byte
-	// now is when the read that brought the line being handled returned:
-	// the instant the client had it, the event's time.
-	now time.Time
 }
 
 func newStreamState(s *sample.Sample, t0 time.Time, maxContent, maxData int, sec *secret.Set) *streamState {
@@ -92,10 +89,7 @@ func (st *streamState) dispatch() bool {
 	if lines == 0 {
 		return false // no data: nothing to dispatch (the spec drops it)
 	}
-	now := st.now
-	if now.IsZero() {
-		now = time.Now() // a caller that said nothing: now
-	}
+	now := time.Now()
 	if st.api != nil {
 		return st.api.event(st, event, data, now)
 	}
@@ -253,7 +247,6 @@ func (st *streamState) consume(lr *lineReader) error {
 		if err != nil {
 			return err
 		}
-		st.now = lr.at
 		if st.line(b) {
 			return nil
 		}
