@@ -18,7 +18,8 @@ import (
 // anywhere: between a CR and its LF, inside a BOM, inside a line.
 type fuzzServer struct {
 	body   atomic.Pointer[[2][]byte]
-	client *Client
+	client *Client // through net/http
+	lean   *Client // over the lean path, read directly (h1raw_linux.go) where it is taken
 }
 
 func newFuzzServer(tb testing.TB) *fuzzServer {
@@ -44,16 +45,25 @@ func newFuzzServer(tb testing.TB) *fuzzServer {
 	fs.client = NewClient(Endpoint{Name: "fuzz", BaseURL: srv.URL + "/v1", Model: "m"},
 		HTTPClient(&http.Client{Transport: &http.Transport{DialContext: dial, DisableCompression: true}}))
 	tb.Cleanup(fs.client.CloseIdle)
+	fs.lean = NewClient(Endpoint{Name: "fuzz", BaseURL: srv.URL + "/v1", Model: "m"})
+	if fs.lean.h1 != nil {
+		fs.lean.h1.dial = dial
+	}
+	tb.Cleanup(fs.lean.CloseIdle)
 	return fs
 }
 
 func (fs *fuzzServer) do(body []byte, cut uint16) sample.Sample {
+	return fs.doWith(fs.client, body, cut)
+}
+
+func (fs *fuzzServer) doWith(c *Client, body []byte, cut uint16) sample.Sample {
 	at := 0
 	if len(body) > 0 {
 		at = int(cut) % (len(body) + 1)
 	}
 	fs.body.Store(&[2][]byte{body[:at], body[at:]})
-	return fs.client.Do(context.Background(), helloRequest)
+	return c.Do(context.Background(), helloRequest)
 }
 
 // FuzzSSE sends any body as an event stream through the whole client —
@@ -114,21 +124,27 @@ func FuzzSSE(f *testing.F) {
 			return
 		}
 		want := refOutcomeOf(refParse(string(body)))
-		s := fs.do(body, cut)
-		if s.ErrKind != want.kind {
-			t.Fatalf("%q: kind %q (%s), reference %q", body, s.ErrKind, s.Err, want.kind)
-		}
-		if want.kind != sample.KindNone {
-			return
-		}
-		got := refOutcome{kind: s.ErrKind, content: s.Content, chunks: s.Chunks, finish: s.Finish,
-			output: s.OutputTokens, reasoning: s.ReasoningTokens, source: s.TokenSource, cached: s.CachedTokens,
-			calls: s.ToolCalls, callsCut: s.ToolCallsCut, toolToken: s.TTFTool > 0}
-		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("%q:\nclient    %+v\nreference %+v", body, got, want)
-		}
-		if (s.ToolDone > 0) != (len(s.ToolCalls) > 0) {
-			t.Fatalf("%q: tool_done %v with %d tool calls", body, s.ToolDone, len(s.ToolCalls))
+		for _, c := range []*Client{fs.client, fs.lean} {
+			s := fs.doWith(c, body, cut)
+			path := "net/http"
+			if c.h1 != nil {
+				path = "lean path"
+			}
+			if s.ErrKind != want.kind {
+				t.Fatalf("%s: %q: kind %q (%s), reference %q", path, body, s.ErrKind, s.Err, want.kind)
+			}
+			if want.kind != sample.KindNone {
+				continue
+			}
+			got := refOutcome{kind: s.ErrKind, content: s.Content, chunks: s.Chunks, finish: s.Finish,
+				output: s.OutputTokens, reasoning: s.ReasoningTokens, source: s.TokenSource, cached: s.CachedTokens,
+				calls: s.ToolCalls, callsCut: s.ToolCallsCut, toolToken: s.TTFTool > 0}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s: %q:\nclient    %+v\nreference %+v", path, body, got, want)
+			}
+			if (s.ToolDone > 0) != (len(s.ToolCalls) > 0) {
+				t.Fatalf("%s: %q: tool_done %v with %d tool calls", path, body, s.ToolDone, len(s.ToolCalls))
+			}
 		}
 	})
 }
