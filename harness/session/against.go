@@ -6,6 +6,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/llmsla/llmsla/harness/config"
 	"github.com/llmsla/llmsla/harness/gate"
@@ -65,11 +66,28 @@ func (s *Session) planLooks(b *Bench, n int) error {
 		b.Looks = append(b.Looks, p)
 	}
 	p, err := s.Plan(b.Scenarios, b.fixtures, b.Design.Base, n)
-	if err == nil {
-		p.Rows = slices.DeleteFunc(p.Rows, func(r PlanRow) bool { return !kept[r.Cell.Scenario+"/"+r.Cell.Endpoint.Name] })
-		b.fixed = p.Totals()
+	if err != nil {
+		return err
 	}
-	return err
+	p.Rows = slices.DeleteFunc(p.Rows, func(r PlanRow) bool { return !kept[r.Cell.Scenario+"/"+r.Cell.Endpoint.Name] })
+	b.fixed = p.Totals()
+	worst := 0
+	for _, l := range b.Looks {
+		worst += l.Totals().Requests()
+	}
+	if m := b.Plan.Run.MaxRequests; m > 0 && worst > m {
+		return fmt.Errorf("-against: the sequential plan sends up to %d requests (%d runs of each benchmark, the design's ceiling), over the budget of max_requests %d: lower -n, or the levels, or raise the budget", worst, b.Design.Ceiling(), m)
+	}
+	return nil
+}
+
+// requests is the requests a samples file holds (0: it cannot be read).
+func requests(samples string) int {
+	ss, _, err := sample.ReadAll([]string{samples}, true)
+	if err != nil {
+		return 0
+	}
+	return len(ss)
 }
 
 // lookPlan is look k's plan, each row's probed latency the bench's (the
@@ -136,7 +154,17 @@ func (b *Bench) RecordAgainst(ctx context.Context, cfg *config.Config, run Run, 
 	opts.Filter = ".name:(" + strings.Join(names, " OR ") + ")"
 	var rec recording.Run
 	var runErr error
+	start, budget := time.Now(), run
 	look := func(k int) (gate.Look, error) {
+		// The budget is the bench's: each look's go test is given what
+		// the looks before it left.
+		run := budget
+		if k > 0 && run.MaxRequests > 0 {
+			run.MaxRequests = max(run.MaxRequests-requests(rec.Samples()), 1)
+		}
+		if k > 0 && run.MaxDuration > 0 {
+			run.MaxDuration = max(run.MaxDuration-time.Since(start), time.Millisecond)
+		}
 		g := g
 		g.Count = d.Added(k)
 		fmt.Fprintf(stdout, "look %d of %d: %d more runs of each benchmark, %d in all\n", k+1, len(d.Looks), g.Count, d.Looks[k])
@@ -159,10 +187,7 @@ func (b *Bench) RecordAgainst(ctx context.Context, cfg *config.Config, run Run, 
 		out.Err = nil
 	}
 	if rec.Name != "" {
-		ss, _, rerr := sample.ReadAll([]string{rec.Samples()}, true)
-		if rerr == nil {
-			out.Requests = len(ss)
-		}
+		out.Requests = requests(rec.Samples())
 	}
 	return rec, out, runErr
 }
