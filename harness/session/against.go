@@ -33,11 +33,12 @@ import (
 // recording holds, and the gate's error (Err: the base or the
 // recording could not be judged).
 type Looked struct {
-	Seq      *gate.Sequential
-	Design   gate.Design
-	Requests int
-	Fixed    int // the requests of the fixed gate's runs, planned
-	Err      error
+	Seq       *gate.Sequential
+	Design    gate.Design
+	Requests  int
+	Fixed     int  // the requests of the fixed gate's runs, planned
+	FixedUpTo bool // and Fixed a ceiling (agent loops)
+	Err       error
 }
 
 // checkAgainst checks a bench against base before any request: the base
@@ -123,13 +124,20 @@ func (b *Bench) WritePlan(w io.Writer) {
 	exp := d.Expected(func(k int) float64 { return float64(sent[k]) })
 	fmt.Fprintf(w, "  expected ≈ %.0f requests (%.1f runs) for an unchanged candidate, by the looks unchanged candidates stopped at in the gate's simulations (TestGateSequential, 200 A/A pairs); at most %d (%d runs); the fixed gate's %d runs: %d\n",
 		exp, d.Expected(func(k int) float64 { return float64(d.Looks[k]) }), sent[len(sent)-1], d.Ceiling(), d.Base, b.fixed.Requests())
+	if b.fixed.UpTo {
+		fmt.Fprintln(w, "  (every count up to: agent loops end when their task does)")
+	}
 }
 
 // Summary says where the gate stopped and what the recording holds:
 // "decided unchanged at look 2 of 4: 6 of 14 runs, 1342 requests (the
 // fixed gate's 10 runs: 2171)".
 func (l Looked) Summary() string {
-	return fmt.Sprintf("%s, %s recorded (the fixed gate's %d runs: %d)", l.Seq.Saved(l.Design), report.Plural(l.Requests, "request", "requests"), l.Design.Base, l.Fixed)
+	upTo := ""
+	if l.FixedUpTo {
+		upTo = "up to "
+	}
+	return fmt.Sprintf("%s, %s recorded (the fixed gate's %d runs: %s%d)", l.Seq.Saved(l.Design), report.Plural(l.Requests, "request", "requests"), l.Design.Base, upTo, l.Fixed)
 }
 
 // RecordAgainst records the bench against its base look by look
@@ -182,7 +190,7 @@ func (b *Bench) RecordAgainst(ctx context.Context, cfg *config.Config, run Run, 
 		return gate.Look{Source: recording.File(rec.Txt()), Fraction: d.Fraction(k)}, nil
 	}
 	seq, err := gate.GateSequential(recording.File(b.Against), len(d.Looks), look, opts)
-	out := Looked{Seq: seq, Design: d, Err: err, Fixed: b.fixed.Requests()}
+	out := Looked{Seq: seq, Design: d, Err: err, Fixed: b.fixed.Requests(), FixedUpTo: b.fixed.UpTo}
 	if runErr != nil {
 		out.Err = nil
 	}
