@@ -36,3 +36,13 @@ func TestDefaultDesign(t *testing.T) {
 		}
 	}
 }
+
+// TestGoing: an undecided look names what kept the candidate going.
+func TestGoing(t *testing.T) {
+	fut := &Report{Regressions: []Finding{{Benchmark: "chat/endpoint=sim", Unit: "ttft-p95-ms", Old: 24.23, New: 26.56}},
+		Blind: []Finding{{Benchmark: "batch/endpoint=sim", Unit: "ttft-p99-ms"}}}
+	want := "look 1 undecided: chat/endpoint=sim ttft-p95-ms 24.23 → 26.56 +9.6% might still regress; batch/endpoint=sim ttft-p99-ms blind"
+	if got := going(1, fut); got != want {
+		t.Errorf("%q\nwant %q", got, want)
+	}
+}

@@ -137,7 +137,7 @@ func (l Looked) Summary() string {
 	if l.FixedUpTo {
 		upTo = "up to "
 	}
-	return fmt.Sprintf("%s, %s recorded (the fixed gate's %d runs: %s%d)", l.Seq.Saved(l.Design), report.Plural(l.Requests, "request", "requests"), l.Design.Base, upTo, l.Fixed)
+	return fmt.Sprintf("%s%s, %s recorded (the fixed gate's %d runs: %s%d)", lines(l.Seq.Undecided), l.Seq.Saved(l.Design), report.Plural(l.Requests, "request", "requests"), l.Design.Base, upTo, l.Fixed)
 }
 
 // RecordAgainst records the bench against its base look by look
@@ -198,6 +198,15 @@ func (b *Bench) RecordAgainst(ctx context.Context, cfg *config.Config, run Run, 
 		out.Requests = requests(rec.Samples())
 	}
 	return rec, out, runErr
+}
+
+// lines is each of ss on a line of its own.
+func lines(ss []string) string {
+	var b strings.Builder
+	for _, s := range ss {
+		b.WriteString(s + "\n")
+	}
+	return b.String()
 }
 
 // errLookUnfinished stops the gate at a look whose run did not finish;
