@@ -25,6 +25,8 @@ func TestBenchAgainst(t *testing.T) {
 		t.Skip("runs go test on the suites, look by look")
 	}
 	const spec = "ttft=80ms,tpot=1ms,jitter=0.02"
+	// The base is kept where every subtest finds it, whichever recorded it.
+	kept := t.TempDir()
 	record := func(t *testing.T) string {
 		t.Helper()
 		simEnv(t, spec)
@@ -32,7 +34,16 @@ func TestBenchAgainst(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("base: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 		}
-		return filepath.Join(dir, "latest.txt")
+		for _, f := range []string{"latest.txt", "latest.samples.jsonl"} {
+			b, err := os.ReadFile(filepath.Join(dir, f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(kept, f), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return filepath.Join(kept, "latest.txt")
 	}
 	base := record(t)
 	// against benches a candidate against the base; a refusal of a
