@@ -4,6 +4,10 @@ COUNT ?= 10
 N ?= 20
 # The benchmarks to run (go test -bench): make bench BENCH='Chat|Extraction'.
 BENCH ?= .
+# A recorded run to gate the bench against look by look (llmsla bench
+# -against, the sequential gate), instead of COUNT runs: make bench
+# AGAINST=golden/baseline.txt.
+AGAINST ?=
 # The command, built first: `go run` would turn every non-zero exit into 1.
 LLMSLA = bin/llmsla
 
@@ -20,9 +24,10 @@ say = $(1); code=$$?; [ $$code = 0 ] || echo "$(2): llmsla exited $$code ($$( [ 
 ## bench: measure the configured endpoints (the built-in simulator when none
 ## is configured), record results/, print the SLA verdicts; exit 1 on a
 ## violated SLA, 2 on a broken run. make bench BENCH=… COUNT=… N=… picks
-## the benchmarks, the runs of each and the requests a run.
+## the benchmarks, the runs of each and the requests a run; AGAINST=BASE
+## records look by look until the sequential gate decides (exit 1: regressed).
 bench: $(LLMSLA)
-	@$(call say,$(LLMSLA) bench -bench '$(BENCH)' -count $(COUNT) -n $(N),make bench)
+	@$(call say,$(LLMSLA) bench -bench '$(BENCH)' $(if $(AGAINST),-against '$(AGAINST)',-count $(COUNT)) -n $(N),make bench)
 
 ## test: vet and run every test (the Ollama tests skip without an ollama
 ## binary locally, and fail under CI=true). The suites' tests measure the

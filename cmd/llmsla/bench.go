@@ -8,6 +8,7 @@ import (
 	"io"
 
 	"github.com/llmsla/llmsla/harness/config"
+	"github.com/llmsla/llmsla/harness/gate"
 	"github.com/llmsla/llmsla/harness/gate/gateci"
 	"github.com/llmsla/llmsla/harness/progress"
 	"github.com/llmsla/llmsla/harness/recording"
@@ -53,12 +54,10 @@ func benchFlags(stderr io.Writer) (*flag.FlagSet, *benchOptions) {
 	return fs, o
 }
 
-// runBench runs the suites' benchmarks -count times, records the output in
-// benchfmt (results/<UTC timestamp>.txt, results/latest.txt) and every
-// request as JSONL beside it, then prints the SLA verdicts computed from
-// those samples. Before the first request it checks the whole
-// configuration against what the suites define, checks every endpoint
-// (preflight) and prints the plan: cells, requests, expected duration.
+// runBench checks the configuration, the endpoints and the plan, runs the
+// suites' benchmarks -count times (-against: look by look), records them
+// (results/<UTC timestamp>.txt, its samples beside, latest.*) and prints
+// the SLA verdicts of those samples (-against: and the gate's).
 func runBench(args []string, stdout, stderr io.Writer) (code int) {
 	fs, o := benchFlags(stderr)
 	if err := parse(fs, args); err != nil {
@@ -129,9 +128,7 @@ func prepare(cfg *config.Config, run session.Run, o *benchOptions, stdout, stder
 	if b.Preflight != nil && err == nil {
 		fmt.Fprintf(stderr, "llmsla: preflight:\n%v\n-keep-going: measuring anyway\n", b.Preflight)
 	}
-	if b.Plan != nil {
-		report.WritePlan(stdout, b.Plan.Report())
-	}
+	b.WritePlan(stdout)
 	for _, u := range b.Unserved {
 		fmt.Fprintln(stdout, "  "+u.String())
 	}
@@ -153,7 +150,9 @@ func (o *benchOptions) measure(ctx context.Context, cfg *config.Config, b *sessi
 			return show.Over(stdout), show.Over(stderr), show.Close
 		}
 	}
-	rec, runErr := b.Record(ctx, cfg, run, o.g, sec, r, stdout, stderr)
+	opts := gate.Options{AllowBusy: o.allowBusy} // the sequential gate's, with -against
+	verdict.Decide(&opts, cfg, nil)
+	rec, looked, runErr := b.RecordAgainst(ctx, cfg, run, o.g, sec, r, opts, stdout, stderr)
 	if errors.Is(runErr, session.ErrNoSamples) || rec.Name == "" {
 		fmt.Fprintf(stderr, "llmsla: %v; %s and its samples are unchanged\n", runErr, recording.Latest(o.out).Txt())
 		return exitBroken
@@ -179,6 +178,12 @@ func (o *benchOptions) measure(ctx context.Context, cfg *config.Config, b *sessi
 	}
 	if runErr != nil {
 		return exitBroken
+	}
+	if b.Against != "" && looked.Err != nil {
+		return broken(stderr, "llmsla bench -against", looked.Err)
+	} else if b.Against != "" {
+		code = max(code, writeVerdict("bench", looked.Seq.Report, stdout, stderr))
+		fmt.Fprintln(stdout, looked.Summary())
 	}
 	return code
 }

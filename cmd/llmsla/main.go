@@ -83,9 +83,8 @@ func parseFailed(err error) int {
 	return exitBroken
 }
 
-// usages are each command's usage text, the words -h prints before its
-// flags (usage/NAME.txt: documentation, kept beside the code that parses
-// what it describes).
+// usages are each command's usage text (usage/NAME.txt), printed by -h
+// before its flags, kept beside the code that parses what it describes.
 //
 //go:embed usage/*.txt
 var usages embed.FS

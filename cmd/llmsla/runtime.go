@@ -25,12 +25,14 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.KeepGoing, "keep-going", false, fmt.Sprintf("send the whole run even when an endpoint's last %d requests all failed alike (refused, auth, not found, not the protocol)", guard.DefaultAbortAfter))
 	fs.BoolVar(&f.LatencyOnly, "latency-only", false, "judge latency and errors only: no quality check (as quality: off on every scenario)")
 	fs.StringVar(&f.Until, "until", "", "`decided`: every level stops once its objectives are decided, its count the ceiling (as stop: decided; count: send it)")
+	fs.StringVar(&f.Against, "against", "", "record the candidate look by look and gate it against the recorded run `BASE` with the sequential gate, stopping at the first look that decides (at most 14 runs; -count is the looks'); exit as llmsla gate's")
 	fs.BoolVar(&f.Rejudge, "rejudge", false, "ask the judge (judge: in the SLA file) about every answer again, reading nothing from its cache")
 }
 
 // run resolves the flags and the environment into a session.Run.
 func (f *runFlags) run(fs *flag.FlagSet) (session.Run, error) {
 	g := f.RunSpec
+	g.CountGiven = isSet(fs, "count")
 	g.Shard = given(fs, "shard", g.Shard.Value, session.EnvShard)
 	g.StartAt = given(fs, "start-at", g.StartAt.Value, session.EnvStartAt)
 	g.LevelEvery = given(fs, "level-every", g.LevelEvery.Value, session.EnvLevelEvery)

@@ -23,12 +23,10 @@ func terminalFile(w io.Writer) bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
-// interrupts is a context cancelled by SIGINT or SIGTERM, its cause an
-// *interrupted naming the signal: every command that sends stops on
-// either the same way — what is in flight is cancelled, what was
-// recorded is kept whole (a partial run under its own name), a message
-// says so, and it exits 2. A signal a shell ignores for a background job
-// is caught too: `kill -INT` of one stops it.
+// interrupts is a context cancelled by SIGINT or SIGTERM (an *interrupted
+// cause): every sending command stops alike — what is in flight cancelled,
+// what was recorded kept whole (a partial run), said, exit 2 — also on a
+// signal a shell ignores for a background job (`kill -INT` of one).
 func interrupts() (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	sig := make(chan os.Signal, 1)

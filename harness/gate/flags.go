@@ -49,5 +49,12 @@ func PlanFor(spec string, base recording.Source, opts Options, w io.Writer) erro
 	if err != nil {
 		return err
 	}
-	return WritePlan(w, lines, fmt.Sprintf("%s %s", unit, change))
+	if err := WritePlan(w, lines, fmt.Sprintf("%s %s", unit, change)); err != nil {
+		return err
+	}
+	runs, err := fewestRuns(base, opts)
+	if err != nil {
+		return err
+	}
+	return DefaultDesign.WritePlan(w, lines, runs)
 }

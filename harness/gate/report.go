@@ -124,7 +124,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		if f.Tests == 0 {
 			covers = noTests[f.Name]
 		}
-		fmt.Fprintf(&b, "  %-8s α=%-4g %3d tests: %s\n", f.Name, f.Alpha, f.Tests, covers)
+		fmt.Fprintf(&b, "  %-8s α=%-4.2g %3d tests: %s\n", f.Name, f.Alpha, f.Tests, covers)
 	}
 	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
 	for _, set := range []struct {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/llmsla/llmsla/harness/internal/inference"
 	"github.com/llmsla/llmsla/harness/recording"
@@ -77,6 +78,10 @@ type Sequential struct {
 	// that decided, Levels each family's nominal level there.
 	Information float64
 	Levels      map[string]float64
+	// Undecided says, for each look before the one that decided, what
+	// kept the candidate going: the figures that might still regress, or
+	// were blind.
+	Undecided []string
 }
 
 // GateSequential judges the candidate at each of looks (look(k) is the
@@ -101,6 +106,7 @@ func gateSequential(base recording.Source, looks int, look func(k int) (Look, er
 	}
 	prev := 0.0
 	var info []float64 // each look's information fraction so far
+	var undecided []string
 	for k := range looks {
 		l, err := look(k)
 		if err != nil {
@@ -134,7 +140,7 @@ func gateSequential(base recording.Source, looks int, look func(k int) (Look, er
 		if err != nil {
 			return nil, err
 		}
-		out := &Sequential{Report: rep, Look: k + 1, Looks: looks, Fraction: f, Information: info[k], Levels: at.FamilyAlpha}
+		out := &Sequential{Report: rep, Look: k + 1, Looks: looks, Fraction: f, Information: info[k], Levels: at.FamilyAlpha, Undecided: undecided}
 		switch {
 		case rep.Failed():
 			out.Decision = "regressed"
@@ -154,9 +160,27 @@ func gateSequential(base recording.Source, looks int, look func(k int) (Look, er
 			out.Decision = "unchanged"
 			return out, nil
 		}
+		undecided = append(undecided, going(k+1, fut))
 		prev = f
 	}
 	panic("unreachable")
+}
+
+// going says what kept the candidate going at look k: the figures the
+// futility look found might still regress, then those it found blind.
+func going(k int, fut *Report) string {
+	var worse []string
+	for _, f := range fut.Regressions {
+		worse = append(worse, fmt.Sprintf("%s %s %.4g → %.4g %s", f.Benchmark, f.Unit, f.Old, f.New, f.Change()))
+	}
+	var why []string
+	if len(worse) > 0 {
+		why = append(why, firstOf(worse, 3)+" might still regress")
+	}
+	if len(fut.Blind) > 0 {
+		why = append(why, names(fut.Blind, 3)+" blind")
+	}
+	return fmt.Sprintf("look %d undecided: %s", k, strings.Join(why, "; "))
 }
 
 // information is the share of the design's information at a look where

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -144,6 +145,17 @@ func TestGateSequential(t *testing.T) {
 				// Issue 31: at most half the fixed gate's 10 runs.
 				if mean > 5 {
 					t.Errorf("mean %.1f runs, want ≤ 5 (half the fixed gate's 10)", mean)
+				}
+				// DefaultDesign's stopping shares, which plans read their
+				// expected cost from, are these (within three standard
+				// errors of a share at these trials).
+				if slices.Equal(looks, DefaultDesign.Looks) && *seqFut == 0 && *seqFutTol == 0 {
+					for k, p := range DefaultDesign.Unchanged {
+						got := float64(at[k]) / float64(trials)
+						if se := math.Sqrt(p * (1 - p) / float64(trials)); math.Abs(got-p) > 3*se+0.5/float64(trials) {
+							t.Errorf("look %d stopped %d of %d unchanged candidates, DefaultDesign says %.3f: re-measure it", k+1, at[k], trials, p)
+						}
+					}
 				}
 			default:
 				// At the docs' 200 pairs, at least as many; with fewer (make

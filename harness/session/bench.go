@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/llmsla/llmsla/harness/config"
+	"github.com/llmsla/llmsla/harness/gate"
 	"github.com/llmsla/llmsla/harness/judge"
 	"github.com/llmsla/llmsla/harness/load"
 	"github.com/llmsla/llmsla/harness/sample"
@@ -38,6 +39,13 @@ type Bench struct {
 	Unserved []Unserved
 	// Probes is the capability probes sent (one token each).
 	Probes int
+	// Against is the base a bench is gated against look by look (run.Against),
+	// Design its looks, and Looks the requests each look adds ("": none).
+	Against  string
+	Design   gate.Design
+	Looks    []*Plan
+	fixed    Totals // the fixed gate's runs (Design.Base), planned
+	fixtures map[string]*load.Fixture
 }
 
 // Skip is what the bench's child skips: scenario/endpoint of each
@@ -64,8 +72,14 @@ func (b *Bench) Skip() []string {
 // expected durations, checked against the budget), and what the run
 // measures (provenance). It returns what it found so far with its error.
 func PrepareBench(cfg *config.Config, run Run, g GoTest, dry, keepGoing bool) (*Bench, error) {
-	b := &Bench{}
+	b := &Bench{Against: run.Against}
 	var err error
+	if b.Against != "" {
+		b.Design, g.Count = gate.DefaultDesign, gate.DefaultDesign.Ceiling() // the plan is the worst case
+		if err := checkAgainst(b.Against); err != nil {
+			return b, err
+		}
+	}
 	if b.Suites, err = g.Suites(); err != nil {
 		return b, err
 	}
@@ -94,6 +108,7 @@ func PrepareBench(cfg *config.Config, run Run, g GoTest, dry, keepGoing bool) (*
 	}
 	defer s.Close()
 	fixtures := map[string]*load.Fixture{}
+	b.fixtures = fixtures
 	for _, sc := range b.Scenarios {
 		if fixtures[sc.Name], err = s.Source(sc); err != nil {
 			return b, err
@@ -108,9 +123,18 @@ func PrepareBench(cfg *config.Config, run Run, g GoTest, dry, keepGoing bool) (*
 	if err := b.Plan.Check(); err != nil {
 		return b, err
 	}
+
 	ctx := context.Background()
-	if err := b.serve(ctx, s, fixtures); err != nil || dry {
+	if err := b.serve(ctx, s, fixtures); err != nil {
 		return b, err
+	}
+	if b.Against != "" {
+		if err := s.planLooks(b, g.N); err != nil {
+			return b, err
+		}
+	}
+	if dry {
+		return b, nil
 	}
 	b.PreflightWarn, b.Preflight = s.Preflight(ctx)
 	if b.Preflight != nil && !keepGoing {

@@ -86,6 +86,9 @@ type Run struct {
 	// UntilDecided lets every level stop once its objectives are decided
 	// (llmsla bench -until decided), as stop: decided does a scenario's.
 	UntilDecided bool `json:"until_decided,omitempty"`
+	// Against is the recorded run a bench is gated against look by look
+	// (llmsla bench -against BASE): the command's, not the child's.
+	Against string `json:"-"`
 	// PerRun is the measured requests each benchmark run sends (go test's
 	// -benchtime Nx), which bounds a level's connection warm-up: it opens
 	// no more connections than its measured requests use at once. 0: the

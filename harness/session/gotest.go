@@ -86,8 +86,14 @@ func (g GoTest) Suites() (Suites, error) {
 // benchmark record (benchmark lines, units, configuration lines), which
 // is the file's. When ctx is done (the command was interrupted) the child
 // is interrupted, and Record stays to close the file.
+//
+// With no header, the output is appended to path, which must exist:
+// more runs of a recording (a bench's next look against a base).
 func (g GoTest) Record(ctx context.Context, path string, header []byte, child Child, sec *secret.Set, verbose bool, stdout, stderr io.Writer) error {
-	f, err := os.Create(path)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if header != nil {
+		f, err = os.Create(path)
+	}
 	if err != nil {
 		return err
 	}

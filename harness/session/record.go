@@ -48,6 +48,9 @@ func (b *Bench) Record(ctx context.Context, cfg *config.Config, run Run, g GoTes
 	}
 	rec := recording.NewRun(r.Dir, recording.KindBench, time.Now(), run.Shard.I, run.Shard.N)
 	header := recording.Header{Commit: Commit(), Date: time.Now(), Config: cfg.Source, Count: g.Count, Provenance: b.Provenance}
+	if b.Against != "" {
+		header.Count = 0 // the looks decide how many; the results say
+	}
 	if run.Shard.On() {
 		header.Shard = run.Shard.String()
 	}
@@ -56,6 +59,12 @@ func (b *Bench) Record(ctx context.Context, cfg *config.Config, run Run, g GoTes
 	if err := sample.CreateWithProvenance(rec.Samples(), b.Provenance, sec.RedactBytes); err != nil {
 		return rec, fmt.Errorf("samples file: %w", err)
 	}
+	return rec, b.record(ctx, cfg, run, g, sec, r, rec, header.Bytes(), stdout, stderr)
+}
+
+// record runs go test on the bench into rec: a new recording under
+// header, or, with none, more runs appended to rec (a bench's next look).
+func (b *Bench) record(ctx context.Context, cfg *config.Config, run Run, g GoTest, sec *secret.Set, r Recorder, rec recording.Run, header []byte, stdout, stderr io.Writer) error {
 	tmp := func(what, ext string) string {
 		return filepath.Join(os.TempDir(), fmt.Sprintf("llmsla-%s-%s-%d%s", what, rec.Name, os.Getpid(), ext))
 	}
@@ -71,7 +80,7 @@ func (b *Bench) Record(ctx context.Context, cfg *config.Config, run Run, g GoTes
 		child.Progress = tmp("progress", ".jsonl")
 		out, errOut, stop = r.Progress(child.Progress)
 	}
-	err := g.Record(ctx, rec.Txt(), header.Bytes(), child, sec, r.Verbose, out, errOut)
+	err := g.Record(ctx, rec.Txt(), header, child, sec, r.Verbose, out, errOut)
 	stop()
 	if cause := context.Cause(ctx); err != nil && cause != nil && !errors.Is(cause, context.Canceled) {
 		err = cause // the signal that interrupted it
@@ -84,7 +93,7 @@ func (b *Bench) Record(ctx context.Context, cfg *config.Config, run Run, g GoTes
 	if _, serr := os.Stat(rec.Samples()); serr != nil && err == nil {
 		err = ErrNoSamples
 	}
-	return rec, err
+	return err
 }
 
 // File files a judged run: a run that did not finish (err) as a partial

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/llmsla/llmsla/harness/config"
+	"github.com/llmsla/llmsla/harness/gate"
 	"github.com/llmsla/llmsla/harness/guard"
 	"github.com/llmsla/llmsla/harness/load"
 )
@@ -38,6 +39,11 @@ type RunSpec struct {
 	// Until is -until: "decided" (every level stops once its objectives
 	// are decided), "count" or "" (each sends its count).
 	Until string
+	// Against is -against BASE: the candidate is recorded look by look
+	// and gated against BASE (Run.Against); CountGiven says -count was
+	// given too, which the looks decide instead.
+	Against    string
+	CountGiven bool
 }
 
 // ParseRun checks a RunSpec into a Run: a shard I/N (else a Kubernetes
@@ -55,6 +61,12 @@ func ParseRun(g RunSpec) (Run, error) {
 	case "", "count":
 	default:
 		return r, fmt.Errorf("-until %q: want decided (a level stops once every objective is decided) or count (it sends its count)", g.Until)
+	}
+	switch r.Against = g.Against; {
+	case g.Against != "" && r.UntilDecided:
+		return r, fmt.Errorf("-against %s with -until decided: the sequential gate decides when the candidate has run enough, and a level stopped early would change what its runs measure; use one", g.Against)
+	case g.Against != "" && g.CountGiven:
+		return r, fmt.Errorf("-against %s with -count: the sequential gate's looks decide the runs (at most %d of each benchmark); drop -count", g.Against, gate.DefaultDesign.Ceiling())
 	}
 	if g.MaxRequests < 0 || g.MaxDuration < 0 {
 		return r, fmt.Errorf("-max-requests %d, -max-duration %s: want ≥ 0", g.MaxRequests, g.MaxDuration)
