@@ -136,6 +136,16 @@ func TestBenchAgainstRefuses(t *testing.T) {
 	if testing.Short() {
 		return // the dry run builds the suites
 	}
+	t.Run("stop: decided", func(t *testing.T) {
+		useConfig(t, "endpoints:\n  sim: {sim: \"ttft=5ms,tpot=1ms\"}\nscenarios:\n  chat:\n    stop: decided\n    sla: {ttft_p95_ms: 600}\n")
+		code, stdout, stderr, dir := bench(t, "-against", base, "-bench", "Chat$", "-dry-run")
+		if want := "with scenarios.chat.stop: decided: the sequential gate decides"; code != exitBroken || !strings.Contains(stderr, want) {
+			t.Errorf("exit %d, want 2 saying %q:\n%s%s", code, want, stdout, stderr)
+		}
+		if entries, _ := os.ReadDir(dir); len(entries) > 0 {
+			t.Errorf("refused, yet it recorded %d files", len(entries))
+		}
+	})
 	code, stdout, stderr, _ := bench(t, "-against", base, "-dry-run", "-n", "20")
 	if code != exitOK {
 		t.Fatalf("-dry-run: exit %d:\n%s%s", code, stdout, stderr)

@@ -56,6 +56,11 @@ func checkAgainst(base string) error {
 func (s *Session) planLooks(b *Bench, n int) error {
 	kept := map[string]bool{}
 	for _, r := range b.Plan.Rows {
+		if r.Cell.Settings.StopDecided {
+			// As -until decided is refused (ParseRun): a look's runs cut
+			// short would change what the gate compares.
+			return fmt.Errorf("-against %s with scenarios.%s.stop: decided: the sequential gate decides when the candidate has run enough, and a level stopped early would change what its runs measure; drop the key for this bench", b.Against, r.Cell.Scenario)
+		}
 		kept[r.Cell.Scenario+"/"+r.Cell.Endpoint.Name] = true
 	}
 	for k := range b.Design.Looks {
