@@ -118,6 +118,9 @@ func (b *Bench) WritePlan(w io.Writer) {
 	}
 	d := b.Design
 	fmt.Fprintf(w, "sequential: against %s, %s of each benchmark (gate.DefaultDesign), stopping at the first look that decides:\n", b.Against, d)
+	if b.Plan != nil {
+		fmt.Fprintf(w, "  (the plan above is the levels at the ceiling as one run of %d; each look is its own go test run, with its own probes and warm-up)\n", d.Ceiling())
+	}
 	sent := make([]int, len(b.Looks))
 	for k, t := range b.Looks {
 		sent[k] = t.Totals().Requests()
