@@ -105,16 +105,20 @@ func dropSparse(rep *Report, sides [2]*recording.Values, cmps []test, interim bo
 			rep.NotJudged = append(rep.NotJudged, c.Finding)
 			continue
 		}
-		return nil, fmt.Errorf("%w: benchmark %s has %d runs in %s and %d in %s: the Mann-Whitney test at alpha %g can never flag its %s with so few: need ≥ %d runs per side; raise go test -count",
+		return nil, fmt.Errorf("%w: benchmark %s has %d runs in %s and %d in %s: the Mann-Whitney test at alpha %g can never flag its %s with so few: need ≥ %d runs per side; raise go test -count"+fewRuns,
 			recording.ErrUnusable, c.Benchmark, runs[0], rep.Base, runs[1], rep.New, rep.Alpha, c.Unit, need)
 	}
 	if len(kept) == 0 && len(rep.NotJudged) > 0 && !interim {
 		c := rep.NotJudged[0]
-		return nil, fmt.Errorf("%w: nothing left to judge over runs: %s %s is in %d runs in %s and %d in %s (missing from the others), and the Mann-Whitney test at alpha %g can never be significant with so few: need ≥ %d runs per side; raise go test -count",
+		return nil, fmt.Errorf("%w: nothing left to judge over runs: %s %s is in %d runs in %s and %d in %s (missing from the others), and the Mann-Whitney test at alpha %g can never be significant with so few: need ≥ %d runs per side; raise go test -count"+fewRuns,
 			recording.ErrUnusable, c.Benchmark, c.Unit, c.N1, rep.Base, c.N2, rep.New, rep.Alpha, need)
 	}
 	return kept, nil
 }
+
+// fewRuns ends the advice to record more runs: a level that stopped once
+// decided recorded only the runs it sent, and -count does not change that.
+const fewRuns = " (a level that stopped once decided, under stop: decided or -until decided, has only the runs it sent: record without it to gate over runs)"
 
 // checkRuns fails when the sample sizes make significance impossible
 // under Holm–Bonferroni, so a gate that cannot see a regression does not
@@ -134,11 +138,11 @@ func checkRuns(rep *Report, cmps []test) error {
 		}
 	}
 	if blindHolm == len(cmps) {
-		return fmt.Errorf("%w: %d comparisons under Holm–Bonferroni need p ≤ %.2g at the first step, which needs ≥ %d runs per side; raise go test -count, or narrow -filter",
+		return fmt.Errorf("%w: %d comparisons under Holm–Bonferroni need p ≤ %.2g at the first step, which needs ≥ %d runs per side; raise go test -count, or narrow -filter"+fewRuns,
 			recording.ErrUnusable, len(cmps), rep.Alpha/m, needHolm)
 	}
 	if blindHolm > 0 {
-		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%d of %d comparisons have fewer than %d runs per side and can be flagged only after another is; raise go test -count", blindHolm, len(cmps), needHolm))
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%d of %d comparisons have fewer than %d runs per side and can be flagged only after another is; raise go test -count"+fewRuns, blindHolm, len(cmps), needHolm))
 	}
 	return nil
 }
