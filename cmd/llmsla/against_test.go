@@ -146,6 +146,34 @@ func TestBenchAgainstRefuses(t *testing.T) {
 			t.Errorf("refused, yet it recorded %d files", len(entries))
 		}
 	})
+	t.Run("another model", func(t *testing.T) {
+		// BASE measured another model: refused after the endpoints were
+		// asked what they serve, before look 1 sends a measured request.
+		b, err := os.ReadFile(base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		other := filepath.Join(t.TempDir(), "other.txt")
+		edited := strings.Replace(string(b), "endpoint.sim.model.id: sim\n", "endpoint.sim.model.id: other\n", 1)
+		if edited == string(b) {
+			t.Fatal("golden/baseline.txt has no endpoint.sim.model.id: sim line")
+		}
+		if err := os.WriteFile(other, []byte(edited), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, stdout, stderr, dir := bench(t, "-against", other, "-bench", "Chat$", "-n", "2")
+		for _, want := range []string{"before any measured request", "endpoint.sim.model.id", "other", "sim"} {
+			if code != exitBroken || !strings.Contains(stderr, want) {
+				t.Errorf("exit %d, want 2 saying %q:\n%s%s", code, want, stdout, stderr)
+			}
+		}
+		if strings.Contains(stdout, "look 1 of 4") {
+			t.Errorf("look 1 was sent:\n%s", stdout)
+		}
+		if entries, _ := os.ReadDir(dir); len(entries) > 0 {
+			t.Errorf("refused, yet it recorded %d files", len(entries))
+		}
+	})
 	code, stdout, stderr, _ := bench(t, "-against", base, "-dry-run", "-n", "20")
 	if code != exitOK {
 		t.Fatalf("-dry-run: exit %d:\n%s%s", code, stdout, stderr)

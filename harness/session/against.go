@@ -10,6 +10,7 @@ import (
 
 	"github.com/llmsla/llmsla/harness/config"
 	"github.com/llmsla/llmsla/harness/gate"
+	"github.com/llmsla/llmsla/harness/provenance"
 	"github.com/llmsla/llmsla/harness/recording"
 	"github.com/llmsla/llmsla/harness/report"
 	"github.com/llmsla/llmsla/harness/sample"
@@ -160,6 +161,14 @@ func (b *Bench) RecordAgainst(ctx context.Context, cfg *config.Config, run Run, 
 	if b.Against == "" {
 		rec, err := b.Record(ctx, cfg, run, g, sec, r, stdout, stderr)
 		return rec, Looked{}, err
+	}
+	// What BASE measured against what this bench measures, before look 1
+	// sends a measured request: the gate compares the same (and the
+	// samples' answers) after each look.
+	if _, err := provenance.Compare(b.Against, "this bench", recording.ReadHeader(b.Against), b.Provenance, opts.AllowChange); err != nil {
+		// bench's -allow-change is another flag's (models served within a
+		// run): the advice's kinds are llmsla gate's.
+		return recording.Run{}, Looked{}, fmt.Errorf("-against %s, before any measured request: %w\n(bench -against takes no -allow-change kinds: record with llmsla bench, then gate with llmsla gate -allow-change)", b.Against, err)
 	}
 	d := b.Design
 	// The gate compares the benchmarks this bench measures (a -bench of
