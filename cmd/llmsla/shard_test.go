@@ -58,7 +58,17 @@ func TestShardedRun(t *testing.T) {
 		}
 	}
 	probe := lateness.Start()
-	start := time.Now().Add(12 * time.Second).UTC().Format(time.RFC3339)
+	// One process first: its time (go test building the suites, then
+	// the run) sets how far ahead the shards' common start is, since each
+	// shard builds them too and three builds share two cores. 12 s ahead
+	// regardless left the shards apart (overlap 0.00, 6 req/s merged) on
+	// a machine at load 5, every time.
+	single := t.TempDir()
+	began := time.Now()
+	run(single)
+	lead := 12*time.Second + 2*time.Since(began)
+	t.Logf("one process took %s: the shards start %s ahead", time.Since(began).Round(time.Millisecond), lead.Round(time.Second))
+	start := time.Now().Add(lead).UTC().Format(time.RFC3339)
 	shards := t.TempDir() // every shard's results below one directory, as a CI merge job gathers them
 	dirs := make([]string, 3)
 	var wg sync.WaitGroup
@@ -74,8 +84,6 @@ func TestShardedRun(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	single := t.TempDir()
-	run(single)
 	late := probe.Stop()
 	t.Log(late)
 	if t.Failed() {
@@ -184,8 +192,20 @@ func TestShardsKeepTogether(t *testing.T) {
 	t.Setenv(session.EnvStartAt, "")
 	t.Setenv(session.EnvLevelEvery, "")
 	bin := buildLlmsla(t, true)
+	// A dry run's time (go test building the suites) sets how far ahead
+	// the shards' common start is: each shard builds them too, two builds
+	// sharing two cores (TestShardedRun: 12 s regardless left its shards
+	// apart at load 5).
+	began := time.Now()
+	dry := exec.Command(bin, "bench", "-pkg", suites, "-bench", "Chat", "-dry-run", "-q")
+	dry.Env = append(os.Environ(), config.EnvConfig+"="+configs[0])
+	if out, err := dry.CombinedOutput(); err != nil {
+		t.Fatalf("llmsla bench -dry-run: %v\n%s", err, out)
+	}
+	lead := 12*time.Second + 2*time.Since(began)
+	t.Logf("a dry run took %s: the shards start %s ahead", time.Since(began).Round(time.Millisecond), lead.Round(time.Second))
 	sharded := func(slots ...string) []objective.Verdict {
-		start := time.Now().Add(12 * time.Second).UTC().Format(time.RFC3339)
+		start := time.Now().Add(lead).UTC().Format(time.RFC3339)
 		dirs := make([]string, 2)
 		var wg sync.WaitGroup
 		for i := range dirs {
