@@ -225,7 +225,9 @@ func TestServerForeignLoad(t *testing.T) {
 			}
 			assert.Empty(t, r.v.Violations)
 			report.Verdicts(&out, []objective.Verdict{r.v})
-			assert.Contains(t, out.String(), "WARNING (chat endpoint=sim concurrency=4): foreign load: the server finished 60 requests over the level, 50 sent here")
+			// 60, to one request as the share above (59 once beside two
+			// CPU-bound processes: the last scrape before the level ended).
+			assert.Regexp(t, `WARNING \(chat endpoint=sim concurrency=4\): foreign load: the server finished (59|60|61) requests over the level, 50 sent here`, out.String())
 		})
 	}
 }
